@@ -1,0 +1,12 @@
+// The netlookup WASM engine: only the hot, numeric steps. Tables are placed in linear memory by
+// the host (above heapBase()) and described to the engine by the *Configure calls; nothing here
+// allocates, so a lookup costs no garbage collection and no memory growth.
+
+export { v4Configure, v4Find, v4FindBatch, v6Configure, v6Find, v6FindWords, v6FindBatch, v6Size } from './ipRange';
+export { ouiConfigure, ouiFind, ouiFindBatch } from './ouiBlock';
+export { macFlags, macFlagsBatch } from './macBits';
+export { checksum, checksumHigh } from './checksum';
+
+export function heapBase(): usize {
+  return __heap_base;
+}

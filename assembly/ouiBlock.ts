@@ -1,0 +1,68 @@
+// Most-specific OUI block match: MA-S (36 bits) before MA-M (28) before MA-L (24).
+//
+// One open-addressing hash table holds every block, keyed by (prefix length << 56 | prefix of the
+// 48-bit address). Each 24-bit entry says whether longer blocks exist below it, so the common
+// case is a single probe; a 24-bit placeholder exists for every OUI that only has longer blocks.
+// Slot layout (16 bytes): key u64, value u32, unused u32. Value: block row, bit 31 set when longer
+// blocks exist under this OUI; NO_ROW (0x7ffffffe) when the OUI itself has no block. A probe that
+// finds nothing answers 0xffffffff, which no slot can hold.
+
+const NO_ROW: u32 = 0x7ffffffe;
+const HAS_LONGER: u32 = 0x80000000;
+const HASH_MULTIPLIER: u64 = 0x9e3779b97f4a7c15;
+
+let slots: usize = 0;
+let slotMask: u64 = 0;
+let slotShift: u64 = 0;
+
+export function ouiConfigure(table: usize, slotBits: u32): void {
+  slots = table;
+  slotMask = (<u64>1 << slotBits) - 1;
+  slotShift = <u64>(64 - slotBits);
+}
+
+@inline export function ouiKey(prefix48: u64, bits: u32): u64 {
+  return (<u64>bits << 56) | (prefix48 & ~((<u64>1 << (48 - bits)) - 1));
+}
+
+/** The slot value of a key, or -1 (all ones) when absent. */
+@inline function probe(key: u64): u32 {
+  let slot = (key * HASH_MULTIPLIER) >>> slotShift;
+  while (true) {
+    const at = slots + (<usize>slot << 4);
+    const found = load<u64>(at);
+    if (found == key) return load<u32>(at, 8);
+    if (found == 0) return 0xffffffff;
+    slot = (slot + 1) & slotMask;
+  }
+}
+
+/**
+ * Block row of the most specific block containing a MAC address or prefix. `bitsKnown` is how many
+ * leading bits the caller gave (24 to 48): a block longer than that cannot be chosen. -1: no block.
+ */
+export function ouiFind(hi24: u32, lo24: u32, bitsKnown: u32): i32 {
+  const mac = (<u64>hi24 << 24) | <u64>(lo24 & 0xffffff);
+  const top = probe(ouiKey(mac, 24));
+  if (top == 0xffffffff) return -1;
+  if ((top & HAS_LONGER) != 0) {
+    if (bitsKnown >= 36) {
+      const s = probe(ouiKey(mac, 36));
+      if (s != 0xffffffff) return <i32>s;
+    }
+    if (bitsKnown >= 28) {
+      const m = probe(ouiKey(mac, 28));
+      if (m != 0xffffffff) return <i32>m;
+    }
+  }
+  const row = top & ~HAS_LONGER;
+  return row == NO_ROW ? -1 : <i32>row;
+}
+
+/** Batch: `count` inputs of (hi24 u32, lo24 u32, bitsKnown u32) at `input`; rows at `output`. */
+export function ouiFindBatch(input: usize, output: usize, count: i32): void {
+  for (let i: i32 = 0; i < count; i++) {
+    const at = input + <usize>i * 12;
+    store<i32>(output + (<usize>i << 2), ouiFind(load<u32>(at), load<u32>(at, 4), load<u32>(at, 8)));
+  }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/** The netlookup command line. */
+import { Command } from 'commander';
+import { runBuildTables } from './buildTablesCommand.js';
+import { runLookup } from './lookupCommand.js';
+
+const program = new Command();
+program.name('netlookup').description('Self-hostable IP, blacklist and MAC lookup: tables, offline lookups and the API server.');
+
+program
+  .command('build-tables')
+  .description('build the lookup tables from the installed public sources and data/curated')
+  .option('--out <dir>', 'folder for the tables (default: $NETLOOKUP_TABLES or data/tables)')
+  .option('--city-mmdb <file>', 'use an official MaxMind GeoLite2/GeoIP2 City .mmdb instead of DB-IP Lite')
+  .action((flags) => runBuildTables(flags));
+
+program
+  .command('lookup')
+  .description('look up IP addresses and MAC addresses offline; reads stdin when no input (or "-") is given')
+  .argument('[inputs...]', 'IPv4, IPv6, MAC addresses or OUI prefixes')
+  .option('--tables <dir>', 'folder of the tables (default: $NETLOOKUP_TABLES or data/tables)')
+  .option('--pretty', 'indented JSON')
+  .action(async (inputs: string[], flags) => {
+    process.exitCode = await runLookup(inputs, flags);
+  });
+
+program.parseAsync(process.argv).catch((error: Error) => {
+  process.stderr.write(`netlookup: ${error.message}\n`);
+  process.exitCode = 2;
+});

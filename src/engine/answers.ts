@@ -1,0 +1,65 @@
+/**
+ * The engine's answers: plain objects with every field present (null where unknown). The HTTP
+ * layer shapes them into SPEC records; the CLI prints them as they are.
+ */
+import type { ConnectionType, LocationRow } from '../tables/format/ipTable.js';
+import type { BlockType } from '../tables/format/macTable.js';
+import type { CountryFacts } from '../tables/format/tableMeta.js';
+import type { IpVersion } from './ipAddress.js';
+import type { ReservedRange } from './reservedRange.js';
+
+export type LocationAnswer = LocationRow;
+
+export interface NetworkAnswer {
+  asn: number | null;
+  organization: string | null;
+  domain: string | null;
+  connection_type: ConnectionType | null;
+}
+
+/** IPv4: start, end and size; IPv6: the CIDR block within the network that holds the address. */
+export interface IpBlock {
+  start: string;
+  end: string;
+  size: number | null;
+  prefix: number | null;
+}
+
+export interface IpAnswer {
+  /** the looked-up address in canonical text: dotted IPv4 (also for IPv4-mapped input), compressed IPv6 */
+  ip: string;
+  version: IpVersion;
+  /** found: a table knows the address; reserved: special-purpose space; not_found: public, no data */
+  status: 'found' | 'reserved' | 'not_found';
+  reserved: ReservedRange | null;
+  location: LocationAnswer | null;
+  country: CountryFacts | null;
+  network: NetworkAnswer | null;
+  block: IpBlock | null;
+  /** index of the matched range in the table (-1 for reserved addresses) */
+  range: number;
+}
+
+export interface MacVendor {
+  company: string;
+  address: string | null;
+  country_code: string | null;
+  country: string | null;
+  short_name: string | null;
+  website: string | null;
+  total_ouis: number;
+}
+
+export interface MacAnswer {
+  mac: string;
+  oui: string;
+  normalized: string | null;
+  is_multicast: boolean;
+  is_local: boolean;
+  is_randomized: boolean;
+  found: boolean;
+  /** type as SPEC 2.5 names it (IAB blocks are 36-bit, shown as MA-S); registry keeps IAB apart */
+  block: { type: Exclude<BlockType, 'IAB'>; registry: BlockType; start: string; end: string; size: number } | null;
+  vendor: MacVendor | null;
+  vm_platform: string | null;
+}

@@ -1,0 +1,303 @@
+/**
+ * The lookup engine's API: text in, plain answers out. Parsing and reserved-range classification
+ * happen here in TypeScript; the range search, OUI match and MAC bits happen in WASM; records are
+ * decoded from the tables. Platform-neutral: give it the WASM bytes and the table bytes.
+ */
+import { ApiError } from '../errors.js';
+import { NONE, type IpTable, type LocationRow } from '../tables/format/ipTable.js';
+import { blockBits, type MacTable } from '../tables/format/macTable.js';
+import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion } from './ipAddress.js';
+import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
+import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
+import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
+import type { IpAnswer, IpBlock, LocationAnswer, MacAnswer, NetworkAnswer } from './answers.js';
+
+export type { IpAnswer, MacAnswer } from './answers.js';
+
+const MULTICAST = 1;
+const LOCAL = 2;
+const RANDOMIZED = 4;
+
+export interface TableInfo {
+  kind: 'ip4' | 'ip6' | 'mac';
+  file: string;
+  checksum: string;
+  built_at: string;
+  source_date: string;
+  bytes: number;
+  meta: TableMeta;
+}
+
+export class LookupEngine {
+  private readonly words = new Uint32Array(4);
+  private readonly blockStart = new Uint32Array(4);
+  private readonly blockEnd = new Uint32Array(4);
+  private readonly mac: MacParts = { hi24: 0, lo24: 0, digits: 0 };
+  private readonly batchInput32: Uint32Array;
+  private readonly batchOutput32: Int32Array;
+  private readonly batchFlags32: Uint32Array;
+
+  private constructor(private readonly placed: PlacedTables) {
+    const buffer = placed.exports.memory.buffer;
+    this.batchInput32 = new Uint32Array(buffer, placed.batchInput, BATCH_CAPACITY * 4);
+    this.batchOutput32 = new Int32Array(buffer, placed.batchOutput, BATCH_CAPACITY);
+    this.batchFlags32 = new Uint32Array(buffer, placed.batchFlags, BATCH_CAPACITY);
+  }
+
+  /** Instantiates the WASM module and loads the given tables; throws on any bad table. */
+  static async create(wasm: BufferSource | WebAssembly.Module, tables: TableSources, names: TableNames = {}): Promise<LookupEngine> {
+    const exports = await instantiateEngine(wasm);
+    return new LookupEngine(placeTables(exports, tables, names));
+  }
+
+  get ip4(): IpTable | null {
+    return this.placed.ip4;
+  }
+
+  get ip6(): IpTable | null {
+    return this.placed.ip6;
+  }
+
+  get macTable(): MacTable | null {
+    return this.placed.mac;
+  }
+
+  tables(): TableInfo[] {
+    const list: TableInfo[] = [];
+    for (const kind of ['ip4', 'ip6', 'mac'] as const) {
+      const table = this.placed[kind];
+      if (!table) continue;
+      list.push({
+        kind,
+        file: table.file,
+        checksum: table.header.checksum,
+        built_at: table.header.builtAt.toISOString(),
+        source_date: table.header.sourceDate.toISOString(),
+        bytes: table.header.fileLength,
+        meta: table.meta,
+      });
+    }
+    return list;
+  }
+
+  /** Range index of an IPv4 address (u32), the hot path. */
+  findIPv4(address: number): number {
+    return this.placed.exports.v4Find(address);
+  }
+
+  /** Range index of an IPv6 address given as four 32-bit words, most significant first. */
+  findIPv6(words: ArrayLike<number>): number {
+    return this.placed.exports.v6FindWords(words[0], words[1], words[2], words[3]);
+  }
+
+  /** Range index of an IPv4 address in text, or -1 when the text is not an IPv4 address. */
+  findIPv4Text(text: string): number {
+    const address = parseIPv4(text);
+    return address < 0 ? -1 : this.placed.exports.v4Find(address);
+  }
+
+  /** Range indexes of many IPv4 addresses in one WASM call per chunk of BATCH_CAPACITY. */
+  findIPv4Batch(addresses: Uint32Array, out: Int32Array): void {
+    this.batch(addresses, out, 1, (n) => this.placed.exports.v4FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
+  }
+
+  /** Range indexes of many IPv6 addresses, four words each, most significant first. */
+  findIPv6Batch(words: Uint32Array, out: Int32Array): void {
+    this.batch(words, out, 4, (n) => this.placed.exports.v6FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
+  }
+
+  /** Block rows of many MAC inputs given as (hi24, lo24, bitsKnown) triples. */
+  findOuiBatch(triples: Uint32Array, out: Int32Array): void {
+    this.batch(triples, out, 3, (n) => this.placed.exports.ouiFindBatch(this.placed.batchInput, this.placed.batchOutput, n));
+  }
+
+  /** MAC flag bits (1 multicast, 2 local, 4 randomised) of many hi24 values. */
+  macFlagsBatch(hi24: Uint32Array, out: Uint32Array): void {
+    const { exports, batchInput, batchFlags } = this.placed;
+    for (let done = 0; done < hi24.length; done += BATCH_CAPACITY) {
+      const n = Math.min(BATCH_CAPACITY, hi24.length - done);
+      this.batchInput32.set(hi24.subarray(done, done + n));
+      exports.macFlagsBatch(batchInput, batchFlags, n);
+      out.set(this.batchFlags32.subarray(0, n), done);
+    }
+  }
+
+  private batch(input: Uint32Array, out: Int32Array, wordsPerItem: number, run: (count: number) => void): void {
+    const items = input.length / wordsPerItem;
+    if (out.length < items) throw new RangeError('batch output is shorter than the input');
+    for (let done = 0; done < items; done += BATCH_CAPACITY) {
+      const n = Math.min(BATCH_CAPACITY, items - done);
+      this.batchInput32.set(input.subarray(done * wordsPerItem, (done + n) * wordsPerItem));
+      run(n);
+      out.set(this.batchOutput32.subarray(0, n), done);
+    }
+  }
+
+  /** Answers an IP address in text. Throws ApiError invalid_ip for anything not an address. */
+  lookupIp(text: string): IpAnswer {
+    const v4 = parseIPv4(text);
+    if (v4 >= 0) return this.answerIPv4(v4);
+    const words = this.words;
+    if (!parseIPv6(text, words)) throw new ApiError('invalid_ip');
+    const mapped = ipv4MappedOf(words);
+    if (mapped >= 0) return this.answerIPv4(mapped);
+    return this.answerIPv6(words);
+  }
+
+  answerIPv4(address: number): IpAnswer {
+    const ip = formatIPv4(address);
+    const reserved = reservedIPv4(address);
+    if (reserved) return reservedAnswer(ip, 4, reserved);
+    const table = this.requireTable(this.placed.ip4, 'IPv4');
+    const range = this.placed.exports.v4Find(address);
+    this.words[0] = address;
+    return this.rangeAnswer(table, range, ip, 4);
+  }
+
+  answerIPv6(words: ArrayLike<number>): IpAnswer {
+    const ip = formatIPv6(words);
+    const reserved = reservedIPv6(words);
+    if (reserved) return reservedAnswer(ip, 6, reserved);
+    const table = this.requireTable(this.placed.ip6, 'IPv6');
+    const range = this.findIPv6(words);
+    for (let i = 0; i < 4; i++) this.words[i] = words[i];
+    return this.rangeAnswer(table, range, ip, 6);
+  }
+
+  private requireTable<T>(table: T | null, what: string): T {
+    if (!table) throw new ApiError('unavailable', `The ${what} table is not loaded.`);
+    return table;
+  }
+
+  private rangeAnswer(table: IpTable, range: number, ip: string, version: IpVersion): IpAnswer {
+    const locationRow = table.rangeLocation[range];
+    const networkRow = table.rangeNetwork[range];
+    if (locationRow === NONE && networkRow === NONE) {
+      return { ip, version, status: 'not_found', reserved: null, location: null, country: null, network: null, block: null, range };
+    }
+    const location = locationRow === NONE ? null : locationAnswer(table.location(locationRow));
+    const country = location?.country_code ? table.countries.get(location.country_code) ?? null : null;
+    const network = networkRow === NONE ? null : networkAnswer(table, networkRow);
+    return { ip, version, status: 'found', reserved: null, location, country, network, block: this.block(table, range, networkRow), range };
+  }
+
+  /** The network block (ASN range) when there is one, else the range of constant answer. */
+  private block(table: IpTable, range: number, networkRow: number): IpBlock {
+    const start = this.blockStart;
+    const end = this.blockEnd;
+    if (networkRow !== NONE) {
+      table.networkBlock(networkRow, start, end);
+    } else {
+      table.rangeStart(range, start);
+      if (range + 1 < table.rangeCount) {
+        table.rangeStart(range + 1, end);
+        decrement(end, table.family);
+      } else if (table.family === 4) {
+        end[0] = 0xffffffff;
+      } else {
+        end.fill(0xffffffff);
+      }
+    }
+    if (table.family === 4) {
+      return { start: formatIPv4(start[0]), end: formatIPv4(end[0]), size: end[0] - start[0] + 1, prefix: null };
+    }
+    const cidr = cidrWithin(toBig(start), toBig(end), toBig(this.words));
+    return { start: formatIPv6(fromBig(cidr.start)), end: formatIPv6(fromBig(cidr.end)), size: null, prefix: cidr.prefix };
+  }
+
+  /** Answers a MAC address or OUI prefix in text. Throws ApiError invalid_mac. */
+  lookupMac(text: string): MacAnswer {
+    const parts = this.mac;
+    if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
+    const table = this.requireTable(this.placed.mac, 'MAC');
+    const { exports } = this.placed;
+    const flags = exports.macFlags(parts.hi24);
+    const row = exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
+    const answer: MacAnswer = {
+      mac: text,
+      oui: formatOui(parts.hi24),
+      normalized: parts.digits === 12 ? formatMac(parts.hi24, parts.lo24) : null,
+      is_multicast: (flags & MULTICAST) !== 0,
+      is_local: (flags & LOCAL) !== 0,
+      is_randomized: (flags & RANDOMIZED) !== 0,
+      found: row >= 0,
+      block: null,
+      vendor: null,
+      vm_platform: vmPlatformOf(table, parts),
+    };
+    if (row < 0) return answer;
+    const block = table.block(row);
+    const company = table.company(block.company);
+    const size = 2 ** (48 - blockBits[block.type]);
+    const first = block.hi24 * 0x1000000 + block.lo24;
+    answer.block = { type: block.type === 'IAB' ? 'MA-S' : block.type, registry: block.type, start: hex12(first), end: hex12(first + size - 1), size };
+    answer.vendor = {
+      company: company.name ?? '',
+      address: company.address,
+      country_code: company.country_code,
+      country: company.country_code ? table.countries.get(company.country_code)?.name ?? null : null,
+      short_name: company.short_name,
+      website: company.website,
+      total_ouis: company.total_ouis,
+    };
+    return answer;
+  }
+}
+
+function reservedAnswer(ip: string, version: IpVersion, reserved: ReservedRange): IpAnswer {
+  return { ip, version, status: 'reserved', reserved, location: null, country: null, network: null, block: null, range: -1 };
+}
+
+function locationAnswer(row: LocationRow): LocationAnswer {
+  return row;
+}
+
+function networkAnswer(table: IpTable, networkRow: number): NetworkAnswer {
+  const as = table.asRow(table.asRowOfNetwork(networkRow));
+  return { asn: as.asn === 0 ? null : as.asn, organization: as.organization, domain: as.domain, connection_type: as.connection_type };
+}
+
+function vmPlatformOf(table: MacTable, parts: MacParts): string | null {
+  const hex = (parts.hi24.toString(16).padStart(6, '0') + parts.lo24.toString(16).padStart(6, '0')).toUpperCase();
+  for (const vm of table.vmPrefixes) {
+    if (vm.prefix.length <= parts.digits && hex.startsWith(vm.prefix)) return vm.platform;
+  }
+  return null;
+}
+
+function hex12(n: number): string {
+  return n.toString(16).toUpperCase().padStart(12, '0');
+}
+
+function decrement(words: Uint32Array, family: 4 | 6): void {
+  if (family === 4) {
+    words[0] = words[0] - 1;
+    return;
+  }
+  for (let i = 3; i >= 0; i--) {
+    words[i] = words[i] - 1;
+    if (words[i] !== 0xffffffff) return;
+  }
+}
+
+function toBig(words: ArrayLike<number>): bigint {
+  return (BigInt(words[0] >>> 0) << 96n) | (BigInt(words[1] >>> 0) << 64n) | (BigInt(words[2] >>> 0) << 32n) | BigInt(words[3] >>> 0);
+}
+
+function fromBig(n: bigint): Uint32Array {
+  return Uint32Array.of(Number((n >> 96n) & 0xffffffffn), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+}
+
+/** The largest CIDR block that contains `address` and lies within [start, end]. */
+export function cidrWithin(start: bigint, end: bigint, address: bigint): { start: bigint; end: bigint; prefix: number } {
+  for (let prefix = 0; prefix <= 128; prefix++) {
+    const size = 1n << BigInt(128 - prefix);
+    const first = (address / size) * size;
+    const last = first + size - 1n;
+    if (first >= start && last <= end) return { start: first, end: last, prefix };
+  }
+  return { start: address, end: address, prefix: 128 };
+}
+
+export type { CountryFacts };

@@ -1,0 +1,62 @@
+/**
+ * The Node adapter of the engine: reads the WASM module and the table files from disk, straight
+ * into WASM memory (no second copy of a 100 MB table).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LookupEngine } from './lookupEngine.js';
+import type { TableSource, TableSources } from './wasmEngine.js';
+import { TABLE_FILES, type TableFileKind } from '../tables/tableFiles.js';
+
+/** The repository root: src/engine and dist/engine both sit two folders below it. */
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function defaultTablesDir(): string {
+  return process.env.NETLOOKUP_TABLES ?? path.join(packageRoot, 'data', 'tables');
+}
+
+export function defaultWasmPath(debug = false): string {
+  return path.join(packageRoot, 'build', debug ? 'netlookup.debug.wasm' : 'netlookup.wasm');
+}
+
+export function fileSource(file: string): TableSource {
+  const byteLength = fs.statSync(file).size;
+  return {
+    name: file,
+    byteLength,
+    fill(destination: Uint8Array) {
+      const fd = fs.openSync(file, 'r');
+      try {
+        let done = 0;
+        while (done < byteLength) {
+          const read = fs.readSync(fd, destination, done, byteLength - done, done);
+          if (read === 0) throw new Error(`${file}: shorter than when it was opened (${done} of ${byteLength} bytes)`);
+          done += read;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+  };
+}
+
+export interface LoadOptions {
+  tablesDir?: string;
+  wasmPath?: string;
+  /** which tables to load; all three by default */
+  kinds?: TableFileKind[];
+}
+
+/** Loads the engine with the tables of a folder; a missing or bad file throws, naming the file. */
+export async function loadEngine(options: LoadOptions = {}): Promise<LookupEngine> {
+  const dir = options.tablesDir ?? defaultTablesDir();
+  const wasm = fs.readFileSync(options.wasmPath ?? defaultWasmPath());
+  const sources: TableSources = {};
+  for (const kind of options.kinds ?? (['ip4', 'ip6', 'mac'] as const)) {
+    const file = path.join(dir, TABLE_FILES[kind]);
+    if (!fs.existsSync(file)) throw new Error(`${file}: table file missing (run \`npm run build:tables\`)`);
+    sources[kind] = fileSource(file);
+  }
+  return LookupEngine.create(wasm, sources);
+}

@@ -1,0 +1,35 @@
+/**
+ * The error table of SPEC section 7: one code, one HTTP status, one default message.
+ * Everything that refuses a request throws ApiError; the HTTP layer renders it in one place.
+ */
+export const errorTable = {
+  invalid_ip: { status: 400, message: 'Not a valid IPv4 or IPv6 address.' },
+  invalid_mac: { status: 400, message: 'A MAC address or prefix needs 6 to 12 hex digits.' },
+  invalid_query: { status: 400, message: 'The search query needs at least 2 characters.' },
+  empty_batch: { status: 400, message: 'The batch contains no addresses.' },
+  batch_too_large: { status: 400, message: 'The batch has more addresses than the plan allows.' },
+  unavailable: { status: 400, message: 'The database is temporarily unavailable; retry later.' },
+  missing_key: { status: 401, message: 'No API key in the request.' },
+  invalid_key: { status: 401, message: 'The API key is malformed, unknown or revoked.' },
+  plan_required: { status: 402, message: 'This endpoint needs a paid plan.' },
+  origin_not_allowed: { status: 403, message: 'This key is restricted to other websites.' },
+  account_suspended: { status: 403, message: 'The account is suspended.' },
+  not_found: { status: 404, message: 'Unknown endpoint.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this endpoint.' },
+  rate_limited: { status: 429, message: 'Per-second rate limit exceeded.' },
+  quota_exceeded: { status: 429, message: 'Quota used up until the next reset.' },
+} as const;
+
+export type ErrorCode = keyof typeof errorTable;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message?: string) {
+    super(message ?? errorTable[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = errorTable[code].status;
+  }
+}

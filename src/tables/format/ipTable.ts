@@ -1,0 +1,337 @@
+/**
+ * The IP range table, one file per family (kinds ip4 and ip6). Layout in src/tables/FORMAT.md.
+ *
+ * The ranges tile the family's whole address space: range i covers [key i, key i+1 - 1] and
+ * points to a location row and a network row (NONE where the sources say nothing), so that one
+ * search answers location, network and the exact block of any address.
+ */
+import {
+  jsonBytes,
+  jsonSection,
+  readContainer,
+  requireSections,
+  sectionBytes,
+  TableFormatError,
+  u32Section,
+  writeContainer,
+  type ChecksumFn,
+  type SectionSpec,
+  type TableHeader,
+} from './container.js';
+import { StringPool } from './stringPool.js';
+import type { CountryFacts, TableMeta } from './tableMeta.js';
+
+export const NONE = 0xffffffff;
+export const LOCATION_ROW_BYTES = 40;
+export const AS_ROW_BYTES = 16;
+export const NETWORK_ROW_BYTES = { 4: 16, 6: 40 } as const;
+export const INDEX_BITS = { 4: 16, 6: 20 } as const;
+
+/** SPEC 2.2 network.connection_type values; the table stores the position (0: unknown). */
+export const connectionTypes = [
+  null,
+  'residential',
+  'cable',
+  'mobile',
+  'hosting',
+  'business',
+  'backbone',
+  'education',
+  'research',
+  'government',
+  'military',
+  'financial',
+  'healthcare',
+  'media',
+  'satellite',
+  'fixed_wireless',
+  'ixp',
+] as const;
+export type ConnectionType = Exclude<(typeof connectionTypes)[number], null>;
+
+export type Family = 4 | 6;
+
+/** What the builder hands the writer: packed rows, already in the layout of FORMAT.md. */
+export interface IpTableParts {
+  family: Family;
+  builtAt: Date;
+  sourceDate: Date;
+  meta: TableMeta;
+  countries: CountryFacts[];
+  /** ip4: u32 keys. ip6: high and low 64-bit halves of each key. */
+  keys: Uint32Array | { hi: BigUint64Array; lo: BigUint64Array };
+  rangeLocation: Uint32Array;
+  rangeNetwork: Uint32Array;
+  locationRows: Uint8Array;
+  networkRows: Uint8Array;
+  asRows: Uint8Array;
+  strings: { offsets: Uint32Array; bytes: Uint8Array };
+}
+
+export interface LocationRow {
+  country_code: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
+  timezone: string | null;
+}
+
+export interface AsRow {
+  asn: number;
+  organization: string | null;
+  domain: string | null;
+  connection_type: ConnectionType | null;
+}
+
+const sectionLayout = (family: Family) => ({
+  META: { elementBytes: 0 },
+  CTRY: { elementBytes: 0 },
+  INDX: { elementBytes: 4 },
+  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, KEYL: { elementBytes: 8 } }),
+  RLOC: { elementBytes: 4 },
+  RNET: { elementBytes: 4 },
+  LROW: { elementBytes: LOCATION_ROW_BYTES },
+  NROW: { elementBytes: NETWORK_ROW_BYTES[family] },
+  AROW: { elementBytes: AS_ROW_BYTES },
+  STRO: { elementBytes: 4 },
+  STRS: { elementBytes: 1 },
+});
+
+/** INDX[b] = first range whose key's top `bits` bits are >= b; INDX[2^bits] = range count. */
+export function bucketIndex(family: Family, keys: IpTableParts['keys']): Uint32Array {
+  const bits = INDEX_BITS[family];
+  const buckets = 2 ** bits;
+  const index = new Uint32Array(buckets + 1);
+  const count = keys instanceof Uint32Array ? keys.length : keys.hi.length;
+  const bucketOf =
+    keys instanceof Uint32Array
+      ? (i: number) => keys[i] >>> (32 - bits)
+      : (i: number) => Number(keys.hi[i] >> BigInt(64 - bits));
+  let bucket = 0;
+  for (let i = 0; i < count; i++) {
+    const b = bucketOf(i);
+    while (bucket <= b) index[bucket++] = i;
+  }
+  while (bucket <= buckets) index[bucket++] = count;
+  return index;
+}
+
+export function writeIpTable(parts: IpTableParts): Uint8Array {
+  const { family, keys } = parts;
+  const keySections: SectionSpec[] =
+    keys instanceof Uint32Array
+      ? [{ id: 'KEYS', count: keys.length, bytes: u8(keys) }]
+      : [
+          { id: 'KEYH', count: keys.hi.length, bytes: u8(keys.hi) },
+          { id: 'KEYL', count: keys.lo.length, bytes: u8(keys.lo) },
+        ];
+  const index = bucketIndex(family, keys);
+  return writeContainer(family === 4 ? 'ip4' : 'ip6', parts.builtAt, parts.sourceDate, [
+    { id: 'META', count: 0, bytes: jsonBytes(parts.meta) },
+    { id: 'CTRY', count: parts.countries.length, bytes: jsonBytes(parts.countries) },
+    { id: 'INDX', count: index.length, bytes: u8(index) },
+    ...keySections,
+    { id: 'RLOC', count: parts.rangeLocation.length, bytes: u8(parts.rangeLocation) },
+    { id: 'RNET', count: parts.rangeNetwork.length, bytes: u8(parts.rangeNetwork) },
+    { id: 'LROW', count: parts.locationRows.byteLength / LOCATION_ROW_BYTES, bytes: parts.locationRows },
+    { id: 'NROW', count: parts.networkRows.byteLength / NETWORK_ROW_BYTES[family], bytes: parts.networkRows },
+    { id: 'AROW', count: parts.asRows.byteLength / AS_ROW_BYTES, bytes: parts.asRows },
+    { id: 'STRO', count: parts.strings.offsets.length, bytes: u8(parts.strings.offsets) },
+    { id: 'STRS', count: parts.strings.bytes.byteLength, bytes: parts.strings.bytes },
+  ]);
+}
+
+function u8(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** A validated IP table: typed views over the file bytes plus row decoders. */
+export class IpTable {
+  readonly header: TableHeader;
+  readonly meta: TableMeta;
+  readonly countries: Map<string, CountryFacts>;
+  readonly rangeCount: number;
+  readonly index: Uint32Array;
+  /** ip4 only */
+  readonly keys: Uint32Array | null;
+  /** ip6 only: the key halves as pairs of u32 (little-endian word order: [lo32, hi32]) */
+  readonly keysHi: Uint32Array | null;
+  readonly keysLo: Uint32Array | null;
+  readonly rangeLocation: Uint32Array;
+  readonly rangeNetwork: Uint32Array;
+  readonly strings: StringPool;
+  private readonly locations: DataView;
+  private readonly networks: DataView;
+  private readonly asRows: DataView;
+  readonly locationCount: number;
+  readonly networkCount: number;
+  readonly asCount: number;
+
+  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checksum?: ChecksumFn) {
+    const header = readContainer(bytes, file, family === 4 ? 'ip4' : 'ip6', checksum);
+    requireSections(header, file, sectionLayout(family));
+    this.header = header;
+    const s = (id: string) => header.sections.get(id)!;
+    const view = (id: string) => new DataView(bytes.buffer, bytes.byteOffset + s(id).offset, s(id).byteLength);
+    this.meta = jsonSection<TableMeta>(bytes, s('META'), file);
+    const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
+    if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
+    this.countries = new Map(countryList.map((c) => [c.code, c]));
+    this.index = u32Section(bytes, s('INDX'));
+    if (family === 4) {
+      this.keys = u32Section(bytes, s('KEYS'));
+      this.keysHi = this.keysLo = null;
+      this.rangeCount = this.keys.length;
+    } else {
+      this.keys = null;
+      this.keysHi = u32Section(bytes, s('KEYH'));
+      this.keysLo = u32Section(bytes, s('KEYL'));
+      this.rangeCount = s('KEYH').count;
+      if (s('KEYL').count !== this.rangeCount) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
+    }
+    this.rangeLocation = u32Section(bytes, s('RLOC'));
+    this.rangeNetwork = u32Section(bytes, s('RNET'));
+    this.strings = new StringPool(u32Section(bytes, s('STRO')), sectionBytes(bytes, s('STRS')), file);
+    this.locations = view('LROW');
+    this.networks = view('NROW');
+    this.asRows = view('AROW');
+    this.locationCount = s('LROW').count;
+    this.networkCount = s('NROW').count;
+    this.asCount = s('AROW').count;
+    this.validate();
+  }
+
+  /** Section offset within the file, for placing views and WASM pointers. */
+  sectionOffset(id: string): number {
+    return this.header.sections.get(id)!.offset;
+  }
+
+  private validate(): void {
+    const fail = (problem: string): never => {
+      throw new TableFormatError(this.file, problem);
+    };
+    const n = this.rangeCount;
+    if (n === 0) fail('no ranges');
+    if (this.rangeLocation.length !== n || this.rangeNetwork.length !== n) fail('range row sections differ in length from the keys');
+    if (this.index.length !== 2 ** INDEX_BITS[this.family] + 1) fail('bucket index has the wrong size');
+    this.validateKeys(fail);
+    for (let i = 0; i < n; i++) {
+      const loc = this.rangeLocation[i];
+      const net = this.rangeNetwork[i];
+      if (loc !== NONE && loc >= this.locationCount) fail(`range ${i} points to location row ${loc} of ${this.locationCount}`);
+      if (net !== NONE && net >= this.networkCount) fail(`range ${i} points to network row ${net} of ${this.networkCount}`);
+    }
+    for (let r = 0; r < this.locationCount; r++) {
+      const at = r * LOCATION_ROW_BYTES;
+      for (const field of [16, 20, 24, 28]) {
+        if (!this.strings.has(this.locations.getUint32(at + field, true))) fail(`location row ${r} has a bad string id`);
+      }
+    }
+    const rowBytes = NETWORK_ROW_BYTES[this.family];
+    for (let r = 0; r < this.networkCount; r++) {
+      if (this.networks.getUint32(r * rowBytes + rowBytes - 8, true) >= this.asCount) fail(`network row ${r} points past the AS rows`);
+    }
+    for (let r = 0; r < this.asCount; r++) {
+      const at = r * AS_ROW_BYTES;
+      if (!this.strings.has(this.asRows.getUint32(at + 4, true)) || !this.strings.has(this.asRows.getUint32(at + 8, true))) {
+        fail(`AS row ${r} has a bad string id`);
+      }
+      if (this.asRows.getUint8(at + 12) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
+    }
+  }
+
+  private validateKeys(fail: (problem: string) => never): void {
+    const n = this.rangeCount;
+    const bits = INDEX_BITS[this.family];
+    let bucket = 0;
+    const checkBucket = (i: number, b: number) => {
+      while (bucket <= b) if (this.index[bucket++] !== i) fail(`bucket index disagrees with the keys at bucket ${bucket - 1}`);
+    };
+    if (this.keys) {
+      const k = this.keys;
+      if (k[0] !== 0) fail('the first range does not start at 0');
+      for (let i = 0; i < n; i++) {
+        if (i > 0 && k[i] <= k[i - 1]) fail(`range keys not ascending at ${i}`);
+        checkBucket(i, k[i] >>> (32 - bits));
+      }
+    } else {
+      const hi = this.keysHi!;
+      const lo = this.keysLo!;
+      if (hi[0] !== 0 || hi[1] !== 0 || lo[0] !== 0 || lo[1] !== 0) fail('the first range does not start at ::');
+      for (let i = 1; i < n; i++) {
+        const h = hi[2 * i + 1], hp = hi[2 * i - 1];
+        const order = h !== hp ? h - hp : hi[2 * i] !== hi[2 * i - 2] ? hi[2 * i] - hi[2 * i - 2] : lo[2 * i + 1] !== lo[2 * i - 1] ? lo[2 * i + 1] - lo[2 * i - 1] : lo[2 * i] - lo[2 * i - 2];
+        if (order <= 0) fail(`range keys not ascending at ${i}`);
+      }
+      for (let i = 0; i < n; i++) checkBucket(i, hi[2 * i + 1] >>> (32 - bits));
+    }
+    while (bucket < this.index.length) if (this.index[bucket++] !== n) fail('bucket index does not end at the range count');
+  }
+
+  /** The first address of range i: ip4 a u32; ip6 four words, most significant first. */
+  rangeStart(i: number, out: Uint32Array): void {
+    if (this.keys) {
+      out[0] = this.keys[i];
+      return;
+    }
+    out[0] = this.keysHi![2 * i + 1];
+    out[1] = this.keysHi![2 * i];
+    out[2] = this.keysLo![2 * i + 1];
+    out[3] = this.keysLo![2 * i];
+  }
+
+  location(row: number): LocationRow {
+    const v = this.locations;
+    const at = row * LOCATION_ROW_BYTES;
+    const lat = v.getFloat64(at, true);
+    const lon = v.getFloat64(at + 8, true);
+    const cc = v.getUint16(at + 32, true);
+    const radius = v.getUint16(at + 34, true);
+    return {
+      country_code: cc === 0 ? null : String.fromCharCode(cc & 0xff, cc >>> 8),
+      region: this.strings.get(v.getUint32(at + 16, true)),
+      city: this.strings.get(v.getUint32(at + 20, true)),
+      postal_code: this.strings.get(v.getUint32(at + 24, true)),
+      latitude: Number.isNaN(lat) ? null : lat,
+      longitude: Number.isNaN(lon) ? null : lon,
+      accuracy_radius_km: radius === 0 ? null : radius,
+      timezone: this.strings.get(v.getUint32(at + 28, true)),
+    };
+  }
+
+  /** The block of network row `row`: first and last address (words as in rangeStart). */
+  networkBlock(row: number, start: Uint32Array, end: Uint32Array): void {
+    const v = this.networks;
+    if (this.family === 4) {
+      start[0] = v.getUint32(row * 16, true);
+      end[0] = v.getUint32(row * 16 + 4, true);
+      return;
+    }
+    const at = row * 40;
+    for (const [out, base] of [[start, at], [end, at + 16]] as const) {
+      out[0] = v.getUint32(base + 4, true);
+      out[1] = v.getUint32(base, true);
+      out[2] = v.getUint32(base + 12, true);
+      out[3] = v.getUint32(base + 8, true);
+    }
+  }
+
+  asRowOfNetwork(row: number): number {
+    const bytes = NETWORK_ROW_BYTES[this.family];
+    return this.networks.getUint32(row * bytes + bytes - 8, true);
+  }
+
+  asRow(row: number): AsRow {
+    const v = this.asRows;
+    const at = row * AS_ROW_BYTES;
+    return {
+      asn: v.getUint32(at, true),
+      organization: this.strings.get(v.getUint32(at + 4, true)),
+      domain: this.strings.get(v.getUint32(at + 8, true)),
+      connection_type: connectionTypes[v.getUint8(at + 12)],
+    };
+  }
+}

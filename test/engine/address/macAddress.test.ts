@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  formatMac,
+  formatOui,
+  MAC_HEX_DIGITS_MAX,
+  MAC_HEX_DIGITS_MIN,
+  parseMac,
+  type MacParts,
+} from '../../../src/engine/macAddress.js';
+
+const parse = (text: string): MacParts | null => {
+  const out: MacParts = { hi24: -1, lo24: -1, digits: -1 };
+  return parseMac(text, out) ? out : null;
+};
+
+const hex2 = (b: number): string => b.toString(16).padStart(2, '0');
+
+/** The four accepted spellings of a full 48-bit MAC given as 6 bytes. */
+const spellings = (bytes: number[]): string[] => {
+  const pairs = bytes.map(hex2);
+  const quads = [0, 2, 4].map((i) => pairs[i] + pairs[i + 1]);
+  return [pairs.join(':'), pairs.join('-'), quads.join('.'), pairs.join('')];
+};
+
+describe('parseMac', () => {
+  it('exports the SPEC 7 bounds', () => {
+    expect(MAC_HEX_DIGITS_MIN).toBe(6);
+    expect(MAC_HEX_DIGITS_MAX).toBe(12);
+  });
+
+  it.each([
+    ['00:1A:2B:3C:4D:5E', 0x001a2b, 0x3c4d5e, 12],
+    ['00:1a:2b:3c:4d:5e', 0x001a2b, 0x3c4d5e, 12],
+    ['00-1A-2B-3C-4D-5E', 0x001a2b, 0x3c4d5e, 12],
+    ['001a.2b3c.4d5e', 0x001a2b, 0x3c4d5e, 12],
+    ['001A.2B3C.4D5E', 0x001a2b, 0x3c4d5e, 12],
+    ['001A2B3C4D5E', 0x001a2b, 0x3c4d5e, 12],
+    ['fF:Ff:fF:ff:FF:ff', 0xffffff, 0xffffff, 12],
+    ['0:1a:2b:3c:4d:5e', 0x001a2b, 0x3c4d5e, 12],
+    ['0:1:2:3:4:5', 0x000102, 0x030405, 12],
+    ['a:b:c:d:e:f', 0x0a0b0c, 0x0d0e0f, 12],
+    ['00:1A:2B', 0x001a2b, 0, 6],
+    ['00:1A:2B:3C', 0x001a2b, 0x3c0000, 8],
+    ['00:1A:2B:3C:4D', 0x001a2b, 0x3c4d00, 10],
+    ['00-1A-2B', 0x001a2b, 0, 6],
+    ['00-1a-2b-3c', 0x001a2b, 0x3c0000, 8],
+    ['001a.2b3c', 0x001a2b, 0x3c0000, 8],
+    ['001A2B', 0x001a2b, 0, 6],
+    ['001A2B3', 0x001a2b, 0x300000, 7],
+    ['001A2B3C4', 0x001a2b, 0x3c4000, 9],
+    ['001A2B3C4D5', 0x001a2b, 0x3c4d50, 11],
+    ['000000', 0, 0, 6],
+  ])('accepts %s', (text, hi24, lo24, digits) => {
+    expect(parse(text)).toEqual({ hi24, lo24, digits });
+  });
+
+  it.each([
+    '',
+    '00',
+    '00:1A',
+    '001A2',
+    '00:1A:2',
+    '001A2B3C4D5E6',
+    '00:1A:2B:3C:4D:5E:6F',
+    '00-1A-2B-3C-4D-5E-6F',
+    '001a.2b3c.4d5e.6f70',
+    '00:1A-2B:3C:4D:5E',
+    '00:1A:2B.3C4D:5E',
+    '001a.2b3c-4d5e',
+    '00:1G:2B:3C:4D:5E',
+    '00:1A:2B:3C:4D:5X',
+    'ZZZZZZ',
+    '00:1a:2b:3c:4d:5e:',
+    ':00:1a:2b:3c:4d:5e',
+    '00::1a:2b:3c:4d',
+    '00:1a:2b::',
+    '-00-1a-2b',
+    '00-1a-2b-',
+    '.001a.2b3c',
+    '001a.2b3c.',
+    '001a..2b3c',
+    '0:1a:2b',
+    '0:1a:2b:3c',
+    '0:1a:2b:3c:4d',
+    '0-1a-2b-3c-4d-5e',
+    '000:1a:2b:3c:4d:5e',
+    '001:a2b:3c4:d5e',
+    '001a.2b3.c4d5e',
+    '01a.2b3c.4d5e',
+    '001a2.b3c.4d5e',
+    '001a',
+    '001a.2b',
+    '00 1a 2b 3c 4d 5e',
+    ' 001a2b',
+    '001a2b ',
+    '001a2b\n',
+    '00_1a_2b',
+    '0x001a2b',
+    '+01a2b3',
+    '００１ａ２ｂ',
+  ])('refuses %j', (text) => {
+    expect(parse(text)).toBeNull();
+  });
+
+  it('reads every 48-bit value back from each of the four spellings, any letter case', () => {
+    const bytes = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 });
+    fc.assert(
+      fc.property(bytes, fc.boolean(), (b, upper) => {
+        const hi24 = (b[0] << 16) | (b[1] << 8) | b[2];
+        const lo24 = (b[3] << 16) | (b[4] << 8) | b[5];
+        for (const text of spellings(b)) {
+          expect(parse(upper ? text.toUpperCase() : text)).toEqual({ hi24, lo24, digits: 12 });
+        }
+        expect(formatMac(hi24, lo24)).toBe(spellings(b)[0].toUpperCase());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads every bare-hex prefix of 6 to 12 digits, left-aligning the tail', () => {
+    const prefix = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'.split('')), minLength: 6, maxLength: 12 });
+    fc.assert(
+      fc.property(prefix, (text) => {
+        const padded = text.padEnd(12, '0');
+        expect(parse(text)).toEqual({
+          hi24: parseInt(padded.slice(0, 6), 16),
+          lo24: parseInt(padded.slice(6), 16),
+          digits: text.length,
+        });
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('never throws on random strings', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' })), (text) => {
+        const result = parse(text);
+        if (result) {
+          expect(result.digits).toBeGreaterThanOrEqual(6);
+          expect(result.digits).toBeLessThanOrEqual(12);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe('formatOui / formatMac', () => {
+  it('writes uppercase colon-separated bytes', () => {
+    expect(formatOui(0x001a2b)).toBe('00:1A:2B');
+    expect(formatOui(0)).toBe('00:00:00');
+    expect(formatOui(0xffffff)).toBe('FF:FF:FF');
+    expect(formatMac(0x001a2b, 0x3c4d5e)).toBe('00:1A:2B:3C:4D:5E');
+    expect(formatMac(0, 0)).toBe('00:00:00:00:00:00');
+    expect(formatMac(0xfedcba, 0x987654)).toBe('FE:DC:BA:98:76:54');
+  });
+});

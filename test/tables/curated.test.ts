@@ -1,0 +1,215 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { csvHeader, parseCsv, CsvError } from '../../src/tables/sources/csv.js';
+import { loadCountryFacts } from '../../src/tables/sources/countries.js';
+
+const require = createRequire(import.meta.url);
+const ouiData = require('oui-data') as Record<string, string>;
+
+function curated(name: string): { header: string[]; rows: Record<string, string>[] } {
+  const text = readFileSync(new URL(`../../data/curated/${name}`, import.meta.url), 'utf8');
+  return { header: csvHeader(text), rows: parseCsv(text) };
+}
+
+const CONNECTION_TYPES = [
+  'residential',
+  'cable',
+  'mobile',
+  'hosting',
+  'business',
+  'backbone',
+  'education',
+  'research',
+  'government',
+  'military',
+  'financial',
+  'healthcare',
+  'media',
+  'satellite',
+  'fixed_wireless',
+  'ixp',
+];
+const VM_PLATFORMS = ['VMware', 'VirtualBox', 'Hyper-V', 'QEMU/KVM', 'Parallels', 'Xen', 'Docker'];
+const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/;
+const URL_SOURCE = /^https:\/\/[^\s]+$/;
+
+function duplicates(values: string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const v of values) (seen.has(v) ? dup : seen).add(v);
+  return [...dup];
+}
+
+const companies = new Set(Object.values(ouiData).map((v) => v.split('\n')[0]));
+
+describe('asn-connection-types.csv', () => {
+  const { header, rows } = curated('asn-connection-types.csv');
+
+  it('has the exact header and rows', () => {
+    expect(header).toEqual(['asn', 'connection_type', 'domain', 'source']);
+    expect(rows.length).toBeGreaterThanOrEqual(150);
+  });
+
+  it('has valid, unique ASNs', () => {
+    for (const r of rows) {
+      expect(r.asn, JSON.stringify(r)).toMatch(/^[1-9]\d{0,9}$/);
+      expect(Number(r.asn)).toBeLessThanOrEqual(4294967295);
+    }
+    expect(duplicates(rows.map((r) => r.asn))).toEqual([]);
+  });
+
+  it('uses only SPEC 2.2 connection types', () => {
+    for (const r of rows) expect(CONNECTION_TYPES, `AS${r.asn}`).toContain(r.connection_type);
+  });
+
+  it('has a domain that is empty or a bare domain name, and a source on every row', () => {
+    for (const r of rows) {
+      if (r.domain !== '') expect(r.domain, `AS${r.asn}`).toMatch(DOMAIN);
+      expect(r.source, `AS${r.asn}`).toMatch(URL_SOURCE);
+    }
+  });
+
+  it('includes the well-known anchors with the expected type', () => {
+    const byAsn = new Map(rows.map((r) => [r.asn, r.connection_type]));
+    expect(byAsn.get('15169')).toBe('hosting');
+    expect(byAsn.get('16509')).toBe('hosting');
+    expect(byAsn.get('13335')).toBe('hosting');
+    expect(byAsn.get('3356')).toBe('backbone');
+    expect(byAsn.get('174')).toBe('backbone');
+    expect(byAsn.get('7922')).toBe('cable');
+    expect(byAsn.get('21928')).toBe('mobile');
+    expect(byAsn.get('14593')).toBe('satellite');
+    expect(byAsn.get('3')).toBe('education');
+    expect(byAsn.get('6695')).toBe('ixp');
+  });
+});
+
+describe('vm-ouis.csv', () => {
+  const { header, rows } = curated('vm-ouis.csv');
+  /** The company the IEEE registry lists for each platform's registered prefixes. */
+  const registeredTo: Record<string, string> = {
+    VMware: 'VMware, Inc.',
+    VirtualBox: 'PCS Systemtechnik GmbH',
+    'Hyper-V': 'Microsoft Corporation',
+    'QEMU/KVM': 'Qumranet Inc.',
+    Parallels: 'Parallels, Inc.',
+    Xen: 'Xensource, Inc.',
+  };
+  const isLocal = (prefix: string): boolean => (parseInt(prefix.slice(0, 2), 16) & 0x02) !== 0;
+
+  it('has the exact header, valid prefixes and platforms, no duplicates', () => {
+    expect(header).toEqual(['prefix', 'platform', 'source']);
+    for (const r of rows) {
+      expect(r.prefix).toMatch(/^(?:[0-9A-F]{4}|[0-9A-F]{6}|[0-9A-F]{7}|[0-9A-F]{9})$/);
+      // 4-digit prefixes are only for locally administered conventions (Docker's 02:42)
+      if (r.prefix.length === 4) expect(isLocal(r.prefix), r.prefix).toBe(true);
+      // never a multicast (group) prefix
+      expect(parseInt(r.prefix.slice(0, 2), 16) & 0x01, r.prefix).toBe(0);
+      expect(VM_PLATFORMS).toContain(r.platform);
+      expect(r.source, r.prefix).toMatch(URL_SOURCE);
+    }
+    expect(duplicates(rows.map((r) => r.prefix))).toEqual([]);
+  });
+
+  it('covers every platform of SPEC 2.5', () => {
+    expect(new Set(rows.map((r) => r.platform))).toEqual(new Set(VM_PLATFORMS));
+  });
+
+  it('finds every IEEE-registered prefix in oui-data, registered to the expected company', () => {
+    for (const r of rows.filter((row) => !isLocal(row.prefix))) {
+      const value = ouiData[r.prefix];
+      expect(value, `${r.prefix} is not in oui-data`).toBeDefined();
+      expect(value.split('\n')[0], r.prefix).toBe(registeredTo[r.platform]);
+    }
+  });
+
+  it('keeps locally administered prefixes out of the IEEE registry', () => {
+    const local = rows.filter((row) => isLocal(row.prefix)).map((r) => r.prefix);
+    expect(local.sort()).toEqual(['0242', '0A0027', '525400']);
+    for (const p of local) expect(ouiData[p]).toBeUndefined();
+  });
+});
+
+describe('vendors.csv', () => {
+  const { header, rows } = curated('vendors.csv');
+
+  it('has the exact header and unique companies', () => {
+    expect(header).toEqual(['company_match', 'short_name', 'website', 'source']);
+    expect(rows.length).toBeGreaterThanOrEqual(150);
+    expect(duplicates(rows.map((r) => r.company_match))).toEqual([]);
+  });
+
+  it('matches every company_match exactly to a company in oui-data', () => {
+    const missing = rows.map((r) => r.company_match).filter((c) => !companies.has(c));
+    expect(missing).toEqual([]);
+  });
+
+  it('has a short name, a bare website domain or none, and a source on every row', () => {
+    for (const r of rows) {
+      expect(r.short_name.trim(), r.company_match).not.toBe('');
+      expect(r.short_name, r.company_match).toBe(r.short_name.trim());
+      if (r.website !== '') expect(r.website, r.company_match).toMatch(DOMAIN);
+      expect(r.source, r.company_match).toMatch(URL_SOURCE);
+    }
+  });
+
+  it('covers the companies with the most prefixes and the well-known brands', () => {
+    const byCompany = new Map(rows.map((r) => [r.company_match, r]));
+    expect(byCompany.get('Apple, Inc.')?.website).toBe('apple.com');
+    expect(byCompany.get('Cisco Systems, Inc')?.short_name).toBe('Cisco');
+    expect(byCompany.get('Raspberry Pi Trading Ltd')?.short_name).toBe('Raspberry Pi');
+    const counts = new Map<string, number>();
+    for (const v of Object.values(ouiData)) {
+      const c = v.split('\n')[0];
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    const top = [...counts.entries()]
+      .filter(([c]) => c !== 'Private' && c !== 'IEEE Registration Authority')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 50)
+      .map(([c]) => c);
+    const covered = top.filter((c) => byCompany.has(c)).length;
+    expect(covered).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe('eu-countries.csv', () => {
+  const { header, rows } = curated('eu-countries.csv');
+
+  it('lists the 27 member states with known codes and a source', () => {
+    expect(header).toEqual(['country_code', 'name', 'source']);
+    expect(rows).toHaveLength(27);
+    expect(duplicates(rows.map((r) => r.country_code))).toEqual([]);
+    const facts = loadCountryFacts();
+    for (const r of rows) {
+      expect(facts.has(r.country_code), r.country_code).toBe(true);
+      expect(r.source).toMatch(URL_SOURCE);
+    }
+  });
+});
+
+describe('csv reader', () => {
+  it('reads quoted fields, doubled quotes, CRLF and a BOM', () => {
+    const text = '\ufeffa,b\r\n1,"x,""y""\nz"\r\n"",3\n';
+    expect(parseCsv(text)).toEqual([
+      { a: '1', b: 'x,"y"\nz' },
+      { a: '', b: '3' },
+    ]);
+    expect(parseCsv('a,b\n1,2')).toEqual([{ a: '1', b: '2' }]);
+  });
+
+  it('refuses malformed input with the line number', () => {
+    const bad = [
+      'a,b\n1\n', // too few fields
+      'a,b\n1,2\n\n3,4\n', // blank line
+      'a,b\n1,"2\n', // unterminated quote
+      'a,b\n1,2"x\n', // quote inside an unquoted field
+      'a,b\n1,"2"x\n', // text after a closing quote
+      'a,a\n1,2\n', // duplicate header
+      'a,b\r1,2\n', // bare CR
+      '', // no header
+    ];
+    for (const text of bad) expect(() => parseCsv(text), JSON.stringify(text)).toThrow(CsvError);
+  });
+});
