@@ -1,0 +1,29 @@
+/**
+ * The pure-JS peer of the WASM IPv4 search: the same two-level search (bucket by the top 16 bits
+ * through INDX, then a binary search inside the bucket) over the same packed arrays (the IpTable
+ * views into WASM memory), so that the comparison isolates the engine from the data layout.
+ */
+
+/** Range index of an IPv4 address (u32) over KEYS and INDX of an ip4 table. */
+export function v4SearchOver(keys: Uint32Array, index: Uint32Array): (ip: number) => number {
+  return function find(ip: number): number {
+    const bucket = ip >>> 16;
+    const first = index[bucket];
+    let base = first > 0 ? first - 1 : 0;
+    let len = index[bucket + 1] - base;
+    while (len > 1) {
+      const half = len >>> 1;
+      const probe = base + half;
+      base = keys[probe] <= ip ? probe : base;
+      len -= half;
+    }
+    return base;
+  };
+}
+
+/** The batch form: one call per address, no interleaving. */
+export function v4BatchOver(find: (ip: number) => number): (addresses: Uint32Array, out: Int32Array) => void {
+  return function batch(addresses: Uint32Array, out: Int32Array): void {
+    for (let i = 0; i < addresses.length; i++) out[i] = find(addresses[i]);
+  };
+}

@@ -1,0 +1,225 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { LiveEngine } from '../../src/engine/liveEngine.js';
+import { LookupEngine } from '../../src/engine/lookupEngine.js';
+import { defaultTablesDir, defaultWasmPath, loadEngine, packageRoot } from '../../src/engine/node.js';
+import { writeIpTable, NONE } from '../../src/tables/format/ipTable.js';
+import { writeMacTable } from '../../src/tables/format/macTable.js';
+import { TABLE_FILES } from '../../src/tables/tableFiles.js';
+import { tinyIp4, tinyIp6, tinyMac } from '../tables/tinyTables.js';
+
+const wasm = fs.readFileSync(defaultWasmPath());
+
+describe('engine over tiny tables', () => {
+  let engine: LookupEngine;
+  beforeAll(async () => {
+    engine = await LookupEngine.create(wasm, { ip4: writeIpTable(tinyIp4()), ip6: writeIpTable(tinyIp6()), mac: writeMacTable(tinyMac()) });
+  });
+
+  it('finds the range of every boundary address', () => {
+    const cases: [number, number][] = [
+      [0, 0], [0x50ffffff, 0], [0x51000000, 1], [0x510000ff, 1], [0x51000100, 2], [0x51ffffff, 2], [0x52000000, 3], [0xffffffff, 3],
+    ];
+    for (const [address, range] of cases) expect(engine.findIPv4(address)).toBe(range);
+    const out = new Int32Array(cases.length);
+    engine.findIPv4Batch(Uint32Array.from(cases, (c) => c[0]), out);
+    expect([...out]).toEqual(cases.map((c) => c[1]));
+  });
+
+  it('finds IPv6 ranges on both sides of 128-bit boundaries', () => {
+    expect(engine.findIPv6([0x2a00144f, 0xffffffff, 0xffffffff, 0xffffffff])).toBe(0);
+    expect(engine.findIPv6([0x2a001450, 0, 0, 0])).toBe(1);
+    expect(engine.findIPv6([0x2a001450, 0xffffffff, 0xffffffff, 0xffffffff])).toBe(1);
+    expect(engine.findIPv6([0x2a001451, 0, 0, 0])).toBe(2);
+    expect(engine.findIPv6([0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff])).toBe(2);
+  });
+
+  it('answers block, network and location from the rows', () => {
+    const answer = engine.answerIPv4(0x51000005);
+    expect(answer.status).toBe('found');
+    expect(answer.location?.city).toBe('Berlin');
+    expect(answer.network).toEqual({ asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' });
+    expect(answer.block).toEqual({ start: '81.0.0.0', end: '81.0.0.255', size: 256, prefix: null });
+    expect(answer.country?.name).toBe('Germany');
+    const noNetwork = engine.answerIPv4(0x51000105);
+    expect(noNetwork.block).toEqual({ start: '81.0.1.0', end: '81.255.255.255', size: 0x52000000 - 0x51000100, prefix: null });
+    expect(engine.answerIPv4(0x52000001).status).toBe('not_found');
+  });
+
+  it('picks the most specific MAC block and respects how many digits were given', () => {
+    expect(engine.lookupMac('70:B3:D5:00:10:01').vendor?.company).toBe('Tiny MA-S GmbH');
+    expect(engine.lookupMac('70:B3:D5:00:20:01').vendor?.company).toBe('IEEE Registration Authority');
+    expect(engine.lookupMac('70B3D5').vendor?.company).toBe('IEEE Registration Authority');
+    expect(engine.lookupMac('70B3D5001').block).toMatchObject({ type: 'MA-S', start: '70B3D5001000', end: '70B3D5001FFF', size: 4096 });
+    expect(engine.lookupMac('1C:87:74:1A:BC:DE').vendor?.company).toBe('SIGFOX');
+    expect(engine.lookupMac('1C:87:74:2A:BC:DE').found).toBe(false);
+    expect(engine.lookupMac('1C8774').found).toBe(false);
+    expect(engine.lookupMac('52:54:00:12:34:56')).toMatchObject({ found: false, is_local: true, is_randomized: true, vm_platform: 'QEMU/KVM' });
+  });
+});
+
+describe('MAC bit classification', () => {
+  it('reads the I/G and U/L bits of the first octet', async () => {
+    const engine = await LookupEngine.create(wasm, { mac: writeMacTable(tinyMac()) });
+    const firsts = Array.from({ length: 256 }, (_, b) => b);
+    const flags = new Uint32Array(256);
+    engine.macFlagsBatch(Uint32Array.from(firsts, (b) => b << 16), flags);
+    for (const b of firsts) {
+      const multicast = (b & 1) === 1;
+      const local = (b & 2) === 2;
+      const answer = engine.lookupMac(`${b.toString(16).padStart(2, '0')}:00:00:00:00:01`);
+      expect([answer.is_multicast, answer.is_local, answer.is_randomized]).toEqual([multicast, local, local && !multicast]);
+      expect(flags[b]).toBe((multicast ? 1 : 0) | (local ? 2 : 0) | (local && !multicast ? 4 : 0));
+    }
+  });
+});
+
+describe('engine over the built tables', () => {
+  let engine: LookupEngine;
+  beforeAll(async () => {
+    engine = await loadEngine();
+  });
+
+  it('answers well-known addresses', () => {
+    const google = engine.lookupIp('8.8.8.8');
+    expect(google).toMatchObject({ ip: '8.8.8.8', version: 4, status: 'found', network: { asn: 15169, organization: 'Google LLC' } });
+    expect(google.location?.country_code).toBe('US');
+    expect(google.location?.timezone).toMatch(/^America\//);
+    expect(google.country?.continent_code).toBe('NA');
+    const v6 = engine.lookupIp('2001:4860:4860:0:0:0:0:8888');
+    expect(v6).toMatchObject({ ip: '2001:4860:4860::8888', version: 6, status: 'found', network: { asn: 15169 } });
+    expect(v6.block?.prefix).toBeGreaterThan(0);
+  });
+
+  it('answers IPv4-mapped IPv6 as the IPv4 it embeds', () => {
+    const mapped = engine.lookupIp('::ffff:8.8.8.8');
+    expect(mapped).toEqual(engine.lookupIp('8.8.8.8'));
+  });
+
+  it('answers special-purpose space without a table lookup', () => {
+    expect(engine.lookupIp('192.168.1.1')).toMatchObject({ status: 'reserved', reserved: { type: 'private' }, range: -1 });
+    expect(engine.lookupIp('fe80::1')).toMatchObject({ status: 'reserved', reserved: { type: 'link_local' } });
+    expect(engine.lookupIp('100.64.0.1')).toMatchObject({ status: 'reserved', reserved: { type: 'cgnat' } });
+  });
+
+  it('answers not_found for a public address that no table covers', () => {
+    // DB-IP covers every public IPv4 address, so the gaps are in IPv6 (e.g. unallocated 2000::/3 space).
+    const table = engine.ip6!;
+    const start = new Uint32Array(4);
+    let answer = null;
+    for (let i = 0; i < table.rangeCount && answer === null; i++) {
+      if (table.rangeLocation[i] !== NONE || table.rangeNetwork[i] !== NONE) continue;
+      table.rangeStart(i, start);
+      const candidate = engine.answerIPv6(start);
+      if (candidate.status !== 'reserved') answer = candidate;
+    }
+    expect(answer).toMatchObject({ status: 'not_found', location: null, network: null, block: null });
+  });
+
+  it('refuses what is not an address with invalid_ip and invalid_mac', () => {
+    for (const bad of ['', '1.2.3', '01.2.3.4', 'fe80::1%eth0', '::ffff:1.2.3.4.5', 'example.com']) {
+      expect(() => engine.lookupIp(bad)).toThrow(ApiError);
+      try {
+        engine.lookupIp(bad);
+      } catch (e) {
+        expect((e as ApiError).code).toBe('invalid_ip');
+      }
+    }
+    expect(() => engine.lookupMac('00:11')).toThrowError(expect.objectContaining({ code: 'invalid_mac' }));
+  });
+
+  it('gives the same ranges in batch as in single calls, across chunk boundaries', () => {
+    let seed = 12345;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const count = 70_000;
+    const v4 = Uint32Array.from({ length: count }, next);
+    const out4 = new Int32Array(count);
+    engine.findIPv4Batch(v4, out4);
+    for (let i = 0; i < count; i++) if (out4[i] !== engine.findIPv4(v4[i])) throw new Error(`IPv4 batch differs at ${i}`);
+    const v6 = Uint32Array.from({ length: count * 4 }, (_, i) => (i % 4 === 0 ? 0x20000000 | (next() >>> 3) : next()));
+    const out6 = new Int32Array(count);
+    engine.findIPv6Batch(v6, out6);
+    for (let i = 0; i < count; i++) if (out6[i] !== engine.findIPv6(v6.subarray(i * 4, i * 4 + 4))) throw new Error(`IPv6 batch differs at ${i}`);
+    const triples = Uint32Array.from({ length: count * 3 }, (_, i) => (i % 3 === 2 ? 48 : next() & 0xffffff));
+    const outMac = new Int32Array(count);
+    engine.findOuiBatch(triples, outMac);
+    for (let i = 0; i < count; i++) {
+      const mac = (triples[3 * i].toString(16).padStart(6, '0') + triples[3 * i + 1].toString(16).padStart(6, '0'));
+      const single = engine.lookupMac(mac);
+      expect(outMac[i] >= 0).toBe(single.found);
+    }
+  });
+
+  it('lists its tables with their checksums and sources', () => {
+    const tables = engine.tables();
+    expect(tables.map((t) => t.kind)).toEqual(['ip4', 'ip6', 'mac']);
+    for (const t of tables) {
+      expect(t.checksum).toMatch(/^[0-9a-f]{16}$/);
+      expect(t.meta.sources.length).toBeGreaterThan(0);
+    }
+    expect(tables[0].meta.sources.map((s) => s.attribution).join(' ')).toMatch(/DB-IP/);
+    expect(tables[2].meta.sources.map((s) => s.attribution).join(' ')).toMatch(/IEEE/);
+  });
+});
+
+describe('hot reload', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-reload-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the good tables when the new ones are bad, and swaps when they are good', async () => {
+    const tiny = path.join(dir, 'tiny');
+    fs.mkdirSync(tiny);
+    fs.writeFileSync(path.join(tiny, TABLE_FILES.ip4), writeIpTable(tinyIp4()));
+    fs.writeFileSync(path.join(tiny, TABLE_FILES.mac), writeMacTable(tinyMac()));
+    let source = tiny;
+    const live = new LiveEngine(await loadEngine({ tablesDir: tiny, kinds: ['ip4', 'mac'] }), () => loadEngine({ tablesDir: source, kinds: ['ip4', 'mac'] }));
+    const before = live.engine;
+    expect(before.lookupIp('81.0.0.1').location?.city).toBe('Berlin');
+
+    const broken = path.join(dir, 'broken');
+    fs.mkdirSync(broken);
+    const real = fs.readFileSync(path.join(defaultTablesDir(), TABLE_FILES.ip4));
+    real[real.length >> 1] ^= 0x10;
+    fs.writeFileSync(path.join(broken, TABLE_FILES.ip4), real);
+    fs.copyFileSync(path.join(tiny, TABLE_FILES.mac), path.join(broken, TABLE_FILES.mac));
+    source = broken;
+    await expect(live.reload()).rejects.toThrow(new RegExp(`^${path.join(broken, TABLE_FILES.ip4).replace(/[/.]/g, '\\$&')}: checksum mismatch`));
+    expect(live.engine).toBe(before);
+    expect(live.engine.lookupIp('81.0.0.1').location?.city).toBe('Berlin');
+
+    source = defaultTablesDir();
+    await live.reload();
+    expect(live.engine).not.toBe(before);
+    expect(live.engine.lookupIp('8.8.8.8').network?.asn).toBe(15169);
+  });
+});
+
+describe('netlookup lookup (CLI)', () => {
+  const run = promisify(execFile);
+  const cli = ['--import', 'tsx', path.join(packageRoot, 'src/cli/main.ts'), 'lookup'];
+
+  it('prints one JSON answer per argument', async () => {
+    const { stdout } = await run(process.execPath, [...cli, '8.8.8.8', '00:00:0c:12:34:56'], { cwd: packageRoot });
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ input: '8.8.8.8', status: 'found', network: { asn: 15169 } });
+    expect(lines[1]).toMatchObject({ input: '00:00:0c:12:34:56', found: true, vendor: { company: 'Cisco Systems, Inc' } });
+  });
+
+  it('reads stdin, reports bad lines and exits 1', async () => {
+    const child = execFile(process.execPath, cli, { cwd: packageRoot });
+    child.stdin!.end('1.1.1.1\nnot-an-address\n2606:4700:4700::1111\n');
+    let stdout = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.input)).toEqual(['1.1.1.1', 'not-an-address', '2606:4700:4700::1111']);
+    expect(lines[1].error.code).toBe('invalid_input');
+    expect(lines[2].network.asn).toBe(13335);
+    expect(code).toBe(1);
+  });
+});

@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { instantiateEngine } from '../../src/engine/wasmEngine.js';
+import { defaultWasmPath } from '../../src/engine/node.js';
+import { checksumHex, tableChecksum } from '../../src/tables/format/checksum.js';
+import { CHECKED_FROM, TableFormatError, writeContainer } from '../../src/tables/format/container.js';
+import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
+import { MacTable, writeMacTable } from '../../src/tables/format/macTable.js';
+import { StringPool, StringPoolBuilder } from '../../src/tables/format/stringPool.js';
+import { aligned, tinyIp4, tinyIp6, tinyMac } from './tinyTables.js';
+
+const words = (n: bigint) => Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+
+/** Rewrites the stored checksum so that only the change under test can be refused. */
+function resealed(bytes: Uint8Array): Uint8Array {
+  const copy = aligned(bytes);
+  const sum = tableChecksum(copy.subarray(CHECKED_FROM));
+  const view = new DataView(copy.buffer);
+  view.setUint32(24, parseInt(sum.slice(0, 8), 16), true);
+  view.setUint32(28, parseInt(sum.slice(8), 16), true);
+  return copy;
+}
+
+describe('ip4 table round trip', () => {
+  const table = new IpTable(aligned(writeIpTable(tinyIp4())), 'tiny-ip4.nlt', 4);
+
+  it('keeps keys, rows, strings and header fields', () => {
+    expect(table.rangeCount).toBe(4);
+    expect([...table.keys!]).toEqual([0, 0x51000000, 0x51000100, 0x52000000]);
+    expect(table.location(0)).toEqual({
+      country_code: 'DE', region: 'Berlin', city: 'Berlin', postal_code: '10115',
+      latitude: 52.52, longitude: 13.405, accuracy_radius_km: 50, timezone: 'Europe/Berlin',
+    });
+    expect(table.location(1)).toEqual({
+      country_code: null, region: null, city: null, postal_code: null,
+      latitude: null, longitude: null, accuracy_radius_km: null, timezone: null,
+    });
+    expect(table.asRow(table.asRowOfNetwork(0))).toEqual({ asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' });
+    const start = new Uint32Array(1);
+    const end = new Uint32Array(1);
+    table.networkBlock(0, start, end);
+    expect([start[0], end[0]]).toEqual([0x51000000, 0x510000ff]);
+    expect(table.countries.get('DE')?.currency.symbol).toBe('€');
+    expect(table.header.builtAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    expect(table.header.sourceDate.toISOString()).toBe('2025-12-01T00:00:00.000Z');
+    expect(table.meta.kind).toBe('ip4');
+  });
+
+  it('builds the bucket index from the keys', () => {
+    expect(table.index[0]).toBe(0);
+    expect(table.index[0x5100]).toBe(1);
+    expect(table.index[0x5101]).toBe(3);
+    expect(table.index[0x5200]).toBe(3);
+    expect(table.index[0x5201]).toBe(4);
+    expect(table.index[65536]).toBe(4);
+  });
+});
+
+describe('ip6 table round trip', () => {
+  const table = new IpTable(aligned(writeIpTable(tinyIp6())), 'tiny-ip6.nlt', 6);
+
+  it('keeps 128-bit keys and network blocks', () => {
+    expect(table.rangeCount).toBe(3);
+    const start = new Uint32Array(4);
+    table.rangeStart(1, start);
+    expect([...start]).toEqual([...words(0x2a001450n << 96n)]);
+    const end = new Uint32Array(4);
+    table.networkBlock(0, start, end);
+    expect([...start]).toEqual([...words(0x2a001450n << 96n)]);
+    expect([...end]).toEqual([...words(((0x2a001451n << 96n) - 1n))]);
+    expect(table.location(0).city).toBe('Berlin');
+  });
+});
+
+describe('mac table round trip', () => {
+  const table = new MacTable(aligned(writeMacTable(tinyMac())), 'tiny-mac.nlt');
+
+  it('keeps blocks, companies and VM prefixes', () => {
+    expect(table.blockCount).toBe(4);
+    expect(table.block(3)).toEqual({ hi24: 0x70b3d5, lo24: 0x001000, bits: 36, type: 'MA-S', company: 3 });
+    expect(table.company(3)).toEqual({ name: 'Tiny MA-S GmbH', address: 'Tiny MA-S GmbH street 1', country_code: 'DE', total_ouis: 1, short_name: 'Tiny', website: null });
+    expect(table.vmPrefixes).toEqual([{ prefix: '525400', platform: 'QEMU/KVM', source: 'test' }]);
+  });
+});
+
+describe('string pool', () => {
+  it('round-trips any strings, with id 0 as null', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme' })), (values) => {
+        const builder = new StringPoolBuilder();
+        const ids = values.map((v) => builder.intern(v));
+        const { offsets, bytes } = builder.sections();
+        const pool = new StringPool(offsets, bytes, 'pool');
+        values.forEach((v, i) => expect(pool.get(ids[i])).toBe(v === '' ? null : v));
+      }),
+    );
+  });
+});
+
+describe('refusals', () => {
+  const kinds = [
+    { name: 'ip4.nlt', bytes: writeIpTable(tinyIp4()), open: (b: Uint8Array, f: string) => new IpTable(b, f, 4) },
+    { name: 'ip6.nlt', bytes: writeIpTable(tinyIp6()), open: (b: Uint8Array, f: string) => new IpTable(b, f, 6) },
+    { name: 'mac.nlt', bytes: writeMacTable(tinyMac()), open: (b: Uint8Array, f: string) => new MacTable(b, f) },
+  ];
+
+  for (const kind of kinds) {
+    const refuse = (bytes: Uint8Array, reason: RegExp) => {
+      let error: unknown;
+      try {
+        kind.open(bytes, `/tables/${kind.name}`);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(TableFormatError);
+      expect((error as Error).message).toMatch(new RegExp(`^/tables/${kind.name.replace('.', '\\.')}: `));
+      expect((error as Error).message).toMatch(reason);
+    };
+
+    describe(kind.name, () => {
+      it('is refused when truncated anywhere', () => {
+        for (const length of [0, 10, 39, 40, 64, kind.bytes.byteLength - 16, kind.bytes.byteLength - 1]) {
+          refuse(aligned(kind.bytes.subarray(0, length)), /truncated|header length|checksum/);
+        }
+      });
+
+      it('is refused with any single bit flipped', () => {
+        fc.assert(
+          fc.property(fc.nat({ max: kind.bytes.byteLength * 8 - 1 }), (bit) => {
+            const copy = aligned(kind.bytes);
+            copy[bit >>> 3] ^= 1 << (bit & 7);
+            refuse(copy, /./);
+          }),
+          { numRuns: 500 },
+        );
+      });
+
+      it('is refused when its checksum is wrong', () => {
+        const copy = aligned(kind.bytes);
+        copy[copy.byteLength - 1] ^= 0x80;
+        refuse(copy, /checksum mismatch/);
+      });
+
+      it('is refused in an unsupported format version', () => {
+        const copy = aligned(kind.bytes);
+        new DataView(copy.buffer).setUint16(4, 2, true);
+        refuse(copy, /format version 2 is not supported/);
+      });
+
+      it('is refused when it is not a table at all', () => {
+        refuse(aligned(new TextEncoder().encode('{"not":"a table"} padded to be long enough for a header....')), /not a netlookup table/);
+      });
+    });
+  }
+
+  it('refuses a table of the wrong kind, naming both kinds', () => {
+    expect(() => new MacTable(aligned(writeIpTable(tinyIp4())), 'ip4.nlt')).toThrow(/^ip4\.nlt: wrong table kind: holds ip4, expected mac$/);
+    expect(() => new IpTable(aligned(writeIpTable(tinyIp6())), 'ip6.nlt', 4)).toThrow(/^ip6\.nlt: wrong table kind: holds ip6, expected ip4$/);
+  });
+
+  it('validates content even when the checksum matches (keys out of order)', () => {
+    const parts = tinyIp4();
+    parts.keys = Uint32Array.of(0, 0x51000100, 0x51000000, 0x52000000);
+    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-order.nlt', 4)).toThrow(/^bad-order\.nlt: (range keys not ascending|bucket index)/);
+  });
+
+  it('validates content even when the checksum matches (row out of range)', () => {
+    const parts = tinyIp4();
+    parts.rangeLocation = Uint32Array.of(0xffffffff, 0, 7, 0xffffffff);
+    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-row.nlt', 4)).toThrow(/^bad-row\.nlt: range 2 points to location row 7 of 2$/);
+  });
+
+  it('refuses a missing section', () => {
+    const bytes = writeContainer('ip4', new Date(), new Date(), [{ id: 'META', count: 0, bytes: new TextEncoder().encode('{}') }]);
+    expect(() => new IpTable(aligned(bytes), 'sparse.nlt', 4)).toThrow(/^sparse\.nlt: section CTRY is missing$/);
+  });
+});
+
+describe('checksum', () => {
+  it('is the same in WASM and in TypeScript', async () => {
+    const wasm = await instantiateEngine(fs.readFileSync(defaultWasmPath()));
+    const memory = () => new Uint8Array(wasm.memory.buffer);
+    const base = wasm.heapBase() + 16 - (wasm.heapBase() % 16);
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 4096 }).map((a) => a.subarray(0, a.length - (a.length % 16))), (data) => {
+        memory().set(data, base);
+        const lo = wasm.checksum(base, data.byteLength);
+        expect(checksumHex(wasm.checksumHigh(), lo)).toBe(tableChecksum(aligned(data)));
+      }),
+    );
+  });
+});

@@ -1,0 +1,103 @@
+/** Small hand-made tables for format tests: every field set to a value a test can check. */
+import { AS_ROW_BYTES, LOCATION_ROW_BYTES, NETWORK_ROW_BYTES, type IpTableParts } from '../../src/tables/format/ipTable.js';
+import type { MacTableParts } from '../../src/tables/format/macTable.js';
+import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
+import type { CountryFacts, TableMeta } from '../../src/tables/format/tableMeta.js';
+
+export const germany: CountryFacts = {
+  code: 'DE', name: 'Germany', continent: 'Europe', continent_code: 'EU', is_eu: true,
+  calling_code: '+49', tld: '.de', currency: { code: 'EUR', symbol: '€' }, languages: ['German'],
+};
+
+const meta = (kind: string): TableMeta => ({ kind, built_at: '2026-01-01T00:00:00.000Z', builder_version: 'test', sources: [], counts: { rows: 1 } });
+
+function locationRows(strings: StringPoolBuilder): Uint8Array {
+  const rows = new Uint8Array(LOCATION_ROW_BYTES * 2);
+  const v = new DataView(rows.buffer);
+  v.setFloat64(0, 52.52, true);
+  v.setFloat64(8, 13.405, true);
+  v.setUint32(16, strings.intern('Berlin'), true);
+  v.setUint32(20, strings.intern('Berlin'), true);
+  v.setUint32(24, strings.intern('10115'), true);
+  v.setUint32(28, strings.intern('Europe/Berlin'), true);
+  v.setUint16(32, 'D'.charCodeAt(0) | ('E'.charCodeAt(0) << 8), true);
+  v.setUint16(34, 50, true);
+  v.setFloat64(LOCATION_ROW_BYTES, NaN, true);
+  v.setFloat64(LOCATION_ROW_BYTES + 8, NaN, true);
+  return rows;
+}
+
+function asRows(strings: StringPoolBuilder): Uint8Array {
+  const rows = new Uint8Array(AS_ROW_BYTES);
+  const v = new DataView(rows.buffer);
+  v.setUint32(0, 3320, true);
+  v.setUint32(4, strings.intern('Deutsche Telekom AG'), true);
+  v.setUint32(8, strings.intern('telekom.de'), true);
+  v.setUint8(12, 1);
+  return rows;
+}
+
+/** ip4: 0.0.0.0 none, 81.0.0.0 → Berlin + AS3320 (network 81.0.0.0–81.0.0.255), 81.0.1.0 → row 1, 82.0.0.0 none. */
+export function tinyIp4(): IpTableParts {
+  const strings = new StringPoolBuilder();
+  const networkRows = new Uint8Array(NETWORK_ROW_BYTES[4]);
+  const nv = new DataView(networkRows.buffer);
+  nv.setUint32(0, 0x51000000, true);
+  nv.setUint32(4, 0x510000ff, true);
+  nv.setUint32(8, 0, true);
+  return {
+    family: 4, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('ip4'), countries: [germany],
+    keys: Uint32Array.of(0, 0x51000000, 0x51000100, 0x52000000),
+    rangeLocation: Uint32Array.of(0xffffffff, 0, 1, 0xffffffff),
+    rangeNetwork: Uint32Array.of(0xffffffff, 0, 0xffffffff, 0xffffffff),
+    locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
+  };
+}
+
+/** ip6: :: none, 2a00:1450:: → Berlin + AS3320 (network 2a00:1450::/32), 2a00:1451:: none. */
+export function tinyIp6(): IpTableParts {
+  const strings = new StringPoolBuilder();
+  const networkRows = new Uint8Array(NETWORK_ROW_BYTES[6]);
+  const nv = new DataView(networkRows.buffer);
+  nv.setBigUint64(0, 0x2a00145000000000n, true);
+  nv.setBigUint64(16, 0x2a001450ffffffffn, true);
+  nv.setBigUint64(24, 0xffffffffffffffffn, true);
+  return {
+    family: 6, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('ip6'), countries: [germany],
+    keys: { hi: BigUint64Array.of(0n, 0x2a00145000000000n, 0x2a00145100000000n), lo: BigUint64Array.of(0n, 0n, 0n) },
+    rangeLocation: Uint32Array.of(0xffffffff, 0, 0xffffffff),
+    rangeNetwork: Uint32Array.of(0xffffffff, 0, 0xffffffff),
+    locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
+  };
+}
+
+/** mac: MA-L 00000C (Cisco), MA-M 1C87741 only (no MA-L parent), MA-S 70B3D5001 under MA-L 70B3D5. */
+export function tinyMac(): MacTableParts {
+  const strings = new StringPoolBuilder();
+  const company = (name: string, country: string | null, total: number) => ({
+    name: strings.intern(name), address: strings.intern(`${name} street 1`), country_code: country, total_ouis: total,
+    short_name: strings.intern(name.split(' ')[0]), website: strings.intern(null),
+  });
+  return {
+    builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('mac'), countries: [germany],
+    companies: [company('Cisco Systems, Inc', 'US', 1), company('SIGFOX', 'FR', 1), company('IEEE Registration Authority', 'US', 1), company('Tiny MA-S GmbH', 'DE', 1)],
+    blocks: [
+      { hi24: 0x00000c, lo24: 0, type: 'MA-L', company: 0 },
+      { hi24: 0x1c8774, lo24: 0x100000, type: 'MA-M', company: 1 },
+      { hi24: 0x70b3d5, lo24: 0, type: 'MA-L', company: 2 },
+      { hi24: 0x70b3d5, lo24: 0x001000, type: 'MA-S', company: 3 },
+    ],
+    vmPrefixes: [{ prefix: '525400', platform: 'QEMU/KVM', source: 'test' }],
+    strings: strings.sections(),
+  };
+}
+
+/** A copy of `bytes` at a 16-byte aligned offset, as the readers require. */
+export function aligned(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(new ArrayBuffer(bytes.byteLength));
+  copy.set(bytes);
+  return copy;
+}
