@@ -5,7 +5,8 @@
 export { v4Configure, v4Find, v4FindBatch, v6Configure, v6Find, v6FindWords, v6FindBatch, v6Size } from './ipRange';
 export { ouiConfigure, ouiFind, ouiFindBatch } from './ouiBlock';
 export { macFlags, macFlagsBatch } from './macBits';
-export { checksum, checksumHigh } from './checksum';
+export { checksumReset, checksumUpdate, checksumHigh, checksumLow } from './checksum';
+export { firstRowAtOrAbove, firstBadKey4, firstBadKey6 } from './tableCheck';
 
 export function heapBase(): usize {
   return __heap_base;

@@ -48,7 +48,7 @@ export class LookupEngine {
   /** Instantiates the WASM module and loads the given tables; throws on any bad table. */
   static async create(wasm: BufferSource | WebAssembly.Module, tables: TableSources, names: TableNames = {}): Promise<LookupEngine> {
     const exports = await instantiateEngine(wasm);
-    return new LookupEngine(placeTables(exports, tables, names));
+    return new LookupEngine(await placeTables(exports, tables, names));
   }
 
   get ip4(): IpTable | null {

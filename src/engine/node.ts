@@ -12,6 +12,9 @@ import { TABLE_FILES, type TableFileKind } from '../tables/tableFiles.js';
 /** The repository root: src/engine and dist/engine both sit two folders below it. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** Read size per call: big enough to be cheap, small enough to spread over libuv's threads. */
+const READ_CHUNK = 16 << 20;
+
 export function defaultTablesDir(): string {
   return process.env.NETLOOKUP_TABLES ?? path.join(packageRoot, 'data', 'tables');
 }
@@ -20,22 +23,23 @@ export function defaultWasmPath(debug = false): string {
   return path.join(packageRoot, 'build', debug ? 'netlookup.debug.wasm' : 'netlookup.wasm');
 }
 
+/** A table file read in the background (libuv's threads) straight into its destination. */
 export function fileSource(file: string): TableSource {
   const byteLength = fs.statSync(file).size;
   return {
     name: file,
     byteLength,
-    fill(destination: Uint8Array) {
-      const fd = fs.openSync(file, 'r');
+    async fill(destination: Uint8Array) {
+      const handle = await fs.promises.open(file, 'r');
       try {
         let done = 0;
         while (done < byteLength) {
-          const read = fs.readSync(fd, destination, done, byteLength - done, done);
-          if (read === 0) throw new Error(`${file}: shorter than when it was opened (${done} of ${byteLength} bytes)`);
-          done += read;
+          const { bytesRead } = await handle.read(destination, done, Math.min(READ_CHUNK, byteLength - done), done);
+          if (bytesRead === 0) throw new Error(`${file}: shorter than when it was opened (${done} of ${byteLength} bytes)`);
+          done += bytesRead;
         }
       } finally {
-        fs.closeSync(fd);
+        await handle.close();
       }
     },
   };

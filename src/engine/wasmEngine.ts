@@ -8,6 +8,7 @@ import { MacTable } from '../tables/format/macTable.js';
 import { checksumHex } from '../tables/format/checksum.js';
 import { INDEX_BITS } from '../tables/format/ipTable.js';
 import { TableFormatError } from '../tables/format/container.js';
+import type { TableChecks } from '../tables/format/tableChecks.js';
 
 export interface WasmExports {
   memory: WebAssembly.Memory;
@@ -23,12 +24,48 @@ export interface WasmExports {
   ouiFindBatch(input: number, output: number, count: number): void;
   macFlags(hi24: number): number;
   macFlagsBatch(input: number, output: number, count: number): void;
-  checksum(ptr: number, length: number): number;
+  checksumReset(): void;
+  checksumUpdate(ptr: number, length: number): void;
   checksumHigh(): number;
+  checksumLow(): number;
+  firstRowAtOrAbove(rows: number, from: number, to: number, limit: number): number;
+  firstBadKey4(keys: number, index: number, shift: number, from: number, to: number): number;
+  firstBadKey6(keysHi: number, keysLo: number, index: number, shift: bigint, from: number, to: number): number;
 }
 
-/** A table file to place: its bytes, or its length and a function that fills the destination. */
-export type TableSource = Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void };
+/** Elements per call of a long check: short calls let V8 switch to optimised code early. */
+const CHECK_CHUNK = 1 << 16;
+
+/** The table checks of the readers, run in WASM over the tables in place (see tableChecks.ts). */
+export function wasmTableChecks(exports: WasmExports): TableChecks {
+  const chunked = (count: number, run: (from: number, to: number) => number): number => {
+    for (let from = 0; from < count; from += CHECK_CHUNK) {
+      const bad = run(from, Math.min(count, from + CHECK_CHUNK));
+      if (bad >= 0) return bad;
+    }
+    return -1;
+  };
+  return {
+    checksum(checked) {
+      exports.checksumReset();
+      const bytes = CHECK_CHUNK * 16;
+      for (let done = 0; done < checked.byteLength; done += bytes) {
+        exports.checksumUpdate(checked.byteOffset + done, Math.min(bytes, checked.byteLength - done));
+      }
+      return checksumHex(exports.checksumHigh(), exports.checksumLow());
+    },
+    firstRowAtOrAbove: (rows, limit) => chunked(rows.length, (from, to) => exports.firstRowAtOrAbove(rows.byteOffset, from, to, limit)),
+    firstBadKey4: (keys, index, shift) => chunked(keys.length, (from, to) => exports.firstBadKey4(keys.byteOffset, index.byteOffset, shift, from, to)),
+    firstBadKey6: (hi, lo, index, shift) =>
+      chunked(hi.length >>> 1, (from, to) => exports.firstBadKey6(hi.byteOffset, lo.byteOffset, index.byteOffset, BigInt(shift), from, to)),
+  };
+}
+
+/**
+ * A table file to place: its bytes, or its length and a function that fills the destination
+ * (asynchronously where the host can read in the background while other tables are checked).
+ */
+export type TableSource = Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void | Promise<void> };
 
 export interface TableSources {
   ip4?: TableSource;
@@ -70,8 +107,11 @@ function sourceLength(source: TableSource): number {
   return source instanceof Uint8Array ? source.byteLength : source.byteLength;
 }
 
-/** Grows the module's memory once, copies every table in and validates it before use. */
-export function placeTables(exports: WasmExports, sources: TableSources, names: TableNames): PlacedTables {
+/**
+ * Grows the module's memory once, copies every table in and validates it before use. Tables are
+ * checked in the order their reads complete, so that checking overlaps the remaining reads.
+ */
+export async function placeTables(exports: WasmExports, sources: TableSources, names: TableNames): Promise<PlacedTables> {
   const kinds = (['ip4', 'ip6', 'mac'] as const).filter((k) => sources[k] !== undefined);
   let cursor = alignUp(exports.heapBase());
   const batchInput = cursor;
@@ -88,21 +128,29 @@ export function placeTables(exports: WasmExports, sources: TableSources, names: 
   const have = exports.memory.buffer.byteLength;
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
   const memory = new Uint8Array(exports.memory.buffer);
-  const checksum = (checked: Uint8Array) => {
-    const lo = exports.checksum(checked.byteOffset, checked.byteLength);
-    return checksumHex(exports.checksumHigh(), lo);
-  };
+  const checks = wasmTableChecks(exports);
   const placed: PlacedTables = { exports, ip4: null, ip6: null, mac: null, batchInput, batchOutput, batchFlags };
-  for (const kind of kinds) {
-    const source = sources[kind]!;
-    const at = offsets[kind]!;
-    const length = sourceLength(source);
-    const destination = memory.subarray(at, at + length);
-    if (source instanceof Uint8Array) destination.set(source);
-    else source.fill(destination);
-    const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
-    if (kind === 'mac') placed.mac = new MacTable(destination, name, checksum);
-    else placed[kind] = new IpTable(destination, name, kind === 'ip4' ? 4 : 6, checksum);
+  const destinations = new Map(kinds.map((kind) => [kind, memory.subarray(offsets[kind]!, offsets[kind]! + sourceLength(sources[kind]!))]));
+  const reads = new Map(
+    kinds.map((kind) => {
+      const source = sources[kind]!;
+      const destination = destinations.get(kind)!;
+      const filled = source instanceof Uint8Array ? destination.set(source) : source.fill(destination);
+      return [kind, Promise.resolve(filled).then(() => kind)] as const;
+    }),
+  );
+  try {
+    while (reads.size > 0) {
+      const kind = await Promise.race(reads.values());
+      reads.delete(kind);
+      const source = sources[kind]!;
+      const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
+      const destination = destinations.get(kind)!;
+      if (kind === 'mac') placed.mac = new MacTable(destination, name, checks);
+      else placed[kind] = new IpTable(destination, name, kind === 'ip4' ? 4 : 6, checks);
+    }
+  } finally {
+    await Promise.allSettled(reads.values());
   }
   configure(placed);
   return placed;

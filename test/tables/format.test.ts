@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { instantiateEngine } from '../../src/engine/wasmEngine.js';
+import { instantiateEngine, wasmTableChecks } from '../../src/engine/wasmEngine.js';
+import { jsTableChecks } from '../../src/tables/format/tableChecks.js';
+import { bucketIndex, INDEX_BITS } from '../../src/tables/format/ipTable.js';
 import { defaultWasmPath } from '../../src/engine/node.js';
-import { checksumHex, tableChecksum } from '../../src/tables/format/checksum.js';
+import { tableChecksum } from '../../src/tables/format/checksum.js';
 import { CHECKED_FROM, TableFormatError, writeContainer } from '../../src/tables/format/container.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import { MacTable, writeMacTable } from '../../src/tables/format/macTable.js';
@@ -177,17 +179,78 @@ describe('refusals', () => {
   });
 });
 
-describe('checksum', () => {
-  it('is the same in WASM and in TypeScript', async () => {
+describe('load-time checks: WASM and TypeScript agree', () => {
+  const setup = async () => {
     const wasm = await instantiateEngine(fs.readFileSync(defaultWasmPath()));
-    const memory = () => new Uint8Array(wasm.memory.buffer);
+    wasm.memory.grow(96);
     const base = wasm.heapBase() + 16 - (wasm.heapBase() % 16);
+    /** copies arrays into WASM memory one after another and returns views on the copies */
+    const place = <T extends Uint32Array>(...arrays: T[]): Uint32Array[] => {
+      let at = base;
+      return arrays.map((a) => {
+        const view = new Uint32Array(wasm.memory.buffer, at, a.length);
+        view.set(a);
+        at += Math.ceil((a.byteLength + 1) / 16) * 16;
+        return view;
+      });
+    };
+    return { wasm, checks: wasmTableChecks(wasm), place, base };
+  };
+
+  it('checksum', async () => {
+    const { wasm, checks, base } = await setup();
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 0, maxLength: 4096 }).map((a) => a.subarray(0, a.length - (a.length % 16))), (data) => {
-        memory().set(data, base);
-        const lo = wasm.checksum(base, data.byteLength);
-        expect(checksumHex(wasm.checksumHigh(), lo)).toBe(tableChecksum(aligned(data)));
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 1 << 20 }).map((a) => a.subarray(0, a.length - (a.length % 16))), (data) => {
+        new Uint8Array(wasm.memory.buffer).set(data, base);
+        expect(checks.checksum(new Uint8Array(wasm.memory.buffer, base, data.byteLength))).toBe(tableChecksum(aligned(data)));
       }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('row references', async () => {
+    const { checks, place } = await setup();
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat({ max: 100 }), fc.constant(0xffffffff)), { maxLength: 200_000 }), fc.nat({ max: 120 }), (rows, limit) => {
+        const [inWasm] = place(Uint32Array.from(rows));
+        expect(checks.firstRowAtOrAbove(inWasm, limit)).toBe(jsTableChecks.firstRowAtOrAbove(Uint32Array.from(rows), limit));
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('ip4 keys and bucket index, valid and damaged', async () => {
+    const { checks, place } = await setup();
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: 0xffffffff }), { minLength: 1, maxLength: 150_000 }), fc.nat(), fc.nat(), (raw, damageAt, how) => {
+        const keys = Uint32Array.from([0, ...raw.filter((k) => k !== 0)]).sort();
+        const index = bucketIndex(4, keys);
+        if (how % 3 === 1) keys[damageAt % keys.length] = keys[(damageAt + 1) % keys.length];
+        if (how % 3 === 2) index[damageAt % index.length] += 1;
+        const [k, i] = place(keys, index);
+        const shift = 32 - INDEX_BITS[4];
+        expect(checks.firstBadKey4(k, i, shift)).toBe(jsTableChecks.firstBadKey4(keys, index, shift));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('ip6 keys and bucket index, valid and damaged', async () => {
+    const { checks, place } = await setup();
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), { maxLength: 20_000 }), fc.nat(), fc.nat(), (raw, damageAt, how) => {
+        const sorted = [0n, ...raw].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const hi = BigUint64Array.from(sorted, (k) => k >> 64n);
+        const lo = BigUint64Array.from(sorted, (k) => k & ((1n << 64n) - 1n));
+        const index = bucketIndex(6, { hi, lo });
+        if (how % 3 === 1 && sorted.length > 1) lo[damageAt % sorted.length] = lo[(damageAt + 1) % sorted.length], hi[damageAt % sorted.length] = hi[(damageAt + 1) % sorted.length];
+        if (how % 3 === 2) index[damageAt % index.length] += 1;
+        const asU32 = (a: BigUint64Array) => new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
+        const [h, l, i] = place(asU32(hi), asU32(lo), index);
+        const shift = 64 - INDEX_BITS[6];
+        expect(checks.firstBadKey6(h, l, i, shift)).toBe(jsTableChecks.firstBadKey6(asU32(hi), asU32(lo), index, shift));
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -14,11 +14,11 @@ import {
   TableFormatError,
   u32Section,
   writeContainer,
-  type ChecksumFn,
   type SectionSpec,
   type TableHeader,
 } from './container.js';
 import { StringPool } from './stringPool.js';
+import { jsTableChecks, type TableChecks } from './tableChecks.js';
 import type { CountryFacts, TableMeta } from './tableMeta.js';
 
 export const NONE = 0xffffffff;
@@ -170,8 +170,8 @@ export class IpTable {
   readonly networkCount: number;
   readonly asCount: number;
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checksum?: ChecksumFn) {
-    const header = readContainer(bytes, file, family === 4 ? 'ip4' : 'ip6', checksum);
+  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, private readonly checks: TableChecks = jsTableChecks) {
+    const header = readContainer(bytes, file, family === 4 ? 'ip4' : 'ip6', checks.checksum);
     requireSections(header, file, sectionLayout(family));
     this.header = header;
     const s = (id: string) => header.sections.get(id)!;
@@ -218,12 +218,10 @@ export class IpTable {
     if (this.rangeLocation.length !== n || this.rangeNetwork.length !== n) fail('range row sections differ in length from the keys');
     if (this.index.length !== 2 ** INDEX_BITS[this.family] + 1) fail('bucket index has the wrong size');
     this.validateKeys(fail);
-    for (let i = 0; i < n; i++) {
-      const loc = this.rangeLocation[i];
-      const net = this.rangeNetwork[i];
-      if (loc !== NONE && loc >= this.locationCount) fail(`range ${i} points to location row ${loc} of ${this.locationCount}`);
-      if (net !== NONE && net >= this.networkCount) fail(`range ${i} points to network row ${net} of ${this.networkCount}`);
-    }
+    const badLocation = this.checks.firstRowAtOrAbove(this.rangeLocation, this.locationCount);
+    if (badLocation >= 0) fail(`range ${badLocation} points to location row ${this.rangeLocation[badLocation]} of ${this.locationCount}`);
+    const badNetwork = this.checks.firstRowAtOrAbove(this.rangeNetwork, this.networkCount);
+    if (badNetwork >= 0) fail(`range ${badNetwork} points to network row ${this.rangeNetwork[badNetwork]} of ${this.networkCount}`);
     for (let r = 0; r < this.locationCount; r++) {
       const at = r * LOCATION_ROW_BYTES;
       for (const field of [16, 20, 24, 28]) {
@@ -245,30 +243,21 @@ export class IpTable {
 
   private validateKeys(fail: (problem: string) => never): void {
     const n = this.rangeCount;
-    const bits = INDEX_BITS[this.family];
-    let bucket = 0;
-    const checkBucket = (i: number, b: number) => {
-      while (bucket <= b) if (this.index[bucket++] !== i) fail(`bucket index disagrees with the keys at bucket ${bucket - 1}`);
-    };
+    const shift = (this.family === 4 ? 32 : 64) - INDEX_BITS[this.family];
+    let lastBucket: number;
     if (this.keys) {
-      const k = this.keys;
-      if (k[0] !== 0) fail('the first range does not start at 0');
-      for (let i = 0; i < n; i++) {
-        if (i > 0 && k[i] <= k[i - 1]) fail(`range keys not ascending at ${i}`);
-        checkBucket(i, k[i] >>> (32 - bits));
-      }
+      if (this.keys[0] !== 0) fail('the first range does not start at 0');
+      const bad = this.checks.firstBadKey4(this.keys, this.index, shift);
+      if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
+      lastBucket = this.keys[n - 1] >>> shift;
     } else {
       const hi = this.keysHi!;
-      const lo = this.keysLo!;
-      if (hi[0] !== 0 || hi[1] !== 0 || lo[0] !== 0 || lo[1] !== 0) fail('the first range does not start at ::');
-      for (let i = 1; i < n; i++) {
-        const h = hi[2 * i + 1], hp = hi[2 * i - 1];
-        const order = h !== hp ? h - hp : hi[2 * i] !== hi[2 * i - 2] ? hi[2 * i] - hi[2 * i - 2] : lo[2 * i + 1] !== lo[2 * i - 1] ? lo[2 * i + 1] - lo[2 * i - 1] : lo[2 * i] - lo[2 * i - 2];
-        if (order <= 0) fail(`range keys not ascending at ${i}`);
-      }
-      for (let i = 0; i < n; i++) checkBucket(i, hi[2 * i + 1] >>> (32 - bits));
+      if ((hi[0] | hi[1] | this.keysLo![0] | this.keysLo![1]) !== 0) fail('the first range does not start at ::');
+      const bad = this.checks.firstBadKey6(hi, this.keysLo!, this.index, shift);
+      if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
+      lastBucket = hi[2 * n - 1] >>> (shift - 32);
     }
-    while (bucket < this.index.length) if (this.index[bucket++] !== n) fail('bucket index does not end at the range count');
+    for (let b = lastBucket + 1; b < this.index.length; b++) if (this.index[b] !== n) fail('bucket index does not end at the range count');
   }
 
   /** The first address of range i: ip4 a u32; ip6 four words, most significant first. */
@@ -335,3 +324,4 @@ export class IpTable {
     };
   }
 }
+

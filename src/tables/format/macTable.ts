@@ -14,10 +14,10 @@ import {
   TableFormatError,
   u32Section,
   writeContainer,
-  type ChecksumFn,
   type TableHeader,
 } from './container.js';
 import { StringPool } from './stringPool.js';
+import { jsTableChecks, type TableChecks } from './tableChecks.js';
 import type { CountryFacts, TableMeta } from './tableMeta.js';
 
 export const BLOCK_ROW_BYTES = 16;
@@ -186,8 +186,8 @@ export class MacTable {
   private readonly blocks: DataView;
   private readonly companies: DataView;
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, checksum?: ChecksumFn) {
-    const header = readContainer(bytes, file, 'mac', checksum);
+  constructor(readonly bytes: Uint8Array, readonly file: string, checks: TableChecks = jsTableChecks) {
+    const header = readContainer(bytes, file, 'mac', checks.checksum);
     requireSections(header, file, layout);
     this.header = header;
     const s = (id: string) => header.sections.get(id)!;
