@@ -62,7 +62,8 @@ export class MmdbFile {
   /**
    * Visits every leaf that holds data, in ascending address order, for one address family.
    * IPv4 in an IPv6 tree is the subtree at ::/96; when walking IPv6 that subtree and the
-   * aliases that point into it (::ffff:0:0/96, 2002::/16) are skipped.
+   * aliases that point into it (MaxMind files alias ::ffff:0:0/96, 2002::/16 and 2001::/32) are
+   * skipped.
    */
   walk(family: 4 | 6, visit: LeafVisitor): void {
     const { ipVersion, nodeCount } = this.metadata;

@@ -1,0 +1,174 @@
+/**
+ * Differential test, MAC: the engine against a naive longest-prefix search over the `oui-data`
+ * registry (keys of 6, 7 and 9 hex digits) and against the IEEE 802 bit definitions of the first
+ * octet.
+ */
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEngine } from '../../../src/engine/node.js';
+import type { LookupEngine, MacAnswer } from '../../../src/engine/lookupEngine.js';
+import { Mismatches, modulePath, Random, seedOf } from './reference.js';
+
+const RANDOM_CASES = 100_000;
+const PARTIAL_CASES = 50_000;
+const SEED = seedOf(0x0c0ffee5);
+
+let engine: LookupEngine;
+let oui: Record<string, string>;
+let keys: string[];
+
+beforeAll(async () => {
+  engine = await loadEngine({ kinds: ['mac'] });
+  oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
+  keys = Object.keys(oui);
+});
+
+const TYPE_OF_LENGTH: Record<number, string> = { 6: 'MA-L', 7: 'MA-M', 9: 'MA-S' };
+
+/** The naive reference: the longest registered key among the first 9, 7, 6 digits the input gives. */
+function reference(hex: string): string | undefined {
+  for (const length of [9, 7, 6]) {
+    if (hex.length >= length && oui[hex.slice(0, length)] !== undefined) return hex.slice(0, length);
+  }
+  return undefined;
+}
+
+const companyOf = (key: string): string => oui[key].split('\n')[0].trim();
+
+/** The 12 hex digits of a MAC written in one of the usual notations. */
+function writeMac(hex: string, random: Random): string {
+  const pairs = hex.match(/../g)!;
+  switch (random.int(5)) {
+    case 0:
+      return pairs.join(':');
+    case 1:
+      return pairs.join('-').toLowerCase();
+    case 2:
+      return `${hex.slice(0, 4)}.${hex.slice(4, 8)}.${hex.slice(8)}`.toLowerCase();
+    case 3:
+      return hex.toLowerCase();
+    default:
+      return hex;
+  }
+}
+
+/** Locally administered unicast, by the second hex digit: x2, x6, xA, xE. */
+const RANDOMIZED_SECOND_DIGIT = new Set(['2', '6', 'A', 'E']);
+
+class Checker {
+  readonly vendor: Mismatches;
+  readonly bits: Mismatches;
+  cases = 0;
+  found = 0;
+  byType: Record<string, number> = { 'MA-L': 0, 'MA-M': 0, 'MA-S': 0 };
+
+  constructor(label: string) {
+    this.vendor = new Mismatches(`${label} vendor`);
+    this.bits = new Mismatches(`${label} bits`);
+  }
+
+  /** `hex`: the upper-case digits the input gives (6..12); `text`: the input as written. */
+  check(hex: string, text: string): MacAnswer {
+    const { vendor, bits } = this;
+    this.cases++;
+    const answer = engine.lookupMac(text);
+    const label = `${text} (${hex})`;
+    vendor.check(label, 'oui', answer.oui, hex.slice(0, 6).match(/../g)!.join(':'));
+    vendor.check(label, 'normalized', answer.normalized, hex.length === 12 ? hex.match(/../g)!.join(':') : null);
+
+    const first = parseInt(hex.slice(0, 2), 16);
+    bits.check(label, 'is_multicast', answer.is_multicast, (first & 0b01) !== 0);
+    bits.check(label, 'is_local', answer.is_local, (first & 0b10) !== 0);
+    bits.check(label, 'is_randomized', answer.is_randomized, RANDOMIZED_SECOND_DIGIT.has(hex[1]));
+
+    const key = reference(hex);
+    vendor.check(label, 'found', answer.found, key !== undefined);
+    if (key === undefined) {
+      vendor.check(label, 'vendor', answer.vendor, null);
+      vendor.check(label, 'block', answer.block, null);
+      return answer;
+    }
+    this.found++;
+    const type = TYPE_OF_LENGTH[key.length];
+    this.byType[type]++;
+    vendor.check(label, 'vendor.company', answer.vendor?.company, companyOf(key));
+    vendor.check(label, 'block.type', answer.block?.type, type);
+    vendor.check(label, 'block.start', answer.block?.start, key.padEnd(12, '0'));
+    vendor.check(label, 'block.end', answer.block?.end, key.padEnd(12, 'F'));
+    vendor.check(label, 'block.size', answer.block?.size, 16 ** (12 - key.length));
+    return answer;
+  }
+
+  report(): number {
+    console.log(`  found ${this.found} of ${this.cases} (by reference block type: ${JSON.stringify(this.byType)})`);
+    this.vendor.report(this.cases);
+    this.bits.report(this.cases);
+    return this.vendor.count + this.bits.count;
+  }
+}
+
+describe('MAC differential (oui-data)', () => {
+  it('every registered prefix: a MAC inside it, and the prefix itself', () => {
+    const started = Date.now();
+    const random = new Random(SEED);
+    const lengths: Record<number, number> = {};
+    for (const key of keys) lengths[key.length] = (lengths[key.length] ?? 0) + 1;
+    console.log(`[mac prefixes] seed ${SEED} (set DIFF_SEED to change); oui-data: ${keys.length} prefixes ${JSON.stringify(lengths)}`);
+    const inside = new Checker('mac prefixes: MAC inside');
+    const own = new Checker('mac prefixes: prefix form');
+    for (const key of keys) {
+      const hex = key + random.hex(12 - key.length);
+      inside.check(hex, writeMac(hex, random));
+      const answer = own.check(key, random.int(2) === 0 ? key : key.toLowerCase());
+      // The prefix form must name its own block (the reference above already says so; this makes
+      // the claim of the brief explicit: found, with the company of that very key).
+      own.vendor.check(key, 'own found', answer.found, true);
+      own.vendor.check(key, 'own company', answer.vendor?.company, companyOf(key));
+      own.vendor.check(key, 'own block.type', answer.block?.type, TYPE_OF_LENGTH[key.length]);
+    }
+    console.log(`[mac prefixes] ${keys.length} prefixes, ${inside.cases + own.cases} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    const failed = inside.report() + own.report();
+    expect(failed).toBe(0);
+  });
+
+  it(`${RANDOM_CASES} random MACs (half uniform, half under a registered prefix)`, () => {
+    const started = Date.now();
+    const seed = (SEED ^ 0x9e3779b9) >>> 0;
+    const random = new Random(seed);
+    console.log(`[mac random] seed ${seed}`);
+    const uniform = new Checker('mac random: uniform 48-bit');
+    const registered = new Checker('mac random: registered prefix');
+    for (let k = 0; k < RANDOM_CASES; k++) {
+      let hex: string;
+      let checker: Checker;
+      if (k % 2 === 0) {
+        hex = random.hex(12);
+        checker = uniform;
+      } else {
+        const key = random.pick(keys);
+        hex = key + random.hex(12 - key.length);
+        checker = registered;
+      }
+      checker.check(hex, writeMac(hex, random));
+    }
+    console.log(`[mac random] ${RANDOM_CASES} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    const failed = uniform.report() + registered.report();
+    expect(failed).toBe(0);
+  });
+
+  it(`${PARTIAL_CASES} partial inputs of 6 to 11 hex digits (only the digits given may match)`, () => {
+    const started = Date.now();
+    const seed = (SEED ^ 0x85ebca6b) >>> 0;
+    const random = new Random(seed);
+    console.log(`[mac partial] seed ${seed}`);
+    const checker = new Checker('mac partial');
+    for (let k = 0; k < PARTIAL_CASES; k++) {
+      const key = random.pick(keys);
+      const full = random.int(4) === 0 ? random.hex(12) : key + random.hex(12 - key.length);
+      const hex = full.slice(0, 6 + random.int(6));
+      checker.check(hex, random.int(2) === 0 ? hex : hex.toLowerCase());
+    }
+    console.log(`[mac partial] ${PARTIAL_CASES} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    expect(checker.report()).toBe(0);
+  });
+});
