@@ -38,7 +38,10 @@ export class LookupEngine {
   private readonly batchOutput32: Int32Array;
   private readonly batchFlags32: Uint32Array;
 
+  private readonly vmMatchers: VmMatcher[];
+
   private constructor(private readonly placed: PlacedTables) {
+    this.vmMatchers = placed.mac ? vmMatchers(placed.mac) : [];
     const buffer = placed.exports.memory.buffer;
     this.batchInput32 = new Uint32Array(buffer, placed.batchInput, BATCH_CAPACITY * 4);
     this.batchOutput32 = new Int32Array(buffer, placed.batchOutput, BATCH_CAPACITY);
@@ -95,6 +98,13 @@ export class LookupEngine {
   findIPv4Text(text: string): number {
     const address = parseIPv4(text);
     return address < 0 ? -1 : this.placed.exports.v4Find(address);
+  }
+
+  /** Block row of a MAC address or prefix in text (-1: no block), or -2 when the text is not one. */
+  findOuiText(text: string): number {
+    const parts = this.mac;
+    if (!parseMac(text, parts)) return -2;
+    return this.placed.exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
   }
 
   /** Range indexes of many IPv4 addresses in one WASM call per chunk of BATCH_CAPACITY. */
@@ -202,8 +212,9 @@ export class LookupEngine {
     if (table.family === 4) {
       return { start: formatIPv4(start[0]), end: formatIPv4(end[0]), size: end[0] - start[0] + 1, prefix: null };
     }
-    const cidr = cidrWithin(toBig(start), toBig(end), toBig(this.words));
-    return { start: formatIPv6(fromBig(cidr.start)), end: formatIPv6(fromBig(cidr.end)), size: null, prefix: cidr.prefix };
+    const prefix = cidrPrefixWithin(start, end, this.words);
+    maskWords(this.words, prefix, start, end);
+    return { start: formatIPv6(start), end: formatIPv6(end), size: null, prefix };
   }
 
   /** Answers a MAC address or OUI prefix in text. Throws ApiError invalid_mac. */
@@ -224,7 +235,7 @@ export class LookupEngine {
       found: row >= 0,
       block: null,
       vendor: null,
-      vm_platform: vmPlatformOf(table, parts),
+      vm_platform: vmPlatformOf(this.vmMatchers, parts),
     };
     if (row < 0) return answer;
     const block = table.block(row);
@@ -258,10 +269,29 @@ function networkAnswer(table: IpTable, networkRow: number): NetworkAnswer {
   return { asn: as.asn === 0 ? null : as.asn, organization: as.organization, domain: as.domain, connection_type: as.connection_type };
 }
 
-function vmPlatformOf(table: MacTable, parts: MacParts): string | null {
-  const hex = (parts.hi24.toString(16).padStart(6, '0') + parts.lo24.toString(16).padStart(6, '0')).toUpperCase();
-  for (const vm of table.vmPrefixes) {
-    if (vm.prefix.length <= parts.digits && hex.startsWith(vm.prefix)) return vm.platform;
+interface VmMatcher {
+  /** the prefix's hex digits as a number, left-aligned in 48 bits */
+  value: number;
+  /** 16 ** (hex digits not covered by the prefix) */
+  unit: number;
+  digits: number;
+  platform: string;
+}
+
+/** The VM prefixes as numbers, longest first (the table stores them so). */
+function vmMatchers(table: MacTable): VmMatcher[] {
+  return table.vmPrefixes.map((vm) => ({
+    value: parseInt(vm.prefix.padEnd(12, '0'), 16),
+    unit: 16 ** (12 - vm.prefix.length),
+    digits: vm.prefix.length,
+    platform: vm.platform,
+  }));
+}
+
+function vmPlatformOf(matchers: VmMatcher[], parts: MacParts): string | null {
+  const mac = parts.hi24 * 0x1000000 + parts.lo24;
+  for (const vm of matchers) {
+    if (vm.digits <= parts.digits && Math.floor(mac / vm.unit) * vm.unit === vm.value) return vm.platform;
   }
   return null;
 }
@@ -281,23 +311,40 @@ function decrement(words: Uint32Array, family: 4 | 6): void {
   }
 }
 
-function toBig(words: ArrayLike<number>): bigint {
-  return (BigInt(words[0] >>> 0) << 96n) | (BigInt(words[1] >>> 0) << 64n) | (BigInt(words[2] >>> 0) << 32n) | BigInt(words[3] >>> 0);
+/** Compares two 128-bit values given as four words, most significant first. */
+function compareWords(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
 }
 
-function fromBig(n: bigint): Uint32Array {
-  return Uint32Array.of(Number((n >> 96n) & 0xffffffffn), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
-}
-
-/** The largest CIDR block that contains `address` and lies within [start, end]. */
-export function cidrWithin(start: bigint, end: bigint, address: bigint): { start: bigint; end: bigint; prefix: number } {
-  for (let prefix = 0; prefix <= 128; prefix++) {
-    const size = 1n << BigInt(128 - prefix);
-    const first = (address / size) * size;
-    const last = first + size - 1n;
-    if (first >= start && last <= end) return { start: first, end: last, prefix };
+/** First and last address of the /prefix block holding `address`. */
+function maskWords(address: ArrayLike<number>, prefix: number, first: Uint32Array, last: Uint32Array): void {
+  for (let i = 0; i < 4; i++) {
+    const bits = Math.min(32, Math.max(0, prefix - 32 * i));
+    const mask = bits === 0 ? 0 : bits === 32 ? 0xffffffff : (0xffffffff << (32 - bits)) >>> 0;
+    first[i] = (address[i] & mask) >>> 0;
+    last[i] = (address[i] | ~mask) >>> 0;
   }
-  return { start: address, end: address, prefix: 128 };
+}
+
+const firstScratch = new Uint32Array(4);
+const lastScratch = new Uint32Array(4);
+
+/**
+ * The shortest prefix whose block around `address` lies within [start, end], i.e. the largest
+ * CIDR block of the network that holds the address. Blocks shrink as the prefix grows, so a
+ * binary search over 0..128 finds it.
+ */
+export function cidrPrefixWithin(start: ArrayLike<number>, end: ArrayLike<number>, address: ArrayLike<number>): number {
+  let low = 0;
+  let high = 128;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    maskWords(address, middle, firstScratch, lastScratch);
+    if (compareWords(firstScratch, start) >= 0 && compareWords(lastScratch, end) <= 0) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 export type { CountryFacts };

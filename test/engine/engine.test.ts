@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { LiveEngine } from '../../src/engine/liveEngine.js';
-import { LookupEngine } from '../../src/engine/lookupEngine.js';
+import fc from 'fast-check';
+import { cidrPrefixWithin, LookupEngine } from '../../src/engine/lookupEngine.js';
 import { defaultTablesDir, defaultWasmPath, loadEngine, packageRoot } from '../../src/engine/node.js';
 import { writeIpTable, NONE } from '../../src/tables/format/ipTable.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
@@ -60,6 +61,32 @@ describe('engine over tiny tables', () => {
     expect(engine.lookupMac('1C:87:74:2A:BC:DE').found).toBe(false);
     expect(engine.lookupMac('1C8774').found).toBe(false);
     expect(engine.lookupMac('52:54:00:12:34:56')).toMatchObject({ found: false, is_local: true, is_randomized: true, vm_platform: 'QEMU/KVM' });
+  });
+});
+
+describe('IPv6 block prefix', () => {
+  const words = (n: bigint) => Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+  /** reference: try every prefix from the shortest, with BigInt arithmetic */
+  const reference = (start: bigint, end: bigint, address: bigint) => {
+    for (let prefix = 0; prefix <= 128; prefix++) {
+      const size = 1n << BigInt(128 - prefix);
+      const first = (address / size) * size;
+      if (first >= start && first + size - 1n <= end) return prefix;
+    }
+    return 128;
+  };
+
+  it('is the largest CIDR block within the network that holds the address', () => {
+    const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
+    fc.assert(
+      fc.property(u128, u128, fc.bigInt({ min: 0n, max: 1n << 64n }), (a, b, offset) => {
+        const start = a < b ? a : b;
+        const end = a < b ? b : a;
+        const address = start + (offset % (end - start + 1n));
+        expect(cidrPrefixWithin(words(start), words(end), words(address))).toBe(reference(start, end, address));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -25,7 +25,7 @@ export const NONE = 0xffffffff;
 export const LOCATION_ROW_BYTES = 40;
 export const AS_ROW_BYTES = 16;
 export const NETWORK_ROW_BYTES = { 4: 16, 6: 40 } as const;
-export const INDEX_BITS = { 4: 16, 6: 20 } as const;
+export const INDEX_BITS = { 4: 20, 6: 20 } as const;
 
 /** SPEC 2.2 network.connection_type values; the table stores the position (0: unknown). */
 export const connectionTypes = [
