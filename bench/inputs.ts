@@ -29,6 +29,15 @@ export function prng(seed: number): () => number {
   return next;
 }
 
+/**
+ * The same text as a flat sequential one-byte string, as a server gets it from a request buffer.
+ * Template literals and `+=` build cons strings, which every parser would first have to flatten
+ * (≈ 10 ns per IPv4 parse here); all contenders get the flat copies.
+ */
+export function flat(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}
+
 export interface IPv4Inputs {
   numbers: Uint32Array;
   texts: string[];
@@ -46,7 +55,7 @@ export function ipv4Inputs(count: number, seed: number): IPv4Inputs {
     seen.add(address);
     numbers[n++] = address;
   }
-  return { numbers, texts: Array.from(numbers, formatIPv4) };
+  return { numbers, texts: Array.from(numbers, (n) => flat(formatIPv4(n))) };
 }
 
 export interface IPv6Inputs {
@@ -85,7 +94,7 @@ export function ipv6Inputs(count: number, seed: number, csvFile: string, accept:
     const r128 = (BigInt(random()) << 96n) | (BigInt(random()) << 64n) | (BigInt(random()) << 32n) | BigInt(random());
     const address = start + (r128 % span);
     for (let i = 0; i < 4; i++) w[i] = Number((address >> BigInt(96 - 32 * i)) & MASK32);
-    const text = formatIPv6(w);
+    const text = flat(formatIPv6(w));
     if (seen.has(text) || reservedIPv6(w) || !accept(text)) continue;
     seen.add(text);
     words.set(w, texts.length * 4);
@@ -112,7 +121,7 @@ export function macInputs(count: number, seed: number, prefixes: string[]): stri
     seen.add(hex);
     const pairs = hex.match(/../g)!;
     const form = out.length % 4;
-    out.push(form < 2 ? pairs.join(':') : form === 2 ? pairs.join('-').toLowerCase() : hex.toLowerCase());
+    out.push(flat(form < 2 ? pairs.join(':') : form === 2 ? pairs.join('-').toLowerCase() : hex.toLowerCase()));
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVers
 import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
-import type { IpAnswer, IpBlock, LocationAnswer, MacAnswer, NetworkAnswer } from './answers.js';
+import type { IpAnswer, IpBlock, LocationAnswer, MacAnswer, MacVendor, NetworkAnswer } from './answers.js';
 
 export type { IpAnswer, MacAnswer } from './answers.js';
 
@@ -238,21 +238,43 @@ export class LookupEngine {
       vm_platform: vmPlatformOf(this.vmMatchers, parts),
     };
     if (row < 0) return answer;
-    const block = table.block(row);
-    const company = table.company(block.company);
-    const size = 2 ** (48 - blockBits[block.type]);
-    const first = block.hi24 * 0x1000000 + block.lo24;
-    answer.block = { type: block.type === 'IAB' ? 'MA-S' : block.type, registry: block.type, start: hex12(first), end: hex12(first + size - 1), size };
-    answer.vendor = {
-      company: company.name ?? '',
-      address: company.address,
-      country_code: company.country_code,
-      country: company.country_code ? table.countries.get(company.country_code)?.name ?? null : null,
-      short_name: company.short_name,
-      website: company.website,
-      total_ouis: company.total_ouis,
-    };
+    answer.block = this.blockAnswer(table, row);
+    answer.vendor = this.vendorAnswer(table, table.block(row).company);
     return answer;
+  }
+
+  private readonly blockAnswers: (MacAnswer['block'] | undefined)[] = [];
+  private readonly vendorAnswers: (MacVendor | undefined)[] = [];
+
+  /** Block answers depend only on the row: built once, shared (frozen). */
+  private blockAnswer(table: MacTable, row: number): MacAnswer['block'] {
+    let cached = this.blockAnswers[row];
+    if (cached === undefined) {
+      const block = table.block(row);
+      const size = 2 ** (48 - blockBits[block.type]);
+      const first = block.hi24 * 0x1000000 + block.lo24;
+      cached = Object.freeze({ type: block.type === 'IAB' ? 'MA-S' : block.type, registry: block.type, start: hex12(first), end: hex12(first + size - 1), size });
+      this.blockAnswers[row] = cached;
+    }
+    return cached;
+  }
+
+  private vendorAnswer(table: MacTable, companyRow: number): MacVendor {
+    let cached = this.vendorAnswers[companyRow];
+    if (cached === undefined) {
+      const company = table.company(companyRow);
+      cached = Object.freeze({
+        company: company.name ?? '',
+        address: company.address,
+        country_code: company.country_code,
+        country: company.country_code ? table.countries.get(company.country_code)?.name ?? null : null,
+        short_name: company.short_name,
+        website: company.website,
+        total_ouis: company.total_ouis,
+      });
+      this.vendorAnswers[companyRow] = cached;
+    }
+    return cached;
   }
 }
 
