@@ -18,6 +18,14 @@ export const errorTable = {
   method_not_allowed: { status: 405, message: 'Method not allowed on this endpoint.' },
   rate_limited: { status: 429, message: 'Per-second rate limit exceeded.' },
   quota_exceeded: { status: 429, message: 'Quota used up until the next reset.' },
+  // Not in SPEC 7, which has no row for malformed request bodies; ours, in the same envelope.
+  invalid_body: { status: 400, message: 'The request body is not valid JSON or form data.' },
+  body_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Send the body as application/json or application/x-www-form-urlencoded.' },
+  invalid_input: { status: 400, message: 'The request is not valid.' },
+  key_limit: { status: 409, message: "The plan's number of keys is reached." },
+  admin_unauthorized: { status: 401, message: 'The admin token is missing or wrong.' },
+  internal_error: { status: 500, message: 'Internal error.' },
 } as const;
 
 export type ErrorCode = keyof typeof errorTable;
@@ -25,11 +33,14 @@ export type ErrorCode = keyof typeof errorTable;
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** response headers that belong to this refusal (Retry-After, X-Quota-Reset, Allow) */
+  readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message?: string) {
+  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
     super(message ?? errorTable[code].message);
     this.name = 'ApiError';
     this.code = code;
     this.status = errorTable[code].status;
+    this.headers = headers;
   }
 }

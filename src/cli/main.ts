@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { runBuildTables } from './buildTablesCommand.js';
 import { runLookup } from './lookupCommand.js';
+import { runServe } from './serveCommand.js';
 
 const program = new Command();
 program.name('netlookup').description('Self-hostable IP, blacklist and MAC lookup: tables, offline lookups and the API server.');
@@ -23,6 +24,13 @@ program
   .action(async (inputs: string[], flags) => {
     process.exitCode = await runLookup(inputs, flags);
   });
+
+program
+  .command('serve')
+  .description('run the HTTP API (PORT, HOST, NETLOOKUP_DATA_DIR, NETLOOKUP_TABLES, NETLOOKUP_PLANS, NETLOOKUP_ADMIN_TOKEN, NETLOOKUP_TRUST_PROXY)')
+  .option('--port <port>', 'port (default: $PORT or 8080)')
+  .option('--host <host>', 'address to listen on (default: $HOST or 127.0.0.1)')
+  .action((flags) => runServe(flags));
 
 program.parseAsync(process.argv).catch((error: Error) => {
   process.stderr.write(`netlookup: ${error.message}\n`);

@@ -1,0 +1,145 @@
+/**
+ * The admin API (ARCHITECTURE "Administration"), mounted only when NETLOOKUP_ADMIN_TOKEN is set,
+ * authenticated by `Authorization: Bearer <token>` compared in constant time.
+ */
+import Router from '@koa/router';
+import bodyParser from 'koa-bodyparser';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.js';
+import { planCodes, type PlanCode } from '../plans/plans.js';
+import { KeyLimitError, type AccountPatch, type KeyPatch } from '../store/store.js';
+import { StoreInputError } from '../store/keyWebsites.js';
+import { sendJson } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+function requireToken(token: string) {
+  const expected = digest(token);
+  return async (ctx: Context, next: Next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    if (!match || !timingSafeEqual(digest(match[1]), expected)) throw new ApiError('admin_unauthorized');
+    await next();
+  };
+}
+
+function body(ctx: Context): Record<string, unknown> {
+  const value = (ctx.request as { body?: unknown }).body;
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError('invalid_input', 'The body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
+
+function invalid(message: string): never {
+  throw new ApiError('invalid_input', message);
+}
+
+function planOf(value: unknown): PlanCode {
+  if (typeof value !== 'string' || !planCodes.includes(value as PlanCode)) invalid(`plan must be one of ${planCodes.join(', ')}`);
+  return value as PlanCode;
+}
+
+function dateOrNull(value: unknown, name: string): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) invalid(`${name} must be an ISO 8601 date or null`);
+  return new Date(value as string).toISOString();
+}
+
+function websitesOf(value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) invalid('websites must be an array of host names');
+  return value as string[];
+}
+
+function nameOf(value: unknown): string {
+  if (typeof value !== 'string' || value.trim().length === 0 || value.length > 100) invalid('name must be a non-empty string of at most 100 characters');
+  return (value as string).trim();
+}
+
+/** Store errors about input (bad website syntax) become invalid_input; the rest stay what they are. */
+async function storeCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof KeyLimitError) throw new ApiError('key_limit', `The plan allows ${error.maxKeys} keys.`);
+    if (error instanceof StoreInputError) invalid(error.message);
+    throw error;
+  }
+}
+
+export function adminRouter(deps: ServiceDeps, token: string): Router {
+  const router = new Router({ prefix: '/admin' });
+  // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
+  const guard = [requireToken(token), bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
+
+  router.post('/accounts', ...guard, async (ctx) => {
+    const input = body(ctx);
+    const created = await storeCall(() =>
+      deps.store.createAccount({
+        plan: planOf(input.plan ?? 'free'),
+        expires_at: input.expires_at === undefined ? null : dateOrNull(input.expires_at, 'expires_at'),
+        email: input.email === undefined || input.email === null ? null : String(input.email),
+      }),
+    );
+    deps.logger.info({ account: created.account.id, plan: created.account.plan }, 'account created');
+    sendJson(ctx, 201, created);
+  });
+
+  router.get('/accounts/:id', ...guard, async (ctx) => {
+    const account = await deps.store.getAccount(ctx.params.id);
+    if (!account) throw new ApiError('not_found', 'No such account.');
+    sendJson(ctx, 200, { account, keys: await deps.store.listKeys(account.id) });
+  });
+
+  router.patch('/accounts/:id', ...guard, async (ctx) => {
+    const input = body(ctx);
+    const patch: AccountPatch = {};
+    if ('plan' in input) patch.plan = planOf(input.plan);
+    if ('expires_at' in input) patch.expires_at = dateOrNull(input.expires_at, 'expires_at');
+    if ('suspended' in input) {
+      if (typeof input.suspended !== 'boolean') invalid('suspended must be true or false');
+      patch.suspended = input.suspended as boolean;
+    }
+    if ('email' in input) patch.email = input.email === null ? null : String(input.email);
+    const account = await storeCall(() => deps.store.updateAccount(ctx.params.id, patch));
+    if (!account) throw new ApiError('not_found', 'No such account.');
+    deps.logger.info({ account: account.id, changed: Object.keys(patch) }, 'account changed');
+    sendJson(ctx, 200, { account });
+  });
+
+  router.post('/accounts/:id/keys', ...guard, async (ctx) => {
+    const input = body(ctx);
+    const account = await deps.store.getAccount(ctx.params.id);
+    if (!account) throw new ApiError('not_found', 'No such account.');
+    const key = await storeCall(() =>
+      deps.store.createKey(account.id, { name: nameOf(input.name ?? 'key'), websites: input.websites === undefined ? [] : websitesOf(input.websites) }, deps.plans[account.plan].max_keys),
+    );
+    deps.logger.info({ account: account.id, key: key.id }, 'key created');
+    sendJson(ctx, 201, { key });
+  });
+
+  router.patch('/keys/:id', ...guard, async (ctx) => {
+    const input = body(ctx);
+    const patch: KeyPatch = {};
+    if ('name' in input) patch.name = nameOf(input.name);
+    if ('websites' in input) patch.websites = websitesOf(input.websites);
+    const key = await storeCall(() => deps.store.updateKey(ctx.params.id, patch));
+    if (!key) throw new ApiError('not_found', 'No such key.');
+    sendJson(ctx, 200, { key });
+  });
+
+  router.post('/keys/:id/roll', ...guard, async (ctx) => {
+    const key = await deps.store.rollKey(ctx.params.id);
+    if (!key) throw new ApiError('not_found', 'No such key.');
+    deps.logger.info({ key: key.id }, 'key rolled');
+    sendJson(ctx, 200, { key });
+  });
+
+  router.delete('/keys/:id', ...guard, async (ctx) => {
+    if (!(await deps.store.deleteKey(ctx.params.id))) throw new ApiError('not_found', 'No such key.');
+    deps.logger.info({ key: ctx.params.id }, 'key deleted');
+    sendJson(ctx, 200, { success: true, deleted: ctx.params.id });
+  });
+
+  return router;
+}

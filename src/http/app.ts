@@ -1,0 +1,68 @@
+/**
+ * The Koa application. Order of the middleware, outermost first: CORS header on every response →
+ * timing and metrics → error rendering → preflight → operations → admin → v1 → 404.
+ */
+import cors from '@koa/cors';
+import Koa, { type Context, type Next } from 'koa';
+import { ApiError } from '../errors.js';
+import { adminRouter } from './adminRoutes.js';
+import { redactedUrl } from './logger.js';
+import { operationsRouter } from './operationsRoutes.js';
+import { renderErrors } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+import { v1Router } from './v1Routes.js';
+
+export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Retry-After'];
+
+function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS.join(', '));
+  return next();
+}
+
+function measure(deps: ServiceDeps) {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const endpoint = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      deps.metrics.requests.inc({ endpoint, status: String(ctx.status) });
+      deps.metrics.latency.observe({ endpoint }, seconds);
+      if (deps.logger.isLevelEnabled('debug')) {
+        deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
+      }
+    }
+  };
+}
+
+export function createApp(deps: ServiceDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(everyResponseAllowsAnyOrigin);
+  app.use(measure(deps));
+  app.use(renderErrors(deps.logger));
+  app.use(
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
+      exposeHeaders: EXPOSED_HEADERS,
+      maxAge: 86400,
+    }),
+  );
+  const methodNotAllowed = { throw: true, methodNotAllowed: () => new ApiError('method_not_allowed'), notImplemented: () => new ApiError('method_not_allowed') };
+  const operations = operationsRouter(deps);
+  app.use(operations.routes()).use(operations.allowedMethods(methodNotAllowed));
+  if (deps.config.adminToken) {
+    const admin = adminRouter(deps, deps.config.adminToken);
+    app.use(admin.routes()).use(admin.allowedMethods(methodNotAllowed));
+  }
+  const v1 = v1Router(deps);
+  app.use(v1.routes()).use(v1.allowedMethods(methodNotAllowed));
+  app.use(() => {
+    throw new ApiError('not_found');
+  });
+  return app;
+}

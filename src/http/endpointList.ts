@@ -1,0 +1,29 @@
+/** GET /v1: the endpoint list (SPEC 1.4) with the data credits that must travel with the data. */
+import type { ServiceDeps } from './serviceDeps.js';
+
+export const endpoints = [
+  { method: 'GET', path: '/v1/ip/{ip}', plan: 'all', counted_as: '1 IP lookup', description: 'location, time zone, network (and on paid plans security, abuse, country facts) of an IPv4 or IPv6 address' },
+  { method: 'GET', path: '/v1/ip', plan: 'all', counted_as: '1 IP lookup', description: 'the same for the address the request comes from' },
+  { method: 'POST', path: '/v1/ip/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many IP lookups: {"ips": [...]}, a JSON array, or the form field ips=a,b,c' },
+  { method: 'GET', path: '/v1/blacklist/{ip}', plan: 'all', counted_as: '1 blacklist check', description: "whether the address is listed in the service's own blacklist" },
+  { method: 'POST', path: '/v1/blacklist/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many blacklist checks, same body forms as /v1/ip/batch' },
+  { method: 'GET', path: '/v1/mac/{mac}', plan: 'all', counted_as: '1 MAC lookup', description: 'vendor of a MAC address or OUI prefix (most specific of MA-S, MA-M, MA-L)' },
+  { method: 'GET', path: '/v1/mac/search?q=', plan: 'paid', counted_as: '1 MAC lookup', description: 'MAC blocks of companies whose name contains q (alias: vendor), up to 100' },
+  { method: 'GET', path: '/v1/usage', plan: 'all', counted_as: 'not counted', description: 'plan, limits and usage of the account of the key' },
+  { method: 'GET', path: '/v1', plan: 'all', counted_as: 'not counted', description: 'this list' },
+] as const;
+
+export function endpointList(deps: ServiceDeps) {
+  const credits = new Map<string, string>();
+  for (const table of deps.engine.engine.tables()) {
+    for (const source of table.meta.sources) if (source.attribution) credits.set(source.name, source.attribution);
+  }
+  return {
+    success: true,
+    version: 1,
+    endpoints,
+    authentication: 'X-API-Key header, Authorization: Bearer <key>, or ?key=<key> (checked in that order)',
+    parameters: { fields: 'comma-separated dot paths to keep', pretty: 'indented output', key: 'API key' },
+    credits: [...credits.values()],
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The metered part of a request, after the caller is known: per-second rate (429 rate_limited)
+ * → plan (402 plan_required) → input (400) → quota (429 quota_exceeded), as one store decision.
+ * Plan and input refusals are found before the store is asked, but reported only when the rate
+ * check passes, so that the order of ARCHITECTURE holds and no refusal touches the quota.
+ */
+import { ApiError } from '../errors.js';
+import type { Api } from '../plans/plans.js';
+import type { QuotaRule, QuotaState } from '../store/store.js';
+import type { Caller } from './caller.js';
+import type { ServiceDeps } from './serviceDeps.js';
+
+export interface MeteredRequest {
+  api: Api;
+  /** lookups used when the request succeeds */
+  cost: number;
+  /** a plan or input refusal already found for this request */
+  refusal?: ApiError;
+}
+
+export function quotaRule(caller: Caller, api: Api): QuotaRule {
+  const { quota } = caller.plan;
+  return quota.period === 'day'
+    ? { period: 'day', limit: quota.per_api[api], pooled: false }
+    : { period: 'month', limit: quota.pooled, pooled: true };
+}
+
+export async function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Promise<QuotaState> {
+  const decision = await deps.store.admit({
+    account_id: caller.account.id,
+    api: request.api,
+    cost: request.cost,
+    rate_limit_per_second: caller.plan.rate_limit_per_second,
+    quota: quotaRule(caller, request.api),
+    consume: request.refusal === undefined,
+    now: deps.now(),
+  });
+  switch (decision.outcome) {
+    case 'admitted':
+      return decision.quota;
+    case 'rate_limited':
+      deps.metrics.rejections.inc({ reason: 'rate_limited' });
+      throw new ApiError('rate_limited', undefined, { 'Retry-After': '1' });
+    case 'quota_exceeded':
+      deps.metrics.rejections.inc({ reason: 'quota_exceeded' });
+      throw new ApiError('quota_exceeded', undefined, { 'X-Quota-Reset': String(Math.floor(decision.quota.resets_at.getTime() / 1000)) });
+    case 'refused':
+      throw request.refusal ?? new ApiError('invalid_input');
+  }
+}

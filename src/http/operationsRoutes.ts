@@ -1,0 +1,25 @@
+/** Operations endpoints: GET /health (tables and store), GET /metrics (Prometheus), GET /openapi.json. */
+import Router from '@koa/router';
+import { sendJson } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+import { openApiDocument } from './openApi.js';
+
+export function operationsRouter(deps: ServiceDeps): Router {
+  const router = new Router();
+
+  router.get('/health', async (ctx) => {
+    const tables = deps.engine.engine.tables().map((t) => ({ kind: t.kind, checksum: t.checksum, built_at: t.built_at, source_date: t.source_date, bytes: t.bytes }));
+    const storeHealthy = await deps.store.healthy().catch(() => false);
+    const status = storeHealthy ? 'ok' : 'unavailable';
+    sendJson(ctx, storeHealthy ? 200 : 503, { success: storeHealthy, status, tables, store: { kind: deps.store.kind, healthy: storeHealthy } });
+  });
+
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+
+  router.get('/openapi.json', (ctx) => sendJson(ctx, 200, openApiDocument()));
+
+  return router;
+}

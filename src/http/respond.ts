@@ -1,0 +1,57 @@
+/**
+ * Rendering, in one place: every response body is JSON (SPEC 1.1), indented with `pretty`, and
+ * every refusal is the error envelope of SPEC 2.9 with its status and headers.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { ApiError, errorTable, type ErrorCode } from '../errors.js';
+import { StoreUnavailableError } from '../store/store.js';
+
+export function wantsPretty(query: Record<string, unknown>): boolean {
+  if (!('pretty' in query)) return false;
+  const value = Array.isArray(query.pretty) ? query.pretty[0] : query.pretty;
+  return value !== '0' && value !== 'false';
+}
+
+export function sendJson(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body, null, wantsPretty(ctx.query) ? 2 : undefined);
+}
+
+export function errorEnvelope(code: ErrorCode, message: string) {
+  return { success: false, error: { code, message } };
+}
+
+/** Maps anything thrown below to an ApiError: our own, body parser failures, store outages. */
+export function asApiError(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) return new ApiError('unavailable', 'The account store is temporarily unavailable; retry later.');
+  const status = (error as { status?: number; type?: string }).status;
+  const type = (error as { type?: string }).type;
+  if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');
+  if (status === 415) return new ApiError('unsupported_media_type');
+  if (status === 400 && (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported')) return new ApiError('invalid_body');
+  if (status === 400 && type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
+  return null;
+}
+
+/** Outermost middleware: renders refusals and unexpected failures in the envelope. */
+export function renderErrors(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      const api = asApiError(error);
+      if (api) {
+        for (const [name, value] of Object.entries(api.headers)) ctx.set(name, value);
+        sendJson(ctx, api.status, errorEnvelope(api.code, api.message));
+        ctx.state.errorCode = api.code;
+        return;
+      }
+      logger.error({ err: error, path: ctx.path }, 'request failed');
+      sendJson(ctx, 500, errorEnvelope('internal_error', errorTable.internal_error.message));
+      ctx.state.errorCode = 'internal_error';
+    }
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Starting and stopping the service: load the engine and the store, create the first account on
+ * an empty store (SPEC 5.2: its key is printed once, so a newcomer can call the API at once),
+ * listen, and on SIGTERM/SIGINT stop accepting, finish in-flight requests and flush the store.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LiveEngine } from '../engine/liveEngine.js';
+import { loadEngine } from '../engine/node.js';
+import { loadPlans } from '../plans/plans.js';
+import { SqliteStore } from '../store/sqliteStore.js';
+import type { Store } from '../store/store.js';
+import { createApp } from './app.js';
+import type { ServiceConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import type { ServiceDeps } from './serviceDeps.js';
+
+export interface RunningService {
+  deps: ServiceDeps;
+  server: http.Server;
+  url: string;
+  /** the secret of the account created on first start, when this start created one */
+  firstKey: { account: string; secret: string } | null;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  now?: () => Date;
+  store?: Store;
+}
+
+export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
+  const logger = createLogger(config.logLevel);
+  const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
+  const engine = new LiveEngine(await loadTables(), loadTables);
+  const store = options.store ?? (await SqliteStore.open(config.dataDir));
+  const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
+  let firstKey: RunningService['firstKey'] = null;
+  if ((await store.countAccounts()) === 0) {
+    const created = await store.createAccount({ plan: 'free' });
+    firstKey = { account: created.account.id, secret: created.key.secret };
+  }
+  const app = createApp(deps);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, store: store.kind, tables: engine.engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'listening');
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await store.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { deps, server, url, firstKey, stop };
+}

@@ -1,0 +1,18 @@
+/** What the HTTP layer needs from the rest of the service, passed in (tests inject their own). */
+import type { Logger } from 'pino';
+import type { LiveEngine } from '../engine/liveEngine.js';
+import type { PlanTable } from '../plans/plans.js';
+import type { Store } from '../store/store.js';
+import type { ServiceConfig } from './config.js';
+import type { ServiceMetrics } from './metrics.js';
+
+export interface ServiceDeps {
+  engine: LiveEngine;
+  store: Store;
+  plans: PlanTable;
+  config: ServiceConfig;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  /** the clock of quotas, rate windows and time zones (tests move it) */
+  now: () => Date;
+}

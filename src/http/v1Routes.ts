@@ -1,0 +1,222 @@
+/**
+ * The v1 endpoints (SPEC 4). Each handler: identify the caller, find plan and input refusals,
+ * admit (rate → plan → input → quota), look up, shape the record, add meta and quota headers.
+ */
+import Router from '@koa/router';
+import bodyParser from 'koa-bodyparser';
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.js';
+import { parseIPv4, parseIPv6, ipv4MappedOf, formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
+import type { IpAnswer } from '../engine/answers.js';
+import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
+import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
+import { macRecord } from '../records/macRecord.js';
+import { metaRecord, quotaHeaders } from '../records/metaRecord.js';
+import { usageRecord } from '../records/usageRecord.js';
+import type { Api } from '../plans/plans.js';
+import type { QuotaState } from '../store/store.js';
+import { identifyCaller, type Caller } from './caller.js';
+import { clientAddress } from './clientAddress.js';
+import { admit } from './metering.js';
+import { sendJson } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+import { searchVendors } from './vendorSearch.js';
+import { endpointList } from './endpointList.js';
+
+const words = new Uint32Array(4);
+
+/** The canonical text of an IP address (IPv4-mapped IPv6 as its IPv4), or null when not one. */
+export function canonicalIp(text: string): string | null {
+  const v4 = parseIPv4(text);
+  if (v4 >= 0) return formatIPv4(v4);
+  if (!parseIPv6(text, words)) return null;
+  const mapped = ipv4MappedOf(words);
+  return mapped >= 0 ? formatIPv4(mapped) : formatIPv6(words);
+}
+
+function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: Record<string, unknown>): void {
+  const level = caller.plan.field_level;
+  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+  const filter = fieldsOf(ctx);
+  sendJson(ctx, 200, { ...applyFields(record, filter), meta: metaRecord(caller.plan.code, level, quota) });
+}
+
+function fieldsOf(ctx: Context): FieldsFilter | null {
+  const value = ctx.query.fields;
+  return parseFields(Array.isArray(value) ? value.join(',') : value);
+}
+
+function firstQueryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
+  const caller = await identifyCaller(ctx, deps);
+  const ip = canonicalIp(text);
+  const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
+  const answer = deps.engine.engine.lookupIp(ip!);
+  respondMetered(ctx, caller, quota, ipRecordOf(deps, answer, caller.plan.field_level) as unknown as Record<string, unknown>);
+}
+
+function ipRecordOf(deps: ServiceDeps, answer: IpAnswer, level: FieldLevel) {
+  return ipRecord(answer, level, deps.now());
+}
+
+async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
+  const caller = await identifyCaller(ctx, deps);
+  const ip = canonicalIp(text);
+  const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
+  respondMetered(ctx, caller, quota, await blacklistRecordOf(deps, ip!, caller.plan.field_level));
+}
+
+/** SPEC 2.4. Reports arrive with the blacklist issue; until an address has some it is not listed. */
+async function blacklistRecordOf(deps: ServiceDeps, ip: string, level: FieldLevel): Promise<Record<string, unknown>> {
+  void deps;
+  void level;
+  return { success: true, ip, listed: false };
+}
+
+/** The entries of a batch body: {ips: [...]}, [...], or the form field ips="a,b,c". */
+function batchEntries(ctx: Context): unknown[] | null {
+  if (ctx.method === 'GET') {
+    const ips = firstQueryValue(ctx, 'ips');
+    return ips === undefined ? null : ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  }
+  const body = (ctx.request as { body?: unknown }).body;
+  if (Array.isArray(body)) return body;
+  if (body && typeof body === 'object') {
+    const ips = (body as Record<string, unknown>).ips;
+    if (Array.isArray(ips)) return ips;
+    if (typeof ips === 'string') return ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (ips !== undefined) throw new ApiError('invalid_body', 'ips must be an array of strings or a comma-separated string.');
+  }
+  return [];
+}
+
+interface BatchItem {
+  text: string;
+  ip: string | null;
+}
+
+/** Unique entries in order of first appearance; addresses are unique by canonical form. */
+function uniqueItems(entries: unknown[]): BatchItem[] {
+  const seen = new Set<string>();
+  const items: BatchItem[] = [];
+  for (const entry of entries) {
+    const text = typeof entry === 'string' ? entry.trim() : JSON.stringify(entry) ?? String(entry);
+    const ip = typeof entry === 'string' ? canonicalIp(text) : null;
+    const key = ip ?? `\u0000${text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push({ text, ip });
+  }
+  return items;
+}
+
+function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) {
+  return async (ctx: Context) => {
+    const caller = await identifyCaller(ctx, deps);
+    const entries = batchEntries(ctx);
+    if (entries === null) throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
+    const items = uniqueItems(entries);
+    const valid = items.filter((i) => i.ip !== null).length;
+    let refusal: ApiError | undefined;
+    if (caller.plan.max_batch === 0) refusal = new ApiError('plan_required', 'Batch lookups need a paid plan.');
+    else if (items.length === 0) refusal = new ApiError('empty_batch');
+    else if (items.length > caller.plan.max_batch) refusal = new ApiError('batch_too_large', `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`);
+    const quota = await admit(deps, caller, { api, cost: valid, refusal });
+    const filter = fieldsOf(ctx);
+    const level = caller.plan.field_level;
+    const results: unknown[] = [];
+    for (const item of items) {
+      if (item.ip === null) {
+        results.push({ success: false, ip: item.text, error: { code: 'invalid_ip', message: new ApiError('invalid_ip').message } });
+        continue;
+      }
+      const record =
+        api === 'ip'
+          ? (ipRecordOf(deps, deps.engine.engine.lookupIp(item.ip), level) as unknown as Record<string, unknown>)
+          : await blacklistRecordOf(deps, item.ip, level);
+      results.push(applyFields(record, filter));
+    }
+    for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+    sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(caller.plan.code, level, quota) });
+  };
+}
+
+/** Bodies are read only on batch routes: JSON or form, up to the configured limit. */
+function batchBody(deps: ServiceDeps) {
+  const parse = bodyParser({
+    enableTypes: ['json', 'form'],
+    jsonLimit: `${deps.config.bodyLimitBytes}b`,
+    formLimit: `${deps.config.bodyLimitBytes}b`,
+    strict: true,
+    onerror: (error) => {
+      throw error;
+    },
+  });
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'POST') return next();
+    const length = Number(ctx.get('content-length') || 0);
+    const chunked = ctx.get('transfer-encoding') !== '';
+    if ((length > 0 || chunked) && !ctx.is('json', 'urlencoded')) throw new ApiError('unsupported_media_type');
+    if (length > deps.config.bodyLimitBytes) throw new ApiError('body_too_large');
+    return parse(ctx, next);
+  };
+}
+
+export function v1Router(deps: ServiceDeps): Router {
+  const router = new Router({ prefix: '/v1', strict: false });
+
+  router.get('/', async (ctx) => {
+    await identifyCaller(ctx, deps);
+    sendJson(ctx, 200, endpointList(deps));
+  });
+
+  router.get('/usage', async (ctx) => {
+    const caller = await identifyCaller(ctx, deps);
+    const counts = await deps.store.usage(caller.account.id, deps.now());
+    sendJson(ctx, 200, applyFields(usageRecord(caller.plan, caller.account.expires_at, counts), fieldsOf(ctx)));
+  });
+
+  router.get('/ip/batch', batchHandler('ip', deps));
+  router.post('/ip/batch', batchBody(deps), batchHandler('ip', deps));
+  router.get('/ip', async (ctx) => {
+    const peer = ctx.req.socket.remoteAddress ?? '';
+    await lookupIp(ctx, deps, clientAddress(peer, ctx.headers['x-forwarded-for'], deps.config.trustProxy));
+  });
+  router.get('/ip/:ip', (ctx) => lookupIp(ctx, deps, ctx.params.ip));
+
+  router.get('/blacklist/batch', batchHandler('blacklist', deps));
+  router.post('/blacklist/batch', batchBody(deps), batchHandler('blacklist', deps));
+  router.get('/blacklist/:ip', (ctx) => checkBlacklist(ctx, deps, ctx.params.ip));
+
+  router.get('/mac/search', async (ctx) => {
+    const caller = await identifyCaller(ctx, deps);
+    const query = (firstQueryValue(ctx, 'q') ?? firstQueryValue(ctx, 'vendor') ?? '').trim();
+    let refusal: ApiError | undefined;
+    if (caller.plan.code === 'free') refusal = new ApiError('plan_required', 'MAC search needs a paid plan.');
+    else if (query.length < 2) refusal = new ApiError('invalid_query');
+    const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
+    const results = searchVendors(deps.engine.engine, query);
+    for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+    sendJson(ctx, 200, { success: true, query, count: results.length, results, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
+  });
+
+  router.get('/mac/:mac', async (ctx) => {
+    const caller = await identifyCaller(ctx, deps);
+    let answer = null;
+    let refusal: ApiError | undefined;
+    try {
+      answer = deps.engine.engine.lookupMac(ctx.params.mac);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refusal = error;
+    }
+    const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
+    respondMetered(ctx, caller, quota, macRecord(answer!, caller.plan.field_level) as unknown as Record<string, unknown>);
+  });
+
+  return router;
+}

@@ -1,0 +1,480 @@
+/**
+ * SPEC 2.2 / 2.3 IP records from the engine's plain answers (src/engine/answers.ts). Pure: no
+ * HTTP, no Koa; the caller appends `meta` (src/records/metaRecord.ts) and applies `fields`.
+ *
+ * Three shapes, by answer status:
+ * - found: the SPEC 2.2 record of the field level. Every key of the level is present, null where
+ *   unknown (SPEC 1.5). The only omitted keys are location.address and location.address_type,
+ *   which SPEC 2.2 makes "present only when known": we have no source for them, so they never appear.
+ * - reserved: the SPEC 2.3 record, the same on every plan (it has no plan column).
+ * - not_found: `{ success: true, ip, version, found: false, message }`. SPEC 2.3 fixes only found
+ *   and message ("fields beyond found and message: not shown"); ours adds the envelope keys every
+ *   response carries (success, ip, version) and nothing else: no location/network objects full
+ *   of nulls that would look like an answer. The same on every plan.
+ *
+ * Where our data comes from, field by field (ARCHITECTURE "Packed tables": unknown is null, and
+ * optional feeds that are not loaded leave their fields false/null, honestly):
+ * - location.*: the city table row; continent, country name and is_eu from the table's country
+ *   facts (answer.country). latitude/longitude are rounded to 4 decimals (about 11 m): the sources
+ *   store 32-bit floats (37.422 arrives as 37.422000885009766) and city-level positions carry an
+ *   accuracy radius of kilometres anyway. is_eu is null when the country is unknown.
+ * - timezone.id: the zone the builder derived from the coordinates; null without one, and then
+ *   utc_offset/is_dst/current_time are null too. utc_offset/is_dst/current_time are computed for
+ *   `now` from the IANA zone with Intl (see zoneTime below). A zone the runtime's ICU does not know
+ *   keeps its id and gets null for the three computed fields.
+ * - network.isp, network.organization, network.asn_name: the AS organisation of the ASN source
+ *   (in that source it is the registered AS name; we have no separate ISP or org registry).
+ * - network.domain, network.org_domain: the curated domain of the AS (data/curated).
+ * - network.holding, holding_domain, usage, hostname, speed_mbps: null, no source. (hostname would
+ *   need a PTR query per request, which this pure, synchronous layer does not make.)
+ * - network.range: the engine's block: {start, end, size} for IPv4, {start, end, prefix} for IPv6.
+ * - network.rpki: null for IPv6 (SPEC). For IPv4 null as well unless the caller passes an RPKI
+ *   state from a loaded ROA feed (feeds.rpki). Without a feed, "not_found" would claim that no ROA
+ *   covers the route, which we do not know, so null (unknown) is the honest value.
+ * - country_info: from the country facts; null as a whole when the country is unknown (SPEC lists
+ *   it as one object-typed field).
+ * - security: is_vpn/vpn_provider/is_proxy/is_tor from feeds.security (default false/null: no VPN,
+ *   proxy or Tor feed is loaded); is_threat/threat_* from feeds.threat, which the blacklist fills
+ *   (default false/null/0/0/null); is_hosting = connection_type is hosting, or a VPN range (SPEC:
+ *   "datacenter or VPN range"). A VPN range also reports connection_type hosting (SPEC 2.2).
+ * - abuse.email: null, no abuse-contact source is loaded.
+ */
+import type { IpAnswer, IpBlock } from '../engine/answers.js';
+import type { IpVersion } from '../engine/ipAddress.js';
+import type { ReservedType } from '../engine/reservedRange.js';
+import type { ConnectionType } from '../tables/format/ipTable.js';
+
+export type FieldLevel = 'basic' | 'full';
+
+/** VPN / proxy / Tor facts of an address, from optional feeds. */
+export interface SecurityFacts {
+  is_vpn: boolean;
+  vpn_provider: string | null;
+  is_proxy: boolean;
+  is_tor: boolean;
+}
+
+/** Blacklist facts of an address (SPEC 2.2 security.is_threat...), filled by the blacklist. */
+export interface ThreatFacts {
+  is_threat: boolean;
+  threat_type: string | null;
+  /** 0 to 100 */
+  threat_confidence: number;
+  threat_reports: number;
+  /** time of the last report (the blacklist's format), null when never reported */
+  threat_last_seen: string | null;
+}
+
+export type RpkiState = 'valid' | 'invalid' | 'unrouted' | 'not_found';
+
+/** Facts from sources beyond the engine's tables; every part optional. */
+export interface IpRecordFeeds {
+  security?: SecurityFacts | null;
+  threat?: ThreatFacts | null;
+  /** RPKI state of the IPv4 route, when a ROA feed is loaded (ignored for IPv6) */
+  rpki?: RpkiState | null;
+}
+
+export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({ is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: false });
+export const NO_THREAT_FACTS: Readonly<ThreatFacts> = Object.freeze({
+  is_threat: false,
+  threat_type: null,
+  threat_confidence: 0,
+  threat_reports: 0,
+  threat_last_seen: null,
+});
+
+export interface LocationRecord {
+  continent: string | null;
+  continent_code: string | null;
+  country: string | null;
+  country_code: string | null;
+  region: string | null;
+  city: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius_km: number | null;
+  is_eu: boolean | null;
+  /** full level, present only when known (never: no source) */
+  address?: string;
+  /** full level, present only when known (never: no source) */
+  address_type?: 'datacenter' | 'office';
+}
+
+export interface TimezoneBasic {
+  id: string | null;
+}
+
+export interface TimezoneFull extends TimezoneBasic {
+  /** +HH:MM / -HH:MM */
+  utc_offset: string | null;
+  is_dst: boolean | null;
+  /** local time, ISO 8601 with offset: 2026-11-22T14:05:09+01:00 */
+  current_time: string | null;
+}
+
+export interface NetworkBasic {
+  asn: number | null;
+  isp: string | null;
+  organization: string | null;
+  domain: string | null;
+  connection_type: ConnectionType | null;
+}
+
+export interface Ipv4Range {
+  start: string;
+  end: string;
+  size: number;
+}
+
+export interface Ipv6Range {
+  start: string;
+  end: string;
+  prefix: number;
+}
+
+export interface NetworkFull extends NetworkBasic {
+  asn_name: string | null;
+  org_domain: string | null;
+  holding: string | null;
+  holding_domain: string | null;
+  usage: string | null;
+  hostname: string | null;
+  range: Ipv4Range | Ipv6Range | null;
+  rpki: RpkiState | null;
+  speed_mbps: { download: number; upload: number } | null;
+}
+
+export interface CountryInfoRecord {
+  calling_code: string | null;
+  tld: string | null;
+  currency: { code: string | null; symbol: string | null };
+  languages: string[];
+}
+
+export interface SecurityRecord {
+  is_vpn: boolean;
+  vpn_provider: string | null;
+  is_proxy: boolean;
+  is_tor: boolean;
+  is_hosting: boolean;
+  is_threat: boolean;
+  threat_type: string | null;
+  threat_confidence: number;
+  threat_reports: number;
+  threat_last_seen: string | null;
+}
+
+export interface IpRecordBasic {
+  success: true;
+  ip: string;
+  version: IpVersion;
+  location: LocationRecord;
+  timezone: TimezoneBasic;
+  network: NetworkBasic;
+}
+
+export interface IpRecordFull {
+  success: true;
+  ip: string;
+  version: IpVersion;
+  location: LocationRecord;
+  timezone: TimezoneFull;
+  network: NetworkFull;
+  country_info: CountryInfoRecord | null;
+  security: SecurityRecord;
+  abuse: { email: string | null };
+}
+
+export interface ReservedIpRecord {
+  success: true;
+  ip: string;
+  version: IpVersion;
+  reserved: true;
+  reserved_type: ReservedType;
+  description: string;
+  security: { is_private: boolean; is_cgnat: boolean };
+}
+
+/** Our design (SPEC 2.3 shows only found and message): envelope keys, found = false, message. */
+export interface NotFoundIpRecord {
+  success: true;
+  ip: string;
+  version: IpVersion;
+  found: false;
+  message: string;
+}
+
+export type IpRecord = IpRecordBasic | IpRecordFull | ReservedIpRecord | NotFoundIpRecord;
+
+export const NOT_FOUND_MESSAGE = 'No data for this address: it is public, but none of the service databases locates it.';
+
+export function ipRecord(answer: IpAnswer, level: 'basic', now: Date, feeds?: IpRecordFeeds): IpRecordBasic | ReservedIpRecord | NotFoundIpRecord;
+export function ipRecord(answer: IpAnswer, level: 'full', now: Date, feeds?: IpRecordFeeds): IpRecordFull | ReservedIpRecord | NotFoundIpRecord;
+export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): IpRecord;
+export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): IpRecord {
+  if (answer.status === 'reserved') return reservedRecord(answer);
+  if (answer.status === 'not_found') return { success: true, ip: answer.ip, version: answer.version, found: false, message: NOT_FOUND_MESSAGE };
+
+  const loc = answer.location;
+  const country = answer.country;
+  const net = answer.network;
+  const security = feeds?.security ?? NO_SECURITY_FACTS;
+  const connectionType: ConnectionType | null = security.is_vpn ? 'hosting' : net?.connection_type ?? null;
+  const location: LocationRecord = {
+    continent: country?.continent ?? null,
+    continent_code: country?.continent_code ?? null,
+    country: country?.name ?? null,
+    country_code: loc?.country_code ?? null,
+    region: loc?.region ?? null,
+    city: loc?.city ?? null,
+    postal_code: loc?.postal_code ?? null,
+    latitude: round4(loc?.latitude ?? null),
+    longitude: round4(loc?.longitude ?? null),
+    accuracy_radius_km: loc?.accuracy_radius_km ?? null,
+    is_eu: country ? country.is_eu : null,
+  };
+  const zone = loc?.timezone ?? null;
+  const organization = net?.organization ?? null;
+  const domain = net?.domain ?? null;
+
+  if (level === 'basic') {
+    return {
+      success: true,
+      ip: answer.ip,
+      version: answer.version,
+      location,
+      timezone: { id: zone },
+      network: { asn: net?.asn ?? null, isp: organization, organization, domain, connection_type: connectionType },
+    };
+  }
+
+  const threat = feeds?.threat ?? NO_THREAT_FACTS;
+  const ms = now.getTime();
+  const clock = zone === null ? null : tickedClock(zone, ms);
+  return {
+    success: true,
+    ip: answer.ip,
+    version: answer.version,
+    location,
+    timezone: {
+      id: zone,
+      utc_offset: clock ? clock.offsetText : null,
+      is_dst: clock ? clock.isDst : null,
+      current_time: clock ? clock.prefix + TWO_DIGITS[Math.floor((ms - clock.minute * 60000) / 1000)] + clock.offsetText : null,
+    },
+    network: {
+      asn: net?.asn ?? null,
+      isp: organization,
+      organization,
+      domain,
+      connection_type: connectionType,
+      asn_name: organization,
+      org_domain: domain,
+      holding: null,
+      holding_domain: null,
+      usage: null,
+      hostname: null,
+      range: rangeOf(answer.block, answer.version),
+      rpki: answer.version === 4 ? feeds?.rpki ?? null : null,
+      speed_mbps: null,
+    },
+    country_info: country
+      ? {
+          calling_code: country.calling_code,
+          tld: country.tld,
+          currency: { code: country.currency.code, symbol: country.currency.symbol },
+          languages: country.languages.slice(),
+        }
+      : null,
+    security: {
+      is_vpn: security.is_vpn,
+      vpn_provider: security.vpn_provider,
+      is_proxy: security.is_proxy,
+      is_tor: security.is_tor,
+      is_hosting: connectionType === 'hosting',
+      is_threat: threat.is_threat,
+      threat_type: threat.threat_type,
+      threat_confidence: threat.threat_confidence,
+      threat_reports: threat.threat_reports,
+      threat_last_seen: threat.threat_last_seen,
+    },
+    abuse: { email: null },
+  };
+}
+
+/**
+ * SPEC 2.3. is_private: RFC 1918 space and IPv6 unique local addresses (reserved_type private);
+ * is_cgnat: RFC 6598 shared address space (reserved_type cgnat).
+ */
+function reservedRecord(answer: IpAnswer): ReservedIpRecord {
+  const reserved = answer.reserved;
+  if (!reserved) throw new Error(`reserved answer for ${answer.ip} without its range`);
+  return {
+    success: true,
+    ip: answer.ip,
+    version: answer.version,
+    reserved: true,
+    reserved_type: reserved.type,
+    description: reserved.description,
+    security: { is_private: reserved.type === 'private', is_cgnat: reserved.type === 'cgnat' },
+  };
+}
+
+function rangeOf(block: IpBlock | null, version: IpVersion): Ipv4Range | Ipv6Range | null {
+  if (!block) return null;
+  if (version === 4) return block.size === null ? null : { start: block.start, end: block.end, size: block.size };
+  return block.prefix === null ? null : { start: block.start, end: block.end, prefix: block.prefix };
+}
+
+function round4(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 10000) / 10000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time in an IANA zone, per request, cheaply.
+//
+// One Intl.DateTimeFormat per zone (constructing one costs ~50 µs; formatToParts ~4 µs). The
+// zone's offset is cached per zone per UTC minute: every transition of the present-day tz
+// database falls on a whole minute, so within one UTC minute the offset cannot change. With the
+// minute's offset we also cache the text of current_time up to the minute and the offset text, so
+// a hit costs a map lookup and one string concatenation. The standard offset of a zone (for
+// is_dst) is the smaller of its offsets on 1 January and 1 July of the (UTC) year, cached per
+// year. That handles both hemispheres and Europe/Dublin's "negative DST" (IST in summer counts as
+// DST, as people understand it); a zone that changes its standard offset within a year may be
+// misjudged on the days around the change.
+//
+// Offsets are rounded to whole minutes: the ISO 8601 "+HH:MM" form cannot carry the seconds of
+// historical local mean times, and current_time must agree with utc_offset.
+// ---------------------------------------------------------------------------------------------
+
+export interface ZoneTime {
+  /** +HH:MM / -HH:MM */
+  utc_offset: string;
+  is_dst: boolean;
+  /** ISO 8601 local time with offset, seconds precision */
+  current_time: string;
+  /** the offset in minutes east of UTC */
+  offset_minutes: number;
+}
+
+interface ZoneClock {
+  format: Intl.DateTimeFormat;
+  /** the UTC minute (ms / 60000) the cached values are for; NaN: none yet */
+  minute: number;
+  offsetMinutes: number;
+  offsetText: string;
+  isDst: boolean;
+  /** current_time up to and including "HH:MM:" */
+  prefix: string;
+  /** UTC year of the cached standard offset; NaN: none yet */
+  year: number;
+  standardMinutes: number;
+}
+
+/** null: the runtime's ICU does not know the zone */
+const clocks = new Map<string, ZoneClock | null>();
+
+const TWO_DIGITS: string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
+
+function clockOf(zone: string): ZoneClock | null {
+  let clock = clocks.get(zone);
+  if (clock !== undefined) return clock;
+  try {
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    clock = { format, minute: NaN, offsetMinutes: 0, offsetText: '', isDst: false, prefix: '', year: NaN, standardMinutes: 0 };
+  } catch {
+    clock = null;
+  }
+  clocks.set(zone, clock);
+  return clock;
+}
+
+/** The zone's offset from UTC at instant `ms`, in whole minutes. */
+function offsetMinutesAt(format: Intl.DateTimeFormat, ms: number): number {
+  let year = 0;
+  let month = 1;
+  let day = 1;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  for (const part of format.formatToParts(ms)) {
+    switch (part.type) {
+      case 'year': year = Number(part.value); break;
+      case 'month': month = Number(part.value); break;
+      case 'day': day = Number(part.value); break;
+      case 'hour': hour = Number(part.value); break;
+      case 'minute': minute = Number(part.value); break;
+      case 'second': second = Number(part.value); break;
+      default: break;
+    }
+  }
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  return Math.round((local - Math.floor(ms / 1000) * 1000) / 60000);
+}
+
+function offsetText(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const hours = Math.floor(abs / 60);
+  return `${sign}${hours < 10 ? '0' : ''}${hours}:${TWO_DIGITS[abs % 60]}`;
+}
+
+function pad4(n: number): string {
+  return n >= 0 && n < 10000 ? String(n).padStart(4, '0') : String(n);
+}
+
+/** Refreshes the clock's per-minute cache for the UTC minute of `ms`. */
+function refresh(clock: ZoneClock, minute: number, ms: number): void {
+  const offset = offsetMinutesAt(clock.format, ms);
+  const year = new Date(ms).getUTCFullYear();
+  if (year !== clock.year) {
+    const january = offsetMinutesAt(clock.format, Date.UTC(year, 0, 1));
+    const july = offsetMinutesAt(clock.format, Date.UTC(year, 6, 1));
+    clock.standardMinutes = Math.min(january, july);
+    clock.year = year;
+  }
+  const local = new Date(minute * 60000 + offset * 60000);
+  clock.minute = minute;
+  clock.offsetMinutes = offset;
+  clock.offsetText = offsetText(offset);
+  clock.isDst = offset > clock.standardMinutes;
+  clock.prefix =
+    `${pad4(local.getUTCFullYear())}-${TWO_DIGITS[local.getUTCMonth() + 1]}-${TWO_DIGITS[local.getUTCDate()]}` +
+    `T${TWO_DIGITS[local.getUTCHours()]}:${TWO_DIGITS[local.getUTCMinutes()]}:`;
+}
+
+/** The zone's clock with its cache brought to the UTC minute of `ms`; null for an unknown zone. */
+function tickedClock(zone: string, ms: number): ZoneClock | null {
+  const clock = clockOf(zone);
+  if (clock === null || !Number.isFinite(ms)) return null;
+  const minute = Math.floor(ms / 60000);
+  if (minute !== clock.minute) refresh(clock, minute, ms);
+  return clock;
+}
+
+/**
+ * Offset, DST flag and local time of an IANA zone at instant `ms` (Unix milliseconds), or null
+ * when the runtime does not know the zone. Cached per zone per UTC minute.
+ */
+export function zoneTime(zone: string, ms: number): ZoneTime | null {
+  const clock = tickedClock(zone, ms);
+  if (clock === null) return null;
+  const second = Math.floor((ms - clock.minute * 60000) / 1000);
+  return {
+    utc_offset: clock.offsetText,
+    is_dst: clock.isDst,
+    current_time: clock.prefix + TWO_DIGITS[second] + clock.offsetText,
+    offset_minutes: clock.offsetMinutes,
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * SPEC 2.5 MAC records and SPEC 2.6 search results from the engine's plain answers. Pure; the
+ * caller appends `meta` and applies `fields`.
+ *
+ * Every key of the level is present (SPEC 1.5). Our data, field by field:
+ * - vendor: null when no block is registered for the prefix (SPEC: "when false, vendor is null").
+ *   company, address and country code from oui-data (IEEE); country name from the table's
+ *   country facts; short_name and website from our curated list (null where we have none);
+ *   total_ouis counted by the builder. industry, founded, headquarters: null (no source).
+ * - block: the matched registry block, null when not found. IAB blocks (36-bit) show as MA-S,
+ *   the type SPEC 2.5 allows.
+ * - device: type and interface null (no source); vm_platform from our curated list of
+ *   virtualisation prefixes, which may match even when no vendor is registered (Docker's
+ *   02:42:xx is locally administered); is_virtual_machine = vm_platform is known.
+ * - registry_updated: oui-data carries no record dates, so null unless the caller knows one
+ *   (YYYY/MM/DD).
+ */
+import type { MacAnswer } from '../engine/answers.js';
+import { formatOui } from '../engine/macAddress.js';
+import type { BlockType } from '../tables/format/macTable.js';
+import type { FieldLevel } from './ipRecord.js';
+
+export type MacBlockType = Exclude<BlockType, 'IAB'>;
+
+export interface MacVendorBasic {
+  company: string;
+  country_code: string | null;
+}
+
+export interface MacVendorFull extends MacVendorBasic {
+  short_name: string | null;
+  website: string | null;
+  country: string | null;
+  address: string | null;
+  industry: string | null;
+  founded: string | number | null;
+  headquarters: string | null;
+  total_ouis: number;
+}
+
+export interface MacRecordBasic {
+  success: true;
+  mac: string;
+  found: boolean;
+  oui: string;
+  normalized: string | null;
+  is_multicast: boolean;
+  is_local: boolean;
+  is_randomized: boolean;
+  vendor: MacVendorBasic | null;
+}
+
+export interface MacRecordFull {
+  success: true;
+  mac: string;
+  found: boolean;
+  oui: string;
+  normalized: string | null;
+  is_multicast: boolean;
+  is_local: boolean;
+  is_randomized: boolean;
+  vendor: MacVendorFull | null;
+  block: { type: MacBlockType; start: string; end: string; size: number } | null;
+  device: { type: string | null; interface: string | null; is_virtual_machine: boolean; vm_platform: string | null };
+  registry_updated: string | null;
+}
+
+export type MacRecord = MacRecordBasic | MacRecordFull;
+
+export function macRecord(answer: MacAnswer, level: 'basic', registryUpdated?: string | null): MacRecordBasic;
+export function macRecord(answer: MacAnswer, level: 'full', registryUpdated?: string | null): MacRecordFull;
+export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated?: string | null): MacRecord;
+export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated: string | null = null): MacRecord {
+  const v = answer.found ? answer.vendor : null;
+  if (level === 'basic') {
+    return {
+      success: true,
+      mac: answer.mac,
+      found: answer.found,
+      oui: answer.oui,
+      normalized: answer.normalized,
+      is_multicast: answer.is_multicast,
+      is_local: answer.is_local,
+      is_randomized: answer.is_randomized,
+      vendor: v ? { company: v.company, country_code: v.country_code } : null,
+    };
+  }
+  const b = answer.found ? answer.block : null;
+  return {
+    success: true,
+    mac: answer.mac,
+    found: answer.found,
+    oui: answer.oui,
+    normalized: answer.normalized,
+    is_multicast: answer.is_multicast,
+    is_local: answer.is_local,
+    is_randomized: answer.is_randomized,
+    vendor: v
+      ? {
+          company: v.company,
+          country_code: v.country_code,
+          short_name: v.short_name,
+          website: v.website,
+          country: v.country,
+          address: v.address,
+          industry: null,
+          founded: null,
+          headquarters: null,
+          total_ouis: v.total_ouis,
+        }
+      : null,
+    block: b ? { type: b.type, start: b.start, end: b.end, size: b.size } : null,
+    device: { type: null, interface: null, is_virtual_machine: answer.vm_platform !== null, vm_platform: answer.vm_platform },
+    registry_updated: registryUpdated ?? null,
+  };
+}
+
+/** One SPEC 2.6 search result. */
+export interface MacSearchResult {
+  oui: string;
+  company: string;
+  country_code: string | null;
+  block_type: MacBlockType;
+}
+
+/**
+ * Shapes one search hit from a table block row (MacTable.block) and its company row
+ * (MacTable.company): oui = the block's first three bytes, IAB shown as MA-S.
+ */
+export function macSearchResult(
+  block: { hi24: number; type: BlockType },
+  company: { name: string | null; country_code: string | null },
+): MacSearchResult {
+  return {
+    oui: formatOui(block.hi24),
+    company: company.name ?? '',
+    country_code: company.country_code,
+    block_type: block.type === 'IAB' ? 'MA-S' : block.type,
+  };
+}

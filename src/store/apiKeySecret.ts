@@ -1,0 +1,35 @@
+/**
+ * Key secrets and ids (ARCHITECTURE "Keys, plans, quotas"): a secret is `nlk_` + 40 lowercase hex,
+ * shown once and stored only as its SHA-256 hash; hashes are compared in constant time.
+ */
+import crypto from 'node:crypto';
+
+export const SECRET_PREFIX = 'nlk_';
+const secretPattern = /^nlk_[0-9a-f]{40}$/;
+
+/** A new key secret: 160 random bits. */
+export function newSecret(): string {
+  return SECRET_PREFIX + crypto.randomBytes(20).toString('hex');
+}
+
+/** The exact key format; anything else is refused before any lookup. */
+export function isWellFormedSecret(text: unknown): text is string {
+  return typeof text === 'string' && secretPattern.test(text);
+}
+
+/** The stored form of a secret. A plain hash is enough: the secret has 160 random bits. */
+export function hashSecret(secret: string): Buffer {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** Constant-time equality of two hashes (a length mismatch is not secret: all hashes are 32 bytes). */
+export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+export type IdPrefix = 'acc' | 'key';
+
+/** A short random id (64 bits) such as `acc_5f0c2a9e81d4b730`: not a counter, so not guessable. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${crypto.randomBytes(8).toString('hex')}`;
+}

@@ -1,0 +1,91 @@
+/**
+ * Schema of the embedded store, as an ordered list of migrations. `PRAGMA user_version` holds the
+ * version a file has reached; each migration runs in its own transaction together with the version
+ * bump, so a failed migration leaves the file at the previous version, never half-changed.
+ * Append new migrations; never edit one that has shipped.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts and API keys (hash only, never the secret)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE accounts (
+          id TEXT PRIMARY KEY,
+          plan TEXT NOT NULL,
+          expires_at TEXT,
+          suspended INTEGER NOT NULL DEFAULT 0,
+          email TEXT,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE api_keys (
+          id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id),
+          name TEXT NOT NULL,
+          websites TEXT NOT NULL DEFAULT '[]',
+          hash BLOB NOT NULL,
+          created_at TEXT NOT NULL,
+          rolled_at TEXT
+        );
+        CREATE UNIQUE INDEX api_keys_hash ON api_keys(hash);
+        CREATE INDEX api_keys_account ON api_keys(account_id);
+      `);
+    },
+  },
+  {
+    version: 2,
+    description: 'usage counters per account, UTC day and api (ip, blacklist, mac, rejected)',
+    up(db) {
+      // No foreign key to accounts: a counter flush must never fail on a row it cannot fix.
+      db.exec(`
+        CREATE TABLE usage (
+          account_id TEXT NOT NULL,
+          day TEXT NOT NULL,
+          api TEXT NOT NULL CHECK (api IN ('ip', 'blacklist', 'mac', 'rejected')),
+          count INTEGER NOT NULL,
+          PRIMARY KEY (account_id, day, api)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+export const latestVersion = migrations[migrations.length - 1].version;
+
+export class SchemaVersionError extends Error {
+  constructor(found: number, known: number) {
+    super(`the database has schema version ${found}, newer than this program knows (${known}); upgrade netlookup`);
+    this.name = 'SchemaVersionError';
+  }
+}
+
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Brings the file to the last version of `list` (or `target`); returns the versions before and after. */
+export function migrate(
+  db: Database.Database,
+  list: readonly Migration[] = migrations,
+  target: number = list[list.length - 1].version,
+): { from: number; to: number } {
+  const from = schemaVersion(db);
+  const known = list[list.length - 1].version;
+  if (from > known) throw new SchemaVersionError(from, known);
+  for (const m of list) {
+    if (m.version <= from || m.version > target) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return { from, to: schemaVersion(db) };
+}

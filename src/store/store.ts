@@ -1,0 +1,145 @@
+/**
+ * The one Store interface (ARCHITECTURE "Stores"): accounts, hashed keys, plans and expiry,
+ * the per-second rate window, quotas and usage counters. Two implementations pass one
+ * conformance suite (test/store/conformance.ts): SQLite (embedded default) and Redis (shared).
+ * Every method is async so that both fit; the embedded one answers from memory where it can.
+ */
+import type { Api, PlanCode } from '../plans/plans.js';
+
+export interface Account {
+  id: string;
+  plan: PlanCode;
+  /** ISO 8601, null: no expiry (and always null on free) */
+  expires_at: string | null;
+  suspended: boolean;
+  email: string | null;
+  created_at: string;
+}
+
+/** A key as the store shows it: never its secret, never its hash. */
+export interface ApiKey {
+  id: string;
+  account_id: string;
+  name: string;
+  /** allowed hosts: exact (example.com) or wildcard (*.example.com); empty: any origin */
+  websites: string[];
+  created_at: string;
+  rolled_at: string | null;
+}
+
+/** A key with its secret, returned only when the secret is created (account, new key, roll). */
+export interface KeyWithSecret extends ApiKey {
+  secret: string;
+}
+
+export interface NewAccount {
+  plan: PlanCode;
+  expires_at?: string | null;
+  email?: string | null;
+}
+
+export interface AccountPatch {
+  plan?: PlanCode;
+  expires_at?: string | null;
+  suspended?: boolean;
+  email?: string | null;
+}
+
+export interface KeyPatch {
+  name?: string;
+  websites?: string[];
+}
+
+export type QuotaPeriod = 'day' | 'month';
+
+/** The quota that applies to one request: its period and the limit of that period. */
+export interface QuotaRule {
+  period: QuotaPeriod;
+  limit: number;
+  /** day quotas are per API; month quotas are pooled across APIs */
+  pooled: boolean;
+}
+
+export interface QuotaState {
+  limit: number;
+  used: number;
+  remaining: number;
+  period: QuotaPeriod;
+  /** the next reset: 00:00 UTC of the next day (day) or of the first of next month (month) */
+  resets_at: Date;
+}
+
+export interface AdmitRequest {
+  account_id: string;
+  api: Api;
+  /** lookups this request uses when it succeeds (1, or N for a batch of N unique addresses) */
+  cost: number;
+  rate_limit_per_second: number;
+  quota: QuotaRule;
+  /**
+   * false when the request is already refused by a check that comes after the rate check (plan,
+   * input): it then takes its place in the rate window and counts as rejected, never against
+   * the quota.
+   */
+  consume: boolean;
+  now: Date;
+}
+
+export type AdmitOutcome = 'admitted' | 'rate_limited' | 'quota_exceeded' | 'refused';
+
+export interface AdmitDecision {
+  outcome: AdmitOutcome;
+  /** the quota after this request (used includes it when admitted) */
+  quota: QuotaState;
+}
+
+export interface UsageCounts {
+  today: Record<Api | 'rejected', number>;
+  /** lookups used in the current month, all APIs pooled */
+  month_used: number;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'redis';
+  /** true while the store can answer and record */
+  healthy(): Promise<boolean>;
+  /** writes buffered counters and releases the store */
+  close(): Promise<void>;
+
+  createAccount(input: NewAccount): Promise<{ account: Account; key: KeyWithSecret }>;
+  getAccount(id: string): Promise<Account | null>;
+  updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;
+  countAccounts(): Promise<number>;
+
+  listKeys(accountId: string): Promise<ApiKey[]>;
+  getKey(id: string): Promise<ApiKey | null>;
+  /** refuses (KeyLimitError) when the account already has `maxKeys` keys */
+  createKey(accountId: string, input: { name: string; websites?: string[] }, maxKeys: number): Promise<KeyWithSecret>;
+  updateKey(id: string, patch: KeyPatch): Promise<ApiKey | null>;
+  /** a new secret for the same key; the old secret stops working at once */
+  rollKey(id: string): Promise<KeyWithSecret | null>;
+  deleteKey(id: string): Promise<boolean>;
+  /** the key and account of a presented secret (hashed, compared in constant time), or null */
+  authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null>;
+
+  /** the rate window, then the quota, as one decision; counts the request as used or rejected */
+  admit(request: AdmitRequest): Promise<AdmitDecision>;
+  /** counts a request of a known account refused before metering (origin, suspension) */
+  countRejected(accountId: string, now: Date): Promise<void>;
+  usage(accountId: string, now: Date): Promise<UsageCounts>;
+}
+
+export class KeyLimitError extends Error {
+  constructor(readonly maxKeys: number) {
+    super(`the plan allows ${maxKeys} key${maxKeys === 1 ? '' : 's'}`);
+    this.name = 'KeyLimitError';
+  }
+}
+
+/** Thrown when the store cannot answer (database gone, Redis down for a write that must not be lost). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}

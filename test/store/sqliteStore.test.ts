@@ -1,0 +1,338 @@
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hashSecret, isWellFormedSecret, newId, newSecret, sameHash } from '../../src/store/apiKeySecret.js';
+import { dayKey, monthKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
+import { SlidingRateWindow } from '../../src/store/rateWindow.js';
+import { latestVersion, migrate, migrations, schemaVersion, type Migration } from '../../src/store/sqliteMigrations.js';
+import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
+import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
+import { storeConformance } from './conformance.js';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const storeModule = pathToFileURL(path.join(projectRoot, 'src/store/sqliteStore.ts')).href;
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const conformanceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-conformance-'));
+storeConformance(
+  'sqlite',
+  async () => SqliteStore.open(path.join(conformanceDir, 'data')),
+  async () => fs.rmSync(conformanceDir, { recursive: true, force: true }),
+);
+
+const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  account_id: accountId,
+  api: 'ip',
+  cost: 1,
+  rate_limit_per_second: 1000,
+  quota: { period: 'month', limit: 1000, pooled: true },
+  consume: true,
+  now,
+  ...over,
+});
+
+/** All bytes SQLite keeps for the store: the file and its WAL. */
+function databaseBytes(dir: string): Buffer {
+  return Buffer.concat(
+    fs.readdirSync(dir).filter((f) => f.startsWith(DATABASE_FILE)).map((f) => fs.readFileSync(path.join(dir, f))),
+  );
+}
+
+describe('sqlite store: migrations', () => {
+  it('creates a new file at the latest schema version, in WAL mode', async () => {
+    const dir = path.join(tempDir(), 'nested', 'data');
+    const store = SqliteStore.open(dir);
+    await store.close();
+    const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    expect(schemaVersion(db)).toBe(latestVersion);
+    expect(latestVersion).toBe(migrations.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(['accounts', 'api_keys', 'usage']);
+    db.close();
+  });
+
+  it('migrates a file of an older version, keeping its accounts and keys', async () => {
+    const dir = tempDir();
+    const secret = newSecret();
+    const old = new Database(path.join(dir, DATABASE_FILE));
+    expect(migrate(old, migrations, 1)).toEqual({ from: 0, to: 1 });
+    old.prepare("INSERT INTO accounts (id, plan, suspended, created_at) VALUES ('acc_old', 'free', 0, '2030-01-01T00:00:00.000Z')").run();
+    old
+      .prepare("INSERT INTO api_keys (id, account_id, name, hash, created_at) VALUES ('key_old', 'acc_old', 'default', ?, '2030-01-01T00:00:00.000Z')")
+      .run(hashSecret(secret));
+    old.close();
+
+    const store = SqliteStore.open(dir);
+    const found = await store.authenticate(secret);
+    expect(found?.account).toMatchObject({ id: 'acc_old', plan: 'free', suspended: false, expires_at: null });
+    expect(found?.key).toMatchObject({ id: 'key_old', websites: [] });
+    expect((await store.admit(request('acc_old', new Date('2031-01-01T00:00:00Z')))).outcome).toBe('admitted');
+    await store.close();
+    const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    expect(schemaVersion(db)).toBe(latestVersion);
+    expect(db.prepare('SELECT count FROM usage').pluck().get()).toBe(1);
+    db.close();
+  });
+
+  it('applies each migration in a transaction: a failing one leaves the previous version', () => {
+    const db = new Database(path.join(tempDir(), DATABASE_FILE));
+    const failing: Migration = {
+      version: 2,
+      description: 'fails half way',
+      up(d) {
+        d.exec('CREATE TABLE half_done (x)');
+        throw new Error('boom');
+      },
+    };
+    expect(() => migrate(db, [migrations[0], failing])).toThrow('boom');
+    expect(schemaVersion(db)).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it('refuses a file from a newer version of the program', () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, DATABASE_FILE));
+    db.pragma(`user_version = ${latestVersion + 1}`);
+    db.close();
+    expect(() => SqliteStore.open(dir)).toThrow(StoreUnavailableError);
+    expect(() => SqliteStore.open(dir)).toThrow(/newer/);
+  });
+});
+
+describe('sqlite store: durability', () => {
+  it('reopening keeps accounts, keys and counters', async () => {
+    const dir = tempDir();
+    const now = new Date('2031-02-10T10:00:00.000Z');
+    let store = SqliteStore.open(dir);
+    const { account, key } = await store.createAccount({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z' });
+    const extra = await store.createKey(account.id, { name: 'web', websites: ['*.Example.com'] }, 3);
+    const rolled = await store.rollKey(key.id);
+    await store.updateAccount(account.id, { suspended: true });
+    await store.admit(request(account.id, now, { cost: 3 }));
+    await store.admit(request(account.id, new Date('2031-02-09T10:00:00.000Z'), { api: 'mac', cost: 2 }));
+    await store.admit(request(account.id, now, { consume: false }));
+    const usage = await store.usage(account.id, now);
+    expect(usage).toEqual({ today: { ip: 3, blacklist: 0, mac: 0, rejected: 1 }, month_used: 5 });
+    const keys = await store.listKeys(account.id);
+    await store.close();
+
+    store = SqliteStore.open(dir);
+    expect(await store.countAccounts()).toBe(1);
+    expect(await store.getAccount(account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z', suspended: true });
+    expect(await store.listKeys(account.id)).toEqual(keys);
+    expect(await store.authenticate(key.secret)).toBeNull();
+    expect((await store.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    expect((await store.authenticate(extra.secret))?.key.websites).toEqual(['*.example.com']);
+    expect(await store.usage(account.id, now)).toEqual(usage);
+    const next = await store.admit(request(account.id, now));
+    expect(next.quota).toMatchObject({ used: 6, remaining: 994 });
+    await store.close();
+  });
+
+  it('flushes counters on its interval, adding to what SQLite holds', async () => {
+    const dir = tempDir();
+    const now = new Date('2031-03-03T03:00:00.000Z');
+    const store = SqliteStore.open(dir, { flushIntervalMs: 40 });
+    const { account } = await store.createAccount({ plan: 'free' });
+    const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    const stored = () =>
+      Object.fromEntries(reader.prepare<[string], { api: string; count: number }>('SELECT api, count FROM usage WHERE account_id = ?').all(account.id).map((r) => [r.api, r.count]));
+    await store.admit(request(account.id, now, { cost: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ ip: 2 });
+    await store.admit(request(account.id, now, { api: 'blacklist' }));
+    await store.countRejected(account.id, now);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ ip: 2, blacklist: 1, rejected: 1 });
+    await store.close();
+    reader.close();
+  });
+
+  it('an acknowledged account and key change survives kill -9', async () => {
+    const dir = tempDir();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
+        const { SqliteStore } = await import(process.env.STORE_MODULE);
+        const store = SqliteStore.open(process.env.STORE_DIR);
+        const { account, key } = await store.createAccount({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
+        const extra = await store.createKey(account.id, { name: 'second', websites: ['example.com'] }, 5);
+        const rolled = await store.rollKey(key.id);
+        process.stdout.write(JSON.stringify({ id: account.id, old: key.secret, rolled: rolled.secret, extra: extra.secret }) + '\\n');
+        setInterval(() => {}, 60_000);
+        `,
+      ],
+      { cwd: projectRoot, env: { ...process.env, STORE_MODULE: storeModule, STORE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+      child.on('exit', () => reject(new Error(`child exited before answering: ${stderr}`)));
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    const printed = JSON.parse(line) as { id: string; old: string; rolled: string; extra: string };
+    const store = SqliteStore.open(dir);
+    expect(await store.getAccount(printed.id)).toMatchObject({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
+    expect((await store.authenticate(printed.rolled))?.account.id).toBe(printed.id);
+    expect((await store.authenticate(printed.extra))?.key).toMatchObject({ name: 'second', websites: ['example.com'] });
+    expect(await store.authenticate(printed.old)).toBeNull();
+    await store.close();
+  });
+
+  it('a key rolled or an account changed by another process (the CLI) takes effect at once', async () => {
+    const dir = tempDir();
+    const server = SqliteStore.open(dir);
+    const { account, key } = await server.createAccount({ plan: 'free' });
+    expect(await server.authenticate(key.secret)).not.toBeNull();
+    const cli = SqliteStore.open(dir);
+    const rolled = await cli.rollKey(key.id);
+    await cli.updateAccount(account.id, { suspended: true });
+    expect(await server.authenticate(key.secret)).toBeNull();
+    expect((await server.authenticate(rolled!.secret))?.account.suspended).toBe(true);
+    await cli.deleteKey(key.id);
+    expect(await server.authenticate(rolled!.secret)).toBeNull();
+    await cli.close();
+    await server.close();
+  });
+
+  it('keeps only the hash of a secret: the secret text is nowhere in the file', async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir);
+    const { account, key } = await store.createAccount({ plan: 'starter' });
+    const extra = await store.createKey(account.id, { name: 'k' }, 3);
+    const rolled = await store.rollKey(extra.id);
+    const whileOpen = databaseBytes(dir);
+    await store.close();
+    for (const bytes of [whileOpen, databaseBytes(dir)]) {
+      for (const secret of [key.secret, extra.secret, rolled!.secret]) {
+        expect(bytes.includes(secret.slice(4))).toBe(false);
+        expect(bytes.includes(Buffer.from(secret.slice(4), 'hex'))).toBe(false);
+      }
+    }
+    // the check reads the right bytes: the live hashes are there
+    expect(databaseBytes(dir).includes(hashSecret(rolled!.secret))).toBe(true);
+    expect(databaseBytes(dir).includes(hashSecret(key.secret))).toBe(true);
+  });
+});
+
+describe('sqlite store: failures surface as StoreUnavailableError', () => {
+  it('after close: every call refuses, a malformed secret is refused without the database', async () => {
+    const store = SqliteStore.open(tempDir());
+    const { account, key } = await store.createAccount({ plan: 'free' });
+    await store.close();
+    await store.close();
+    expect(await store.healthy()).toBe(false);
+    const now = new Date('2031-01-01T00:00:00Z');
+    await expect(store.createAccount({ plan: 'free' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.getAccount(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.authenticate(key.secret)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.admit(request(account.id, now))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.usage(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.countRejected(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.authenticate('not-a-key')).toBeNull();
+  });
+
+  it('a broken database: SQLite errors become StoreUnavailableError, and a failed flush keeps its counts', async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir, { flushIntervalMs: 60_000 });
+    const { account } = await store.createAccount({ plan: 'free' });
+    const now = new Date('2031-04-04T04:00:00Z');
+    await store.admit(request(account.id, now));
+    const other = new Database(path.join(dir, DATABASE_FILE));
+    other.exec('ALTER TABLE usage RENAME TO usage_away; DROP TABLE api_keys');
+    await expect(store.listKeys(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.createKey(account.id, { name: 'x' }, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(() => store.flush()).toThrow(StoreUnavailableError);
+    expect(await store.healthy()).toBe(false);
+    // counts stay in memory and are written once the table is back
+    await store.admit(request(account.id, now));
+    other.exec('ALTER TABLE usage_away RENAME TO usage');
+    store.flush();
+    expect(await store.healthy()).toBe(true);
+    expect(other.prepare('SELECT count FROM usage WHERE account_id = ?').pluck().get(account.id)).toBe(2);
+    await store.close();
+    other.close();
+  });
+
+  it('a file that is not a database cannot be opened', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, DATABASE_FILE), Buffer.alloc(8192, 7));
+    expect(() => SqliteStore.open(dir)).toThrow(StoreUnavailableError);
+  });
+});
+
+describe('store helpers', () => {
+  it('secrets, hashes and ids', () => {
+    const secret = newSecret();
+    expect(secret).toMatch(/^nlk_[0-9a-f]{40}$/);
+    expect(isWellFormedSecret(secret)).toBe(true);
+    expect(isWellFormedSecret(secret.toUpperCase())).toBe(false);
+    expect(isWellFormedSecret(42)).toBe(false);
+    const hash = hashSecret(secret);
+    expect(hash).toHaveLength(32);
+    expect(sameHash(hash, hashSecret(secret))).toBe(true);
+    expect(sameHash(hash, hashSecret(newSecret()))).toBe(false);
+    expect(sameHash(hash, hash.subarray(1))).toBe(false);
+    expect(newId('acc')).toMatch(/^acc_[0-9a-f]{16}$/);
+    expect(newId('key')).not.toBe(newId('key'));
+  });
+
+  it('UTC day and month keys and resets', () => {
+    const t = new Date('2031-12-31T23:59:59.999Z');
+    expect(dayKey(t)).toBe('2031-12-31');
+    expect(monthKey(t)).toBe('2031-12');
+    expect(nextDayReset(t)).toEqual(new Date('2032-01-01T00:00:00.000Z'));
+    expect(nextMonthReset(t)).toEqual(new Date('2032-01-01T00:00:00.000Z'));
+    const midnight = new Date('2032-03-01T00:00:00.000Z');
+    expect(dayKey(midnight)).toBe('2032-03-01');
+    expect(nextDayReset(midnight)).toEqual(new Date('2032-03-02T00:00:00.000Z'));
+    expect(nextMonthReset(new Date('2032-01-31T12:00:00Z'))).toEqual(new Date('2032-02-01T00:00:00.000Z'));
+    expect(() => dayKey(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
+  it('the rate window forgets accounts with nothing left in their window', () => {
+    const window = new SlidingRateWindow(1000);
+    for (let i = 0; i < 1000; i++) expect(window.tryAdmit(`acc_${i}`, 2, 10_000 + i)).toBe(true);
+    expect(window.accounts).toBe(1000);
+    window.tryAdmit('acc_late', 2, 12_000);
+    expect(window.accounts).toBe(1);
+  });
+
+  it('the rate window keeps the most recent instants when the limit changes', () => {
+    const window = new SlidingRateWindow(1000);
+    for (const t of [0, 100, 200, 300]) expect(window.tryAdmit('a', 5, t)).toBe(true);
+    expect(window.tryAdmit('a', 2, 400)).toBe(false);
+    expect(window.tryAdmit('a', 2, 1200)).toBe(true);
+    expect(window.tryAdmit('a', 2, 1250)).toBe(false);
+    expect(window.tryAdmit('a', 2, 1300)).toBe(true);
+  });
+});
