@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /** The netlookup command line. */
 import { Command } from 'commander';
+import { registerAccountCommand } from './accountCommand.js';
 import { runBuildTables } from './buildTablesCommand.js';
+import { registerKeyCommand } from './keyCommand.js';
 import { runLookup } from './lookupCommand.js';
 import { runServe } from './serveCommand.js';
 
@@ -31,6 +33,10 @@ program
   .option('--port <port>', 'port (default: $PORT or 8080)')
   .option('--host <host>', 'address to listen on (default: $HOST or 127.0.0.1)')
   .action((flags) => runServe(flags));
+
+// Administration on the server's store (ARCHITECTURE "Administration"): the admin API's operations.
+registerAccountCommand(program);
+registerKeyCommand(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {
   process.stderr.write(`netlookup: ${error.message}\n`);

@@ -1,0 +1,115 @@
+/**
+ * `netlookup key create|update|roll|delete|list`: the admin API's key operations on the server's
+ * store, with the same checks and JSON shapes:
+ *   create → {key}  (with its secret; the plan's max_keys applies, from NETLOOKUP_PLANS or the spec)
+ *   update → {key}
+ *   roll   → {key}  (with the new secret; the old one is refused at once, by a running server too)
+ *   delete → {success: true, deleted: id}
+ *   list   → {account_id, keys}  (never secrets)
+ */
+import type { Command } from 'commander';
+import type { KeyPatch } from '../store/store.js';
+import {
+  collect,
+  exclusive,
+  keysText,
+  keyText,
+  nameOf,
+  notFound,
+  runAdmin,
+  usageErrorsExitWith2,
+  withAdminOptions,
+  type AdminFlags,
+} from './storeAccess.js';
+
+interface CreateFlags extends AdminFlags {
+  name: string;
+  website?: string[];
+}
+
+interface UpdateFlags extends AdminFlags {
+  name?: string;
+  website?: string[];
+  /** false with --no-websites */
+  websites: boolean;
+}
+
+const websiteHelp = 'allowed website host, exact (example.com) or wildcard (*.example.com); repeat for more';
+
+export function registerKeyCommand(program: Command): Command {
+  const key = usageErrorsExitWith2(program.command('key').description('create, change, roll, delete and list API keys in the store (NETLOOKUP_DATA_DIR)'));
+
+  withAdminOptions(
+    key
+      .command('create')
+      .description("create a key for an account (up to the plan's max_keys); prints its secret (shown only this once)")
+      .argument('<account-id>', 'account id (acc_…)')
+      .requiredOption('--name <name>', 'a name for the key')
+      .option('--website <host>', `${websiteHelp}; none: any origin`, collect),
+  ).action((accountId: string, flags: CreateFlags) =>
+    runAdmin(flags, {}, async ({ store, plans }) => {
+      const name = nameOf(flags.name);
+      const account = (await store.getAccount(accountId)) ?? notFound('account', accountId);
+      const created = await store.createKey(account.id, { name, websites: flags.website ?? [] }, plans()[account.plan].max_keys);
+      return { json: { key: created }, text: keyText(created) };
+    }),
+  );
+
+  withAdminOptions(
+    key
+      .command('update')
+      .description("change a key's name or its websites")
+      .argument('<key-id>', 'key id (key_…)')
+      .option('--name <name>', 'a new name')
+      .addOption(exclusive('--website <host>', `${websiteHelp}; replaces the list`, 'websites').argParser(collect))
+      .addOption(exclusive('--no-websites', 'empty the list: any origin', 'website')),
+  ).action((keyId: string, flags: UpdateFlags) =>
+    runAdmin(flags, {}, async ({ store }) => {
+      const patch: KeyPatch = {};
+      if (flags.name !== undefined) patch.name = nameOf(flags.name);
+      if (flags.website !== undefined) patch.websites = flags.website;
+      if (flags.websites === false) patch.websites = [];
+      const updated = (await store.updateKey(keyId, patch)) ?? notFound('key', keyId);
+      return { json: { key: updated }, text: keyText(updated) };
+    }),
+  );
+
+  withAdminOptions(
+    key
+      .command('roll')
+      .description('give a key a new secret; the old secret stops working at once; prints the new secret')
+      .argument('<key-id>', 'key id (key_…)'),
+  ).action((keyId: string, flags: AdminFlags) =>
+    runAdmin(flags, {}, async ({ store }) => {
+      const rolled = (await store.rollKey(keyId)) ?? notFound('key', keyId);
+      return { json: { key: rolled }, text: keyText(rolled) };
+    }),
+  );
+
+  withAdminOptions(
+    key
+      .command('delete')
+      .description('delete a key; its secret stops working at once')
+      .argument('<key-id>', 'key id (key_…)'),
+  ).action((keyId: string, flags: AdminFlags) =>
+    runAdmin(flags, {}, async ({ store }) => {
+      if (!(await store.deleteKey(keyId))) notFound('key', keyId);
+      return { json: { success: true, deleted: keyId }, text: `deleted key ${keyId}` };
+    }),
+  );
+
+  withAdminOptions(
+    key
+      .command('list')
+      .description("an account's keys (never their secrets)")
+      .argument('<account-id>', 'account id (acc_…)'),
+  ).action((accountId: string, flags: AdminFlags) =>
+    runAdmin(flags, {}, async ({ store }) => {
+      const account = (await store.getAccount(accountId)) ?? notFound('account', accountId);
+      const keys = await store.listKeys(account.id);
+      return { json: { account_id: account.id, keys }, text: keysText(keys) };
+    }),
+  );
+
+  return key;
+}

@@ -1,0 +1,190 @@
+/**
+ * What the admin commands (`netlookup account …`, `netlookup key …`) share: the store the server
+ * uses (the embedded SQLite file under NETLOOKUP_DATA_DIR, default ./var, or `--data-dir`), the
+ * admin API's input checks (src/http/adminRoutes.ts), output as text or JSON, and exit codes.
+ *
+ * Exit codes: 0 done; 1 the command was understood but refused or failed (unknown id, invalid
+ * value, key limit, store unavailable); 2 the command line could not be parsed (commander: unknown
+ * option, missing argument or required option, conflicting options).
+ *
+ * The store is closed (its counters flushed) before the command's output is written. A running
+ * server sees the change at its next request (SqliteStore watches `PRAGMA data_version`).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } from '../plans/plans.js';
+import { StoreInputError } from '../store/keyWebsites.js';
+import { DATABASE_FILE, SqliteStore } from '../store/sqliteStore.js';
+import { KeyLimitError, StoreUnavailableError, type Account, type ApiKey, type KeyWithSecret, type Store } from '../store/store.js';
+
+/** The error codes of the admin commands, the same as the admin API's where they overlap. */
+export type CliErrorCode = 'not_found' | 'invalid_input' | 'key_limit' | 'unavailable' | 'invalid_config' | 'internal_error';
+
+export class CliError extends Error {
+  constructor(readonly code: CliErrorCode, message: string) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export interface AdminFlags {
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** What a command prints on success: `json` with --json, `text` otherwise. */
+export interface CommandOutput {
+  json: unknown;
+  text: string;
+}
+
+export interface AdminContext {
+  store: Store;
+  /** the plan table in force (NETLOOKUP_PLANS or the spec's), read on first use */
+  plans(): PlanTable;
+}
+
+/** The data directory as the server resolves it (src/http/config.ts), `--data-dir` first. */
+export function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(flags.dataDir ?? env.NETLOOKUP_DATA_DIR ?? './var');
+}
+
+function invalid(message: string): never {
+  throw new CliError('invalid_input', message);
+}
+
+// The admin API's checks (adminRoutes.ts), with `none` standing for its JSON null.
+
+export function planOf(value: string): PlanCode {
+  if (!planCodes.includes(value as PlanCode)) invalid(`plan must be one of ${planCodes.join(', ')} (got ${JSON.stringify(value)})`);
+  return value as PlanCode;
+}
+
+/** An ISO 8601 date or instant, or `none` (no expiry); stored as a full ISO instant. */
+export function dateOrNone(value: string, name: string): string | null {
+  if (value === 'none') return null;
+  if (Number.isNaN(Date.parse(value))) invalid(`${name} must be an ISO 8601 date (2027-01-01) or "none" (got ${JSON.stringify(value)})`);
+  return new Date(value).toISOString();
+}
+
+export function textOrNone(value: string): string | null {
+  return value === 'none' ? null : value;
+}
+
+export function nameOf(value: string): string {
+  if (value.trim().length === 0 || value.length > 100) invalid('name must be a non-empty string of at most 100 characters');
+  return value.trim();
+}
+
+/** commander's collector for a repeatable option (`--website a --website b`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The common options of every admin command. */
+export function withAdminOptions(command: Command): Command {
+  return command
+    .option('--json', 'machine-readable JSON output')
+    .option('--data-dir <dir>', 'folder of the store (default: $NETLOOKUP_DATA_DIR or ./var)');
+}
+
+/** `--suspend`/`--unsuspend`, `--website`/`--no-websites`: one of a pair at most (bad usage otherwise). */
+export function exclusive(flags: string, description: string, other: string): Option {
+  return new Option(flags, description).conflicts(other);
+}
+
+/**
+ * Parse errors of the admin commands exit with 2 (commander's default is 1); help exits with 0.
+ * Set on the group before its subcommands are added: they inherit it.
+ */
+export function usageErrorsExitWith2(command: Command): Command {
+  return command.exitOverride((error: CommanderError) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+}
+
+function asCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof KeyLimitError) return new CliError('key_limit', `The plan allows ${error.maxKeys} key${error.maxKeys === 1 ? '' : 's'}; delete one first or change the plan.`);
+  if (error instanceof StoreInputError) return new CliError('invalid_input', error.message);
+  if (error instanceof StoreUnavailableError) return new CliError('unavailable', error.message);
+  if (error instanceof PlanFileError) return new CliError('invalid_config', error.message);
+  return new CliError('internal_error', error instanceof Error ? error.message : String(error));
+}
+
+function report(flags: AdminFlags, error: CliError): void {
+  process.stderr.write(
+    flags.json
+      ? JSON.stringify({ success: false, error: { code: error.code, message: error.message } }) + '\n'
+      : `netlookup: ${error.message}\n`,
+  );
+  process.exitCode = 1;
+}
+
+/**
+ * Runs one admin command on the store: opens it, does the work, closes it (flushing), then prints.
+ * `createIfMissing`: only `account create` may bring a new store file into being; the others
+ * refuse a data directory without one, which is almost always a wrong NETLOOKUP_DATA_DIR.
+ */
+export async function runAdmin(
+  flags: AdminFlags,
+  options: { createIfMissing?: boolean },
+  work: (context: AdminContext) => Promise<CommandOutput>,
+): Promise<void> {
+  let output: CommandOutput;
+  try {
+    const dir = dataDirOf(flags);
+    const file = path.join(dir, DATABASE_FILE);
+    if (!options.createIfMissing && !fs.existsSync(file)) {
+      throw new CliError('unavailable', `no store at ${file} (set NETLOOKUP_DATA_DIR or --data-dir to the server's data folder)`);
+    }
+    const store = SqliteStore.open(dir);
+    let plans: PlanTable | undefined;
+    try {
+      output = await work({ store, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    report(flags, asCliError(error));
+    return;
+  }
+  process.stdout.write(flags.json ? JSON.stringify(output.json) + '\n' : output.text.replace(/\n?$/, '\n'));
+}
+
+export function notFound(what: 'account' | 'key', id: string): never {
+  throw new CliError('not_found', `No such ${what}: ${id}.`);
+}
+
+// Text output
+
+const row = (label: string, value: string) => `  ${label.padEnd(10)} ${value}`;
+
+export function accountText(account: Account): string {
+  return [
+    `account ${account.id}`,
+    row('plan', account.plan),
+    row('expires', account.expires_at ?? 'never'),
+    row('suspended', account.suspended ? 'yes' : 'no'),
+    row('email', account.email ?? '-'),
+    row('created', account.created_at),
+  ].join('\n');
+}
+
+export function keyText(key: ApiKey | KeyWithSecret): string {
+  const lines = [
+    `key ${key.id} (${JSON.stringify(key.name)})`,
+    row('account', key.account_id),
+    row('websites', key.websites.length === 0 ? 'any' : key.websites.join(', ')),
+    row('created', key.created_at),
+    row('rolled', key.rolled_at ?? 'never'),
+  ];
+  if ('secret' in key) lines.push(row('secret', key.secret), '', 'The secret is shown only now and stored only hashed: keep it safe.');
+  return lines.join('\n');
+}
+
+export function keysText(keys: ApiKey[]): string {
+  if (keys.length === 0) return 'no keys';
+  return keys.map(keyText).join('\n\n');
+}
