@@ -15,6 +15,13 @@ import type { ServiceDeps } from './serviceDeps.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+/** Admin bodies are JSON; another content type is refused rather than silently ignored. */
+async function requireJsonBody(ctx: Context, next: Next) {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (hasBody && !ctx.is('json')) throw new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  await next();
+}
+
 function requireToken(token: string) {
   const expected = digest(token);
   return async (ctx: Context, next: Next) => {
@@ -70,7 +77,7 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
 export function adminRouter(deps: ServiceDeps, token: string): Router {
   const router = new Router({ prefix: '/admin' });
   // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
-  const guard = [requireToken(token), bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
+  const guard = [requireToken(token), requireJsonBody, bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
 
   router.post('/accounts', ...guard, async (ctx) => {
     const input = body(ctx);

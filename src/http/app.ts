@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { adminRouter } from './adminRoutes.js';
 import { redactedUrl } from './logger.js';
 import { operationsRouter } from './operationsRoutes.js';
-import { renderErrors } from './respond.js';
+import { renderErrors, sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 
@@ -37,12 +37,30 @@ function measure(deps: ServiceDeps) {
   };
 }
 
+/**
+ * What the routers leave without a JSON body becomes JSON here: a known path with another method
+ * (405 with Allow, set by allowedMethods), a plain OPTIONS (the methods of the path), and
+ * anything unanswered: 404 not_found.
+ */
+async function answerTheUnanswered(ctx: Context, next: Next) {
+  await next();
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new ApiError('method_not_allowed', undefined, { Allow: ctx.response.get('Allow') || 'GET' });
+  }
+  if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) {
+    sendJson(ctx, 200, { success: true, allow: ctx.response.get('Allow').split(/,\s*/) });
+    return;
+  }
+  if (ctx.body === undefined && ctx.status === 404) throw new ApiError('not_found');
+}
+
 export function createApp(deps: ServiceDeps): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(everyResponseAllowsAnyOrigin);
   app.use(measure(deps));
   app.use(renderErrors(deps.logger));
+  app.use(answerTheUnanswered);
   app.use(
     cors({
       origin: '*',
@@ -52,17 +70,13 @@ export function createApp(deps: ServiceDeps): Koa {
       maxAge: 86400,
     }),
   );
-  const methodNotAllowed = { throw: true, methodNotAllowed: () => new ApiError('method_not_allowed'), notImplemented: () => new ApiError('method_not_allowed') };
   const operations = operationsRouter(deps);
-  app.use(operations.routes()).use(operations.allowedMethods(methodNotAllowed));
+  app.use(operations.routes()).use(operations.allowedMethods());
   if (deps.config.adminToken) {
     const admin = adminRouter(deps, deps.config.adminToken);
-    app.use(admin.routes()).use(admin.allowedMethods(methodNotAllowed));
+    app.use(admin.routes()).use(admin.allowedMethods());
   }
   const v1 = v1Router(deps);
-  app.use(v1.routes()).use(v1.allowedMethods(methodNotAllowed));
-  app.use(() => {
-    throw new ApiError('not_found');
-  });
+  app.use(v1.routes()).use(v1.allowedMethods());
   return app;
 }

@@ -27,12 +27,13 @@ export function errorEnvelope(code: ErrorCode, message: string) {
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) return new ApiError('unavailable', 'The account store is temporarily unavailable; retry later.');
-  const status = (error as { status?: number; type?: string }).status;
-  const type = (error as { type?: string }).type;
+  // Body parsing (co-body, raw-body) throws http-errors with a status; their text is for us, not for callers.
+  const { status, type } = error as { status?: number; type?: string };
   if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');
-  if (status === 415) return new ApiError('unsupported_media_type');
-  if (status === 400 && (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported')) return new ApiError('invalid_body');
-  if (status === 400 && type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
+  if (status === 415 || type === 'encoding.unsupported' || type === 'charset.unsupported') return new ApiError('unsupported_media_type');
+  if (type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
+  // Nothing of ours throws a bare 400: it is the body parser's (co-body's SyntaxError carries no type).
+  if (status === 400) return new ApiError('invalid_body');
   return null;
 }
 

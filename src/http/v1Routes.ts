@@ -201,7 +201,8 @@ export function v1Router(deps: ServiceDeps): Router {
     const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
     const results = searchVendors(deps.engine.engine, query);
     for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
-    sendJson(ctx, 200, { success: true, query, count: results.length, results, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
+    const envelope = applyFields({ success: true, query, count: results.length, results }, fieldsOf(ctx));
+    sendJson(ctx, 200, { ...envelope, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
   });
 
   router.get('/mac/:mac', async (ctx) => {
