@@ -1,7 +1,8 @@
 /**
  * The embedded store (ARCHITECTURE "Stores"): one SQLite file `netlookup.sqlite` under the data
  * directory, through better-sqlite3, for one serving process (another connection, such as the CLI,
- * may change accounts and keys meanwhile: the caches notice through `PRAGMA data_version`).
+ * may change accounts and keys meanwhile: the caches notice through `PRAGMA data_version`, asked at
+ * most once per millisecond).
  *
  * Durability: WAL with `synchronous = FULL`, and every account or key change is its own committed
  * transaction before its method resolves, so an acknowledged change survives `kill -9`.
@@ -41,6 +42,7 @@ import { normalizeWebsites, StoreInputError } from './keyWebsites.js';
 export { normalizeWebsites, StoreInputError };
 
 export const DATABASE_FILE = 'netlookup.sqlite';
+const DATA_VERSION_INTERVAL_MS = 1;
 
 type CounterName = Api | 'rejected';
 type Counts = Record<CounterName, number>;
@@ -146,6 +148,7 @@ export class SqliteStore implements Store {
   private closed = false;
   /** SQLite's count of commits by other connections, as last seen by the caches */
   private seenDataVersion = -1;
+  private dataVersionCheckedAt = -Infinity;
   private lastFlushFailed = false;
   private readonly sql: ReturnType<typeof prepareStatements>;
 
@@ -451,6 +454,10 @@ export class SqliteStore implements Store {
    * key's old secret still fails at once.
    */
   private dropCachesIfChangedElsewhere(): void {
+    // Asking SQLite costs microseconds; once per millisecond is as soon as another process can act.
+    const at = performance.now();
+    if (at - this.dataVersionCheckedAt < DATA_VERSION_INTERVAL_MS) return;
+    this.dataVersionCheckedAt = at;
     const version = this.sql.dataVersion.get()!;
     if (version === this.seenDataVersion) return;
     this.seenDataVersion = version;
