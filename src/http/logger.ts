@@ -5,7 +5,20 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'netlookup' } });
 }
 
-/** The request URL with the value of any `key` parameter replaced. */
+/** The request URL with the value of any parameter whose decoded name is `key` replaced. */
 export function redactedUrl(url: string): string {
-  return url.replace(/([?&]key=)[^&#]*/gi, '$1[redacted]');
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const pairs = url.slice(query + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const rawName = equals < 0 ? pair : pair.slice(0, equals);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      name = rawName;
+    }
+    return name.trim().toLowerCase() === 'key' ? `${rawName}=[redacted]` : pair;
+  });
+  return `${url.slice(0, query)}?${pairs.join('&')}`;
 }

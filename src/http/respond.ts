@@ -32,6 +32,9 @@ export function asApiError(error: unknown): ApiError | null {
   if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');
   if (status === 415 || type === 'encoding.unsupported' || type === 'charset.unsupported') return new ApiError('unsupported_media_type');
   if (type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
+  // A Content-Encoding whose body does not decode (zlib's Z_DATA_ERROR, Z_BUF_ERROR, …).
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('Z_')) return new ApiError('invalid_body', 'The request body does not decode as its Content-Encoding says.');
   // Nothing of ours throws a bare 400: it is the body parser's (co-body's SyntaxError carries no type).
   if (status === 400) return new ApiError('invalid_body');
   return null;
@@ -43,6 +46,8 @@ export function renderErrors(logger: Logger) {
     try {
       await next();
     } catch (error) {
+      // A body left unread would be taken for the next request on this connection: close it instead.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       const api = asApiError(error);
       if (api) {
         for (const [name, value] of Object.entries(api.headers)) ctx.set(name, value);

@@ -42,7 +42,16 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     firstKey = { account: created.account.id, secret: created.key.secret };
   }
   const app = createApp(deps);
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  let stopping: Promise<void> | null = null;
+  const inFlight = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    // While stopping, every answer closes its connection so that keep-alive clients let go.
+    if (stopping) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -52,9 +61,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info({ url, store: store.kind, tables: engine.engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'listening');
-  let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -8,6 +8,7 @@ import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseIPv4, parseIPv6, ipv4MappedOf, formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
 import type { IpAnswer } from '../engine/answers.js';
+import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { macRecord } from '../records/macRecord.js';
@@ -18,7 +19,7 @@ import type { QuotaState } from '../store/store.js';
 import { identifyCaller, type Caller } from './caller.js';
 import { clientAddress } from './clientAddress.js';
 import { admit } from './metering.js';
-import { sendJson } from './respond.js';
+import { asApiError, sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import { endpointList } from './endpointList.js';
@@ -54,7 +55,8 @@ function firstQueryValue(ctx: Context, name: string): string | undefined {
 async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
   const caller = await identifyCaller(ctx, deps);
   const ip = canonicalIp(text);
-  const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
+  const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
+  const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
   const answer = deps.engine.engine.lookupIp(ip!);
   respondMetered(ctx, caller, quota, ipRecordOf(deps, answer, caller.plan.field_level) as unknown as Record<string, unknown>);
 }
@@ -77,13 +79,12 @@ async function blacklistRecordOf(deps: ServiceDeps, ip: string, level: FieldLeve
   return { success: true, ip, listed: false };
 }
 
-/** The entries of a batch body: {ips: [...]}, [...], or the form field ips="a,b,c". */
-function batchEntries(ctx: Context): unknown[] | null {
+/** The entries of a batch: {ips: [...]}, [...], the form field ips="a,b,c", or GET ?ips=a,b. */
+function batchEntries(ctx: Context, body: unknown): unknown[] | null {
   if (ctx.method === 'GET') {
     const ips = firstQueryValue(ctx, 'ips');
     return ips === undefined ? null : ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   }
-  const body = (ctx.request as { body?: unknown }).body;
   if (Array.isArray(body)) return body;
   if (body && typeof body === 'object') {
     const ips = (body as Record<string, unknown>).ips;
@@ -99,12 +100,18 @@ interface BatchItem {
   ip: string | null;
 }
 
+/** How a non-string entry is echoed: never serialised whole (it may be deep or huge). */
+function describeEntry(entry: unknown): string {
+  if (entry === null || typeof entry === 'number' || typeof entry === 'boolean') return String(entry);
+  return Array.isArray(entry) ? '[array]' : `[${typeof entry}]`;
+}
+
 /** Unique entries in order of first appearance; addresses are unique by canonical form. */
 function uniqueItems(entries: unknown[]): BatchItem[] {
   const seen = new Set<string>();
   const items: BatchItem[] = [];
   for (const entry of entries) {
-    const text = typeof entry === 'string' ? entry.trim() : JSON.stringify(entry) ?? String(entry);
+    const text = typeof entry === 'string' ? entry.trim() : describeEntry(entry);
     const ip = typeof entry === 'string' ? canonicalIp(text) : null;
     const key = ip ?? `\u0000${text}`;
     if (seen.has(key)) continue;
@@ -114,18 +121,44 @@ function uniqueItems(entries: unknown[]): BatchItem[] {
   return items;
 }
 
+/** An IP table the address needs but the engine lacks (special-purpose space needs none). */
+function missingTable(deps: ServiceDeps, ip: string | null): ApiError | undefined {
+  if (ip === null) return undefined;
+  const engine = deps.engine.engine;
+  const v4 = parseIPv4(ip);
+  if (v4 >= 0) return engine.ip4 || reservedIPv4(v4) ? undefined : new ApiError('unavailable', 'The IPv4 table is not loaded.');
+  parseIPv6(ip, words);
+  return engine.ip6 || reservedIPv6(words) ? undefined : new ApiError('unavailable', 'The IPv6 table is not loaded.');
+}
+
 function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) {
+  const readBody = batchBodyReader(deps);
   return async (ctx: Context) => {
     const caller = await identifyCaller(ctx, deps);
-    const entries = batchEntries(ctx);
-    if (entries === null) throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
-    const items = uniqueItems(entries);
-    const valid = items.filter((i) => i.ip !== null).length;
     let refusal: ApiError | undefined;
     if (caller.plan.max_batch === 0) refusal = new ApiError('plan_required', 'Batch lookups need a paid plan.');
-    else if (items.length === 0) refusal = new ApiError('empty_batch');
-    else if (items.length > caller.plan.max_batch) refusal = new ApiError('batch_too_large', `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`);
-    const quota = await admit(deps, caller, { api, cost: valid, refusal });
+    let items: BatchItem[] = [];
+    if (!refusal) {
+      try {
+        const entries = batchEntries(ctx, await readBody(ctx));
+        if (entries === null) throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
+        items = uniqueItems(entries);
+      } catch (error) {
+        const api = asApiError(error);
+        if (!api) throw error;
+        if (api.code === 'method_not_allowed') throw api;
+        refusal = api;
+      }
+    } else if (ctx.method === 'GET' && firstQueryValue(ctx, 'ips') === undefined) {
+      throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
+    }
+    const valid = items.filter((i) => i.ip !== null);
+    if (!refusal && items.length === 0) refusal = new ApiError('empty_batch');
+    else if (!refusal && items.length > caller.plan.max_batch) {
+      refusal = new ApiError('batch_too_large', `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`);
+    }
+    if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
+    const quota = await admit(deps, caller, { api, cost: valid.length, refusal });
     const filter = fieldsOf(ctx);
     const level = caller.plan.field_level;
     const results: unknown[] = [];
@@ -145,8 +178,11 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
   };
 }
 
-/** Bodies are read only on batch routes: JSON or form, up to the configured limit. */
-function batchBody(deps: ServiceDeps) {
+/**
+ * Reads a batch body (JSON or form, up to the configured limit) once the caller is known, so that
+ * key, rate and plan refusals come first. Any failure to read it is the request's input error.
+ */
+function batchBodyReader(deps: ServiceDeps): (ctx: Context) => Promise<unknown> {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     jsonLimit: `${deps.config.bodyLimitBytes}b`,
@@ -156,13 +192,18 @@ function batchBody(deps: ServiceDeps) {
       throw error;
     },
   });
-  return async (ctx: Context, next: Next) => {
-    if (ctx.method !== 'POST') return next();
+  return async (ctx) => {
+    if (ctx.method !== 'POST') return undefined;
     const length = Number(ctx.get('content-length') || 0);
     const chunked = ctx.get('transfer-encoding') !== '';
     if ((length > 0 || chunked) && !ctx.is('json', 'urlencoded')) throw new ApiError('unsupported_media_type');
     if (length > deps.config.bodyLimitBytes) throw new ApiError('body_too_large');
-    return parse(ctx, next);
+    try {
+      await parse(ctx, async () => undefined);
+    } catch (error) {
+      throw asApiError(error) ?? new ApiError('invalid_body');
+    }
+    return (ctx.request as { body?: unknown }).body;
   };
 }
 
@@ -181,7 +222,7 @@ export function v1Router(deps: ServiceDeps): Router {
   });
 
   router.get('/ip/batch', batchHandler('ip', deps));
-  router.post('/ip/batch', batchBody(deps), batchHandler('ip', deps));
+  router.post('/ip/batch', batchHandler('ip', deps));
   router.get('/ip', async (ctx) => {
     const peer = ctx.req.socket.remoteAddress ?? '';
     await lookupIp(ctx, deps, clientAddress(peer, ctx.headers['x-forwarded-for'], deps.config.trustProxy));
@@ -189,7 +230,7 @@ export function v1Router(deps: ServiceDeps): Router {
   router.get('/ip/:ip', (ctx) => lookupIp(ctx, deps, ctx.params.ip));
 
   router.get('/blacklist/batch', batchHandler('blacklist', deps));
-  router.post('/blacklist/batch', batchBody(deps), batchHandler('blacklist', deps));
+  router.post('/blacklist/batch', batchHandler('blacklist', deps));
   router.get('/blacklist/:ip', (ctx) => checkBlacklist(ctx, deps, ctx.params.ip));
 
   router.get('/mac/search', async (ctx) => {
@@ -198,6 +239,7 @@ export function v1Router(deps: ServiceDeps): Router {
     let refusal: ApiError | undefined;
     if (caller.plan.code === 'free') refusal = new ApiError('plan_required', 'MAC search needs a paid plan.');
     else if (query.length < 2) refusal = new ApiError('invalid_query');
+    else if (!deps.engine.engine.macTable) refusal = new ApiError('unavailable', 'The MAC table is not loaded.');
     const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
     const results = searchVendors(deps.engine.engine, query);
     for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
