@@ -69,13 +69,14 @@ async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Pr
   const caller = await identifyCaller(ctx, deps);
   const ip = canonicalIp(text);
   const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
-  respondMetered(ctx, caller, quota, await blacklistRecordOf(deps, ip!, caller.plan.field_level));
+  respondMetered(ctx, caller, quota, notListedRecord(ip!));
 }
 
-/** SPEC 2.4. Reports arrive with the blacklist issue; until an address has some it is not listed. */
-async function blacklistRecordOf(deps: ServiceDeps, ip: string, level: FieldLevel): Promise<Record<string, unknown>> {
-  void deps;
-  void level;
+/**
+ * SPEC 2.4 for an address without reports: `listed` false and no other field. The report intake,
+ * the scoring and the listed record are the blacklist's own work (issue 4); no report exists yet.
+ */
+function notListedRecord(ip: string): Record<string, unknown> {
   return { success: true, ip, listed: false };
 }
 
@@ -170,7 +171,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       const record =
         api === 'ip'
           ? (ipRecordOf(deps, deps.engine.engine.lookupIp(item.ip), level) as unknown as Record<string, unknown>)
-          : await blacklistRecordOf(deps, item.ip, level);
+          : notListedRecord(item.ip);
       results.push(applyFields(record, filter));
     }
     for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);

@@ -3,21 +3,13 @@
  * DB-IP Lite as packaged by ip-location-db (flat keys) and MaxMind GeoLite2/GeoIP2 City (nested,
  * names by language). An unknown schema is refused rather than guessed.
  */
+import type { LocationRow } from '../format/ipTable.js';
 import { isMap, type MmdbMetadata, type MmdbValue } from './mmdb.js';
 
 export type LocationSchema = 'dbip-flat' | 'maxmind-city';
 
-export interface LocationFields {
-  country_code: string | null;
-  region: string | null;
-  city: string | null;
-  postal_code: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  /** as the source states it; null where the source has none (the builder then estimates) */
-  accuracy_radius_km: number | null;
-  timezone: string | null;
-}
+/** The same fields as a table's location row; the accuracy radius is null where the source has none (the builder then estimates). */
+export type LocationFields = LocationRow;
 
 export function detectSchema(meta: MmdbMetadata, file: string): LocationSchema {
   const type = meta.databaseType;
