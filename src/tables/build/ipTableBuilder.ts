@@ -1,0 +1,224 @@
+/**
+ * Builds one IP range table (ip4 or ip6) from a city `.mmdb` (location) and the ASN CSV
+ * (network), plus our curated facts about well-known ASNs.
+ */
+import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, type ConnectionType, type Family, type IpTableParts } from '../format/ipTable.js';
+import { StringPoolBuilder } from '../format/stringPool.js';
+import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
+import type { AsnRange } from '../sources/asnCsv.js';
+import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
+import type { MmdbFile } from '../sources/mmdb.js';
+import { estimateRadiusKm } from './accuracyRadius.js';
+import { tileRanges, type ValuedRanges } from './rangeMerge.js';
+
+export interface CuratedAsn {
+  connection_type: ConnectionType | null;
+  domain: string | null;
+}
+
+export interface IpBuildInput {
+  family: Family;
+  locations: { file: MmdbFile; schema: LocationSchema };
+  asn: AsnRange[];
+  curatedAsn: Map<number, CuratedAsn>;
+  countries: CountryFacts[];
+  countryAreaKm2: (code: string) => number | null;
+  timezoneAt: (latitude: number, longitude: number) => string | null;
+  meta: TableMeta;
+  builtAt: Date;
+  sourceDate: Date;
+  progress: (phase: string, done: number, total: number) => void;
+}
+
+export interface IpBuildStats {
+  leaves: number;
+  locationRanges: number;
+  locationRows: number;
+  networkRows: number;
+  asRows: number;
+  ranges: number;
+}
+
+const MASK64 = (1n << 64n) - 1n;
+
+export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats: IpBuildStats } {
+  const { family } = input;
+  const strings = new StringPoolBuilder();
+  const located = walkLocations(input);
+  const { rows: locationRows, rowOfOffset } = buildLocationRows(input, located.offsets, strings);
+  const locationRanges = joinEqualNeighbours(located.ranges, rowOfOffset);
+  const { networkRanges, networkRows, asRows } = buildNetworkRows(input, strings);
+  input.progress('merging ranges', 0, 1);
+  const last = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
+  const tiled = tileRanges(locationRanges, networkRanges, last);
+  input.progress('merging ranges', 1, 1);
+  const n = tiled.keys.length;
+  const keys =
+    family === 4
+      ? Uint32Array.from(tiled.keys, (k) => Number(k))
+      : { hi: BigUint64Array.from(tiled.keys, (k) => k >> 64n), lo: BigUint64Array.from(tiled.keys, (k) => k & MASK64) };
+  const meta: TableMeta = {
+    ...input.meta,
+    counts: { ranges: n, location_rows: locationRows.byteLength / LOCATION_ROW_BYTES, network_rows: networkRanges.start.length, as_rows: asRows.byteLength / AS_ROW_BYTES, strings: strings.size },
+  };
+  return {
+    parts: {
+      family,
+      builtAt: input.builtAt,
+      sourceDate: input.sourceDate,
+      meta,
+      countries: input.countries,
+      keys,
+      rangeLocation: Uint32Array.from(tiled.first),
+      rangeNetwork: Uint32Array.from(tiled.second),
+      locationRows,
+      networkRows,
+      asRows,
+      strings: strings.sections(),
+    },
+    stats: {
+      leaves: located.leaves,
+      locationRanges: locationRanges.start.length,
+      locationRows: locationRows.byteLength / LOCATION_ROW_BYTES,
+      networkRows: networkRanges.start.length,
+      asRows: asRows.byteLength / AS_ROW_BYTES,
+      ranges: n,
+    },
+  };
+}
+
+/** Leaves of the tree as ranges of data offsets, neighbours with the same record joined. */
+function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; offsets: number[]; leaves: number } {
+  const bits = input.family === 4 ? 32 : 128;
+  const ranges: ValuedRanges = { start: [], end: [], value: [] };
+  const offsets = new Set<number>();
+  let leaves = 0;
+  input.progress('walking the location tree', 0, 1);
+  input.locations.file.walk(input.family, (words, prefixLength, dataOffset) => {
+    leaves++;
+    const start = input.family === 4 ? BigInt(words[0]) : (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+    const end = start + (1n << BigInt(bits - prefixLength)) - 1n;
+    const n = ranges.start.length;
+    if (n > 0 && ranges.value[n - 1] === dataOffset && ranges.end[n - 1] + 1n === start) {
+      ranges.end[n - 1] = end;
+    } else {
+      ranges.start.push(start);
+      ranges.end.push(end);
+      ranges.value.push(dataOffset);
+      offsets.add(dataOffset);
+    }
+  });
+  input.progress('walking the location tree', 1, 1);
+  return { ranges, offsets: [...offsets], leaves };
+}
+
+/** One packed row per distinct location (records with equal fields share a row). */
+function buildLocationRows(input: IpBuildInput, offsets: number[], strings: StringPoolBuilder) {
+  const rowOfKey = new Map<string, number>();
+  const rowOfOffset = new Map<number, number>();
+  const packed: LocationFields[] = [];
+  offsets.forEach((offset, done) => {
+    if (done % 20000 === 0) input.progress('decoding location records', done, offsets.length);
+    const fields = completeLocation(locationFields(input.locations.file.record(offset), input.locations.schema), input);
+    const key = JSON.stringify(fields);
+    let row = rowOfKey.get(key);
+    if (row === undefined) {
+      row = packed.length;
+      packed.push(fields);
+      rowOfKey.set(key, row);
+    }
+    rowOfOffset.set(offset, row);
+  });
+  input.progress('decoding location records', offsets.length, offsets.length);
+  const rows = new Uint8Array(packed.length * LOCATION_ROW_BYTES);
+  const v = new DataView(rows.buffer);
+  packed.forEach((f, row) => {
+    const at = row * LOCATION_ROW_BYTES;
+    v.setFloat64(at, f.latitude ?? NaN, true);
+    v.setFloat64(at + 8, f.longitude ?? NaN, true);
+    v.setUint32(at + 16, strings.intern(f.region), true);
+    v.setUint32(at + 20, strings.intern(f.city), true);
+    v.setUint32(at + 24, strings.intern(f.postal_code), true);
+    v.setUint32(at + 28, strings.intern(f.timezone), true);
+    const cc = f.country_code;
+    if (cc !== null && !/^[A-Z]{2}$/.test(cc)) throw new Error(`location record with country code ${JSON.stringify(cc)}`);
+    v.setUint16(at + 32, cc ? cc.charCodeAt(0) | (cc.charCodeAt(1) << 8) : 0, true);
+    v.setUint16(at + 34, Math.min(0xffff, Math.max(0, Math.round(f.accuracy_radius_km ?? 0))), true);
+  });
+  return { rows, rowOfOffset };
+}
+
+/** Fills what the source leaves empty by the documented rules: time zone and radius estimate. */
+function completeLocation(fields: LocationFields, input: IpBuildInput): LocationFields {
+  const hasPoint = fields.latitude !== null && fields.longitude !== null;
+  return {
+    ...fields,
+    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!) : null),
+    accuracy_radius_km: fields.accuracy_radius_km ?? estimateRadiusKm(fields, input.countryAreaKm2),
+  };
+}
+
+function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): ValuedRanges {
+  const out: ValuedRanges = { start: [], end: [], value: [] };
+  for (let i = 0; i < ranges.start.length; i++) {
+    const row = rowOf.get(ranges.value[i])!;
+    const n = out.start.length;
+    if (n > 0 && out.value[n - 1] === row && out.end[n - 1] + 1n === ranges.start[i]) {
+      out.end[n - 1] = ranges.end[i];
+    } else {
+      out.start.push(ranges.start[i]);
+      out.end.push(ranges.end[i]);
+      out.value.push(row);
+    }
+  }
+  return out;
+}
+
+function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
+  const { family } = input;
+  const asRowOf = new Map<string, number>();
+  const asList: { asn: number; organization: number; domain: number; type: number }[] = [];
+  const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
+  const rowBytes = NETWORK_ROW_BYTES[family];
+  const networkRows = new Uint8Array(input.asn.length * rowBytes);
+  const v = new DataView(networkRows.buffer);
+  input.asn.forEach((range, row) => {
+    const key = `${range.asn}\u0000${range.organization ?? ''}`;
+    let asRow = asRowOf.get(key);
+    if (asRow === undefined) {
+      const curated = input.curatedAsn.get(range.asn);
+      asRow = asList.length;
+      asList.push({
+        asn: range.asn,
+        organization: strings.intern(range.organization),
+        domain: strings.intern(curated?.domain ?? null),
+        type: curated?.connection_type ? connectionTypes.indexOf(curated.connection_type) : 0,
+      });
+      asRowOf.set(key, asRow);
+    }
+    networkRanges.start.push(range.start);
+    networkRanges.end.push(range.end);
+    networkRanges.value.push(row);
+    const at = row * rowBytes;
+    if (family === 4) {
+      v.setUint32(at, Number(range.start), true);
+      v.setUint32(at + 4, Number(range.end), true);
+    } else {
+      v.setBigUint64(at, range.start >> 64n, true);
+      v.setBigUint64(at + 8, range.start & MASK64, true);
+      v.setBigUint64(at + 16, range.end >> 64n, true);
+      v.setBigUint64(at + 24, range.end & MASK64, true);
+    }
+    v.setUint32(at + rowBytes - 8, asRow, true);
+  });
+  const asRows = new Uint8Array(asList.length * AS_ROW_BYTES);
+  const av = new DataView(asRows.buffer);
+  asList.forEach((a, row) => {
+    const at = row * AS_ROW_BYTES;
+    av.setUint32(at, a.asn, true);
+    av.setUint32(at + 4, a.organization, true);
+    av.setUint32(at + 8, a.domain, true);
+    av.setUint8(at + 12, a.type);
+  });
+  return { networkRanges, networkRows, asRows };
+}
