@@ -4,7 +4,7 @@
  */
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseIPv4, parseIPv6, ipv4MappedOf, formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
 import type { IpAnswer } from '../engine/answers.js';
