@@ -5,6 +5,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { errorTable } from '../errors.js';
+import { errorEnvelope } from './respond.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
@@ -23,6 +26,24 @@ export interface RunningService {
   /** the secret of the account created on first start, when this start created one */
   firstKey: { account: string; secret: string } | null;
   stop(): Promise<void>;
+}
+
+/**
+ * Requests Node's parser refuses never reach Koa; they still get the JSON envelope and the CORS
+ * header (SPEC 1.1, 1.3), and their connection is closed.
+ */
+export function answerUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'invalid_request';
+  const { status, message } = errorTable[code];
+  const body = JSON.stringify(errorEnvelope(code, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Access-Control-Allow-Origin: *\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export interface StartOptions {
@@ -53,6 +74,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
