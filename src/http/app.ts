@@ -4,6 +4,8 @@
  */
 import cors from '@koa/cors';
 import Koa, { type Context, type Next } from 'koa';
+import compose from 'koa-compose';
+import type Router from '@koa/router';
 import { ApiError } from '../errors.js';
 import { adminRouter } from './adminRoutes.js';
 import { redactedUrl } from './logger.js';
@@ -62,6 +64,10 @@ async function answerTheUnanswered(ctx: Context, next: Next) {
   if (ctx.body === undefined && ctx.status === 404) throw new ApiError('not_found');
 }
 
+function routerMiddleware(router: Router): Koa.Middleware {
+  return compose([router.routes(), router.allowedMethods()]) as Koa.Middleware;
+}
+
 export function createApp(deps: ServiceDeps): Koa {
   const app = new Koa();
   app.silent = true;
@@ -78,13 +84,14 @@ export function createApp(deps: ServiceDeps): Koa {
   });
   // The CORS headers of simple requests are set above on every response; @koa/cors answers preflights.
   app.use((ctx, next) => (ctx.method === 'OPTIONS' ? preflight(ctx, next) : next()));
-  const operations = operationsRouter(deps);
-  app.use(operations.routes()).use(operations.allowedMethods());
-  if (deps.config.adminToken) {
-    const admin = adminRouter(deps, deps.config.adminToken);
-    app.use(admin.routes()).use(admin.allowedMethods());
-  }
-  const v1 = v1Router(deps);
-  app.use(v1.routes()).use(v1.allowedMethods());
+  // Each request meets only the router of its path prefix: matching every router costs per request.
+  const v1 = routerMiddleware(v1Router(deps));
+  const admin = deps.config.adminToken ? routerMiddleware(adminRouter(deps, deps.config.adminToken)) : null;
+  const operations = routerMiddleware(operationsRouter(deps));
+  app.use((ctx, next) => {
+    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
+    if (admin && (ctx.path === '/admin' || ctx.path.startsWith('/admin/'))) return admin(ctx, next);
+    return operations(ctx, next);
+  });
   return app;
 }
