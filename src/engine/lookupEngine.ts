@@ -4,14 +4,14 @@
  * decoded from the tables. Platform-neutral: give it the WASM bytes and the table bytes.
  */
 import { ApiError } from '../errors.js';
-import { NONE, type IpTable, type LocationRow } from '../tables/format/ipTable.js';
+import { NONE, type IpTable } from '../tables/format/ipTable.js';
 import { blockBits, type MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion } from './ipAddress.js';
 import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
-import type { IpAnswer, IpBlock, LocationAnswer, MacAnswer, MacVendor, NetworkAnswer } from './answers.js';
+import type { IpAnswer, IpBlock, MacAnswer, MacVendor, NetworkAnswer } from './answers.js';
 
 export type { IpAnswer, MacAnswer } from './answers.js';
 
@@ -186,7 +186,7 @@ export class LookupEngine {
     if (locationRow === NONE && networkRow === NONE) {
       return { ip, version, status: 'not_found', reserved: null, location: null, country: null, network: null, block: null, range };
     }
-    const location = locationRow === NONE ? null : locationAnswer(table.location(locationRow));
+    const location = locationRow === NONE ? null : table.location(locationRow);
     const country = location?.country_code ? table.countries.get(location.country_code) ?? null : null;
     const network = networkRow === NONE ? null : networkAnswer(table, networkRow);
     return { ip, version, status: 'found', reserved: null, location, country, network, block: this.block(table, range, networkRow), range };
@@ -280,10 +280,6 @@ export class LookupEngine {
 
 function reservedAnswer(ip: string, version: IpVersion, reserved: ReservedRange): IpAnswer {
   return { ip, version, status: 'reserved', reserved, location: null, country: null, network: null, block: null, range: -1 };
-}
-
-function locationAnswer(row: LocationRow): LocationAnswer {
-  return row;
 }
 
 function networkAnswer(table: IpTable, networkRow: number): NetworkAnswer {

@@ -103,10 +103,6 @@ export async function instantiateEngine(wasm: BufferSource | WebAssembly.Module)
   return instance.exports as unknown as WasmExports;
 }
 
-function sourceLength(source: TableSource): number {
-  return source instanceof Uint8Array ? source.byteLength : source.byteLength;
-}
-
 /**
  * Grows the module's memory once, copies every table in and validates it before use. Tables are
  * checked in the order their reads complete, so that checking overlaps the remaining reads.
@@ -123,14 +119,14 @@ export async function placeTables(exports: WasmExports, sources: TableSources, n
   const offsets: Partial<Record<(typeof kinds)[number], number>> = {};
   for (const kind of kinds) {
     offsets[kind] = cursor;
-    cursor = alignUp(cursor + sourceLength(sources[kind]!));
+    cursor = alignUp(cursor + sources[kind]!.byteLength);
   }
   const have = exports.memory.buffer.byteLength;
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
   const memory = new Uint8Array(exports.memory.buffer);
   const checks = wasmTableChecks(exports);
   const placed: PlacedTables = { exports, ip4: null, ip6: null, mac: null, batchInput, batchOutput, batchFlags };
-  const destinations = new Map(kinds.map((kind) => [kind, memory.subarray(offsets[kind]!, offsets[kind]! + sourceLength(sources[kind]!))]));
+  const destinations = new Map(kinds.map((kind) => [kind, memory.subarray(offsets[kind]!, offsets[kind]! + sources[kind]!.byteLength)]));
   const reads = new Map(
     kinds.map((kind) => {
       const source = sources[kind]!;

@@ -24,22 +24,37 @@ import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import { endpointList } from './endpointList.js';
 
-const words = new Uint32Array(4);
+/** An IP address as the request gave it, parsed once: its canonical text and numeric form. */
+interface ParsedIp {
+  /** dotted IPv4 (also for IPv4-mapped IPv6) or compressed IPv6 */
+  text: string;
+  /** the IPv4 as u32, or -1 for IPv6 */
+  v4: number;
+  /** the IPv6 words (unused for IPv4) */
+  words: Uint32Array;
+}
 
-/** The canonical text of an IP address (IPv4-mapped IPv6 as its IPv4), or null when not one. */
-export function canonicalIp(text: string): string | null {
+export function parseIp(text: string): ParsedIp | null {
   const v4 = parseIPv4(text);
-  if (v4 >= 0) return formatIPv4(v4);
+  if (v4 >= 0) return { text: formatIPv4(v4), v4, words: new Uint32Array(0) };
+  const words = new Uint32Array(4);
   if (!parseIPv6(text, words)) return null;
   const mapped = ipv4MappedOf(words);
-  return mapped >= 0 ? formatIPv4(mapped) : formatIPv6(words);
+  return mapped >= 0 ? { text: formatIPv4(mapped), v4: mapped, words } : { text: formatIPv6(words), v4: -1, words };
+}
+
+function answerOf(deps: ServiceDeps, ip: ParsedIp): IpAnswer {
+  const engine = deps.engine.engine;
+  return ip.v4 >= 0 ? engine.answerIPv4(ip.v4) : engine.answerIPv6(ip.words);
+}
+
+function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
+  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
 }
 
 function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: Record<string, unknown>): void {
-  const level = caller.plan.field_level;
-  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
-  const filter = fieldsOf(ctx);
-  sendJson(ctx, 200, { ...applyFields(record, filter), meta: metaRecord(caller.plan.code, level, quota) });
+  setQuotaHeaders(ctx, caller, quota);
+  sendJson(ctx, 200, { ...applyFields(record, fieldsOf(ctx)), meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
 }
 
 function fieldsOf(ctx: Context): FieldsFilter | null {
@@ -54,11 +69,10 @@ function firstQueryValue(ctx: Context, name: string): string | undefined {
 
 async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
   const caller = await identifyCaller(ctx, deps);
-  const ip = canonicalIp(text);
+  const ip = parseIp(text);
   const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
   const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
-  const answer = deps.engine.engine.lookupIp(ip!);
-  respondMetered(ctx, caller, quota, ipRecordOf(deps, answer, caller.plan.field_level) as unknown as Record<string, unknown>);
+  respondMetered(ctx, caller, quota, ipRecordOf(deps, answerOf(deps, ip!), caller.plan.field_level) as unknown as Record<string, unknown>);
 }
 
 function ipRecordOf(deps: ServiceDeps, answer: IpAnswer, level: FieldLevel) {
@@ -67,9 +81,9 @@ function ipRecordOf(deps: ServiceDeps, answer: IpAnswer, level: FieldLevel) {
 
 async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
   const caller = await identifyCaller(ctx, deps);
-  const ip = canonicalIp(text);
+  const ip = parseIp(text);
   const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
-  respondMetered(ctx, caller, quota, notListedRecord(ip!));
+  respondMetered(ctx, caller, quota, notListedRecord(ip!.text));
 }
 
 /**
@@ -98,7 +112,7 @@ function batchEntries(ctx: Context, body: unknown): unknown[] | null {
 
 interface BatchItem {
   text: string;
-  ip: string | null;
+  ip: ParsedIp | null;
 }
 
 /** How a non-string entry is echoed: never serialised whole (it may be deep or huge). */
@@ -113,8 +127,8 @@ function uniqueItems(entries: unknown[]): BatchItem[] {
   const items: BatchItem[] = [];
   for (const entry of entries) {
     const text = typeof entry === 'string' ? entry.trim() : describeEntry(entry);
-    const ip = typeof entry === 'string' ? canonicalIp(text) : null;
-    const key = ip ?? `\u0000${text}`;
+    const ip = typeof entry === 'string' ? parseIp(text) : null;
+    const key = ip?.text ?? `\u0000${text}`;
     if (seen.has(key)) continue;
     seen.add(key);
     items.push({ text, ip });
@@ -123,13 +137,11 @@ function uniqueItems(entries: unknown[]): BatchItem[] {
 }
 
 /** An IP table the address needs but the engine lacks (special-purpose space needs none). */
-function missingTable(deps: ServiceDeps, ip: string | null): ApiError | undefined {
+function missingTable(deps: ServiceDeps, ip: ParsedIp | null): ApiError | undefined {
   if (ip === null) return undefined;
   const engine = deps.engine.engine;
-  const v4 = parseIPv4(ip);
-  if (v4 >= 0) return engine.ip4 || reservedIPv4(v4) ? undefined : new ApiError('unavailable', 'The IPv4 table is not loaded.');
-  parseIPv6(ip, words);
-  return engine.ip6 || reservedIPv6(words) ? undefined : new ApiError('unavailable', 'The IPv6 table is not loaded.');
+  if (ip.v4 >= 0) return engine.ip4 || reservedIPv4(ip.v4) ? undefined : new ApiError('unavailable', 'The IPv4 table is not loaded.');
+  return engine.ip6 || reservedIPv6(ip.words) ? undefined : new ApiError('unavailable', 'The IPv6 table is not loaded.');
 }
 
 function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) {
@@ -169,12 +181,10 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
         continue;
       }
       const record =
-        api === 'ip'
-          ? (ipRecordOf(deps, deps.engine.engine.lookupIp(item.ip), level) as unknown as Record<string, unknown>)
-          : notListedRecord(item.ip);
+        api === 'ip' ? (ipRecordOf(deps, answerOf(deps, item.ip), level) as unknown as Record<string, unknown>) : notListedRecord(item.ip.text);
       results.push(applyFields(record, filter));
     }
-    for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+    setQuotaHeaders(ctx, caller, quota);
     sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(caller.plan.code, level, quota) });
   };
 }
@@ -243,7 +253,7 @@ export function v1Router(deps: ServiceDeps): Router {
     else if (!deps.engine.engine.macTable) refusal = new ApiError('unavailable', 'The MAC table is not loaded.');
     const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
     const results = searchVendors(deps.engine.engine, query);
-    for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+    setQuotaHeaders(ctx, caller, quota);
     const envelope = applyFields({ success: true, query, count: results.length, results }, fieldsOf(ctx));
     sendJson(ctx, 200, { ...envelope, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
   });
