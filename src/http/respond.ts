@@ -16,7 +16,9 @@ export function wantsPretty(query: Record<string, unknown>): boolean {
 export function sendJson(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body, null, wantsPretty(ctx.query) ? 2 : undefined);
+  // A Buffer is measured and written as it is; a string would be UTF-8 encoded twice (for
+  // Content-Length by Koa, then for the socket by Node), which costs milliseconds on a big batch.
+  ctx.body = Buffer.from(JSON.stringify(body, null, wantsPretty(ctx.query) ? 2 : undefined), 'utf8');
 }
 
 export function errorEnvelope(code: ErrorCode, message: string) {

@@ -72,11 +72,11 @@ async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<
   const ip = parseIp(text);
   const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
   const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
-  respondMetered(ctx, caller, quota, ipRecordOf(deps, answerOf(deps, ip!), caller.plan.field_level) as unknown as Record<string, unknown>);
+  respondMetered(ctx, caller, quota, ipRecordOf(answerOf(deps, ip!), caller.plan.field_level, deps.now()));
 }
 
-function ipRecordOf(deps: ServiceDeps, answer: IpAnswer, level: FieldLevel) {
-  return ipRecord(answer, level, deps.now());
+function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date) {
+  return ipRecord(answer, level, now) as unknown as Record<string, unknown>;
 }
 
 async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
@@ -175,13 +175,14 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     const filter = fieldsOf(ctx);
     const level = caller.plan.field_level;
     const results: unknown[] = [];
+    const now = deps.now();
     for (const item of items) {
       if (item.ip === null) {
         results.push({ success: false, ip: item.text, error: { code: 'invalid_ip', message: new ApiError('invalid_ip').message } });
         continue;
       }
       const record =
-        api === 'ip' ? (ipRecordOf(deps, answerOf(deps, item.ip), level) as unknown as Record<string, unknown>) : notListedRecord(item.ip.text);
+        api === 'ip' ? ipRecordOf(answerOf(deps, item.ip), level, now) : notListedRecord(item.ip.text);
       results.push(applyFields(record, filter));
     }
     setQuotaHeaders(ctx, caller, quota);
