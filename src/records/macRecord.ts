@@ -72,22 +72,8 @@ export function macRecord(answer: MacAnswer, level: 'full', registryUpdated?: st
 export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated?: string | null): MacRecord;
 export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated: string | null = null): MacRecord {
   const v = answer.found ? answer.vendor : null;
-  if (level === 'basic') {
-    return {
-      success: true,
-      mac: answer.mac,
-      found: answer.found,
-      oui: answer.oui,
-      normalized: answer.normalized,
-      is_multicast: answer.is_multicast,
-      is_local: answer.is_local,
-      is_randomized: answer.is_randomized,
-      vendor: v ? { company: v.company, country_code: v.country_code } : null,
-    };
-  }
-  const b = answer.found ? answer.block : null;
-  return {
-    success: true,
+  const base = {
+    success: true as const,
     mac: answer.mac,
     found: answer.found,
     oui: answer.oui,
@@ -95,6 +81,11 @@ export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated:
     is_multicast: answer.is_multicast,
     is_local: answer.is_local,
     is_randomized: answer.is_randomized,
+  };
+  if (level === 'basic') return { ...base, vendor: v ? { company: v.company, country_code: v.country_code } : null };
+  const b = answer.found ? answer.block : null;
+  return {
+    ...base,
     vendor: v
       ? {
           company: v.company,
