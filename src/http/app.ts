@@ -1,6 +1,7 @@
 /**
  * The Koa application. Order of the middleware, outermost first: CORS header on every response →
- * timing and metrics → error rendering → preflight → operations → admin → v1 → 404.
+ * the single lookups' hot path (src/http/singleLookups.ts) → timing and metrics → error
+ * rendering → preflight → operations → admin → v1 → 404.
  */
 import cors from '@koa/cors';
 import Koa, { type Context, type Next } from 'koa';
@@ -11,6 +12,7 @@ import { adminRouter } from './adminRoutes.js';
 import { redactedUrl } from './logger.js';
 import { operationsRouter } from './operationsRoutes.js';
 import { renderErrors, sendJson } from './respond.js';
+import { singleLookups } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 
@@ -22,27 +24,35 @@ function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
   return next();
 }
 
-function measure(deps: ServiceDeps) {
+/** Records one answered request: the metrics of its endpoint and status, and a debug log line. */
+export type RequestObserver = (ctx: Context, endpoint: string, startedMs: number) => void;
+
+function requestObserver(deps: ServiceDeps): RequestObserver {
   // prom-client's label lookup per call is measurable at these rates: keep one child per series.
   const counters = new Map<string, { inc(): void }>();
   const histograms = new Map<string, { observe(value: number): void }>();
+  return (ctx, endpoint, startedMs) => {
+    const seconds = (performance.now() - startedMs) / 1000;
+    const series = `${endpoint} ${ctx.status}`;
+    let counter = counters.get(series);
+    if (!counter) counters.set(series, (counter = deps.metrics.requests.labels(endpoint, String(ctx.status))));
+    counter.inc();
+    let histogram = histograms.get(endpoint);
+    if (!histogram) histograms.set(endpoint, (histogram = deps.metrics.latency.labels(endpoint)));
+    histogram.observe(seconds);
+    if (deps.logger.isLevelEnabled('debug')) {
+      deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
+    }
+  };
+}
+
+function measure(observe: RequestObserver) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      const seconds = (performance.now() - started) / 1000;
-      const endpoint = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      const series = `${endpoint} ${ctx.status}`;
-      let counter = counters.get(series);
-      if (!counter) counters.set(series, (counter = deps.metrics.requests.labels(endpoint, String(ctx.status))));
-      counter.inc();
-      let histogram = histograms.get(endpoint);
-      if (!histogram) histograms.set(endpoint, (histogram = deps.metrics.latency.labels(endpoint)));
-      histogram.observe(seconds);
-      if (deps.logger.isLevelEnabled('debug')) {
-        deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
-      }
+      observe(ctx, (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', started);
     }
   };
 }
@@ -71,8 +81,10 @@ function routerMiddleware(router: Router): Koa.Middleware {
 export function createApp(deps: ServiceDeps): Koa {
   const app = new Koa();
   app.silent = true;
+  const observe = requestObserver(deps);
   app.use(everyResponseAllowsAnyOrigin);
-  app.use(measure(deps));
+  app.use(singleLookups(deps, observe));
+  app.use(measure(observe));
   app.use(renderErrors(deps.logger));
   app.use(answerTheUnanswered);
   const preflight = cors({

@@ -11,6 +11,7 @@ import type { IpAnswer } from '../engine/answers.js';
 import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
+import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
 import { metaRecord, quotaHeaders } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
@@ -19,7 +20,7 @@ import type { QuotaState } from '../store/store.js';
 import { identifyCaller, type Caller } from './caller.js';
 import { clientAddress } from './clientAddress.js';
 import { admit } from './metering.js';
-import { asApiError, sendJson } from './respond.js';
+import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import { endpointList } from './endpointList.js';
@@ -52,12 +53,25 @@ function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void 
   for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
 }
 
-function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: Record<string, unknown>): void {
+/**
+ * A metered record with its meta. `recordJson`, when given, renders the same record as JSON text
+ * (the hot path: no object to build and stringify); it serves whenever neither `fields` nor
+ * `pretty` asks for the object.
+ */
+function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: () => Record<string, unknown>, recordJson?: () => string): void {
   setQuotaHeaders(ctx, caller, quota);
-  sendJson(ctx, 200, { ...applyFields(record, fieldsOf(ctx)), meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
+  const meta = metaRecord(caller.plan.code, caller.plan.field_level, quota);
+  const filter = fieldsOf(ctx);
+  if (recordJson !== undefined && filter === null && !wantsPretty(ctx.query)) {
+    const json = recordJson();
+    sendJsonText(ctx, 200, `${json.slice(0, -1)},"meta":${JSON.stringify(meta)}}`);
+    return;
+  }
+  sendJson(ctx, 200, { ...applyFields(record(), filter), meta });
 }
 
 function fieldsOf(ctx: Context): FieldsFilter | null {
+  if (ctx.querystring === '') return null;
   const value = ctx.query.fields;
   return parseFields(Array.isArray(value) ? value.join(',') : value);
 }
@@ -67,12 +81,39 @@ function firstQueryValue(ctx: Context, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The JSON renderer of the loaded tables (its templates are per range of those tables). */
+const renderers = new WeakMap<object, IpRecordRenderer>();
+
+function rendererOf(deps: ServiceDeps): IpRecordRenderer {
+  const engine = deps.engine.engine;
+  let renderer = renderers.get(engine);
+  if (renderer === undefined) renderers.set(engine, (renderer = new IpRecordRenderer()));
+  return renderer;
+}
+
 async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
   const caller = await identifyCaller(ctx, deps);
   const ip = parseIp(text);
   const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
   const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
-  respondMetered(ctx, caller, quota, ipRecordOf(answerOf(deps, ip!), caller.plan.field_level, deps.now()));
+  const answer = answerOf(deps, ip!);
+  const level = caller.plan.field_level;
+  const now = deps.now();
+  respondMetered(ctx, caller, quota, () => ipRecordOf(answer, level, now), () => rendererOf(deps).render(answer, level, now));
+}
+
+async function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
+  const caller = await identifyCaller(ctx, deps);
+  let answer = null;
+  let refusal: ApiError | undefined;
+  try {
+    answer = deps.engine.engine.lookupMac(text);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    refusal = error;
+  }
+  const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
+  respondMetered(ctx, caller, quota, () => macRecord(answer!, caller.plan.field_level) as unknown as Record<string, unknown>);
 }
 
 function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date) {
@@ -83,7 +124,7 @@ async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Pr
   const caller = await identifyCaller(ctx, deps);
   const ip = parseIp(text);
   const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
-  respondMetered(ctx, caller, quota, notListedRecord(ip!.text));
+  respondMetered(ctx, caller, quota, () => notListedRecord(ip!.text));
 }
 
 /**
@@ -259,19 +300,16 @@ export function v1Router(deps: ServiceDeps): Router {
     sendJson(ctx, 200, { ...envelope, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
   });
 
-  router.get('/mac/:mac', async (ctx) => {
-    const caller = await identifyCaller(ctx, deps);
-    let answer = null;
-    let refusal: ApiError | undefined;
-    try {
-      answer = deps.engine.engine.lookupMac(ctx.params.mac);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      refusal = error;
-    }
-    const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
-    respondMetered(ctx, caller, quota, macRecord(answer!, caller.plan.field_level) as unknown as Record<string, unknown>);
-  });
+  router.get('/mac/:mac', (ctx) => lookupMac(ctx, deps, ctx.params.mac));
 
   return router;
 }
+
+/** The single lookups by path parameter, as the router and the hot path (singleLookups) both serve them. */
+export const singleLookupHandlers = {
+  '/v1/ip/:ip': lookupIp,
+  '/v1/blacklist/:ip': checkBlacklist,
+  '/v1/mac/:mac': lookupMac,
+} as const;
+
+export type SingleLookupRoute = keyof typeof singleLookupHandlers;

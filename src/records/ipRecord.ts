@@ -250,20 +250,12 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
     };
   }
 
-  const threat = feeds?.threat ?? NO_THREAT_FACTS;
-  const ms = now.getTime();
-  const clock = zone === null ? null : tickedClock(zone, ms);
   return {
     success: true,
     ip: answer.ip,
     version: answer.version,
     location,
-    timezone: {
-      id: zone,
-      utc_offset: clock ? clock.offsetText : null,
-      is_dst: clock ? clock.isDst : null,
-      current_time: clock ? clock.prefix + TWO_DIGITS[Math.floor((ms - clock.minute * 60000) / 1000)] + clock.offsetText : null,
-    },
+    timezone: timezoneFull(zone, now.getTime()),
     network: {
       asn: net?.asn ?? null,
       isp: organization,
@@ -288,19 +280,34 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
           languages: country.languages.slice(),
         }
       : null,
-    security: {
-      is_vpn: security.is_vpn,
-      vpn_provider: security.vpn_provider,
-      is_proxy: security.is_proxy,
-      is_tor: security.is_tor,
-      is_hosting: connectionType === 'hosting',
-      is_threat: threat.is_threat,
-      threat_type: threat.threat_type,
-      threat_confidence: threat.threat_confidence,
-      threat_reports: threat.threat_reports,
-      threat_last_seen: threat.threat_last_seen,
-    },
+    security: securityRecord(security, connectionType === 'hosting', feeds?.threat ?? NO_THREAT_FACTS),
     abuse: { email: null },
+  };
+}
+
+/** The full level's timezone object at instant `ms`; the three computed fields are null without a known zone. */
+export function timezoneFull(zone: string | null, ms: number): TimezoneFull {
+  const clock = zone === null ? null : tickedClock(zone, ms);
+  return {
+    id: zone,
+    utc_offset: clock ? clock.offsetText : null,
+    is_dst: clock ? clock.isDst : null,
+    current_time: clock ? clock.prefix + TWO_DIGITS[Math.floor((ms - clock.minute * 60000) / 1000)] + clock.offsetText : null,
+  };
+}
+
+export function securityRecord(security: SecurityFacts, isHosting: boolean, threat: ThreatFacts): SecurityRecord {
+  return {
+    is_vpn: security.is_vpn,
+    vpn_provider: security.vpn_provider,
+    is_proxy: security.is_proxy,
+    is_tor: security.is_tor,
+    is_hosting: isHosting,
+    is_threat: threat.is_threat,
+    threat_type: threat.threat_type,
+    threat_confidence: threat.threat_confidence,
+    threat_reports: threat.threat_reports,
+    threat_last_seen: threat.threat_last_seen,
   };
 }
 
@@ -322,7 +329,7 @@ function reservedRecord(answer: IpAnswer): ReservedIpRecord {
   };
 }
 
-function rangeOf(block: IpBlock | null, version: IpVersion): Ipv4Range | Ipv6Range | null {
+export function rangeOf(block: IpBlock | null, version: IpVersion): Ipv4Range | Ipv6Range | null {
   if (!block) return null;
   if (version === 4) return block.size === null ? null : { start: block.start, end: block.end, size: block.size };
   return block.prefix === null ? null : { start: block.start, end: block.end, prefix: block.prefix };

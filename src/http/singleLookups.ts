@@ -1,0 +1,56 @@
+/**
+ * The hot path of the API: `GET /v1/ip/{ip}`, `GET /v1/blacklist/{ip}` and `GET /v1/mac/{mac}` go
+ * straight to their handlers (the same ones the v1 router serves), without the router's matching
+ * and the middleware layers every other request passes. What those layers do for a request is
+ * done here too, by the same functions: metrics (RequestObserver) and error rendering
+ * (renderError); the CORS header is set before this middleware runs.
+ *
+ * Only the plain form of each path is taken here: one non-empty path segment after the prefix.
+ * Anything else (trailing slash, `batch`, `search`, other methods) goes on to the router, which
+ * answers it as before.
+ */
+import type { Context, Next } from 'koa';
+import type { RequestObserver } from './app.js';
+import { renderError } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';
+
+const prefixes: readonly { prefix: string; route: SingleLookupRoute; reserved: string }[] = [
+  { prefix: '/v1/ip/', route: '/v1/ip/:ip', reserved: 'batch' },
+  { prefix: '/v1/blacklist/', route: '/v1/blacklist/:ip', reserved: 'batch' },
+  { prefix: '/v1/mac/', route: '/v1/mac/:mac', reserved: 'search' },
+];
+
+/** The route and its decoded parameter, or null when the router should answer the path. */
+export function singleLookupOf(path: string): { route: SingleLookupRoute; param: string } | null {
+  for (const { prefix, route, reserved } of prefixes) {
+    if (!path.startsWith(prefix)) continue;
+    const segment = path.slice(prefix.length);
+    if (segment.length === 0 || segment === reserved || segment.includes('/')) return null;
+    return { route, param: segment.includes('%') ? decodedSegment(segment) : segment };
+  }
+  return null;
+}
+
+/** As the router decodes a path parameter: undecodable text stays as it is. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export function singleLookups(deps: ServiceDeps, observe: RequestObserver) {
+  return async (ctx: Context, next: Next) => {
+    const lookup = ctx.method === 'GET' ? singleLookupOf(ctx.path) : null;
+    if (lookup === null) return next();
+    const started = performance.now();
+    try {
+      await singleLookupHandlers[lookup.route](ctx, deps, lookup.param);
+    } catch (error) {
+      renderError(ctx, error, deps.logger);
+    }
+    observe(ctx, lookup.route, started);
+  };
+}

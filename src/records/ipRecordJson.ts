@@ -1,0 +1,88 @@
+/**
+ * The IP record (SPEC 2.2) as JSON text, for the single-lookup hot path: the same text as
+ * `JSON.stringify(ipRecord(answer, level, now, feeds))`, made from a template per matched range
+ * and level (src/records/jsonTemplate.ts). Of a found record only these parts change between two
+ * addresses of one range: the echoed `ip`, the full level's clock fields (`timezone`), the
+ * `security` block (the blacklist's threat facts) and, for IPv6, `network.range` (the CIDR block
+ * around the address). Everything else is the range's location and network rows, rendered once.
+ *
+ * Reserved and not-found answers, and records with VPN/proxy/RPKI feed facts (which change the
+ * connection type and RPKI fields per address), take the object path: they are rare.
+ */
+import type { IpAnswer } from '../engine/answers.js';
+import { JsonTemplate } from './jsonTemplate.js';
+import {
+  ipRecord,
+  NO_SECURITY_FACTS,
+  NO_THREAT_FACTS,
+  rangeOf,
+  securityRecord,
+  timezoneFull,
+  type FieldLevel,
+  type IpRecordFeeds,
+  type ThreatFacts,
+} from './ipRecord.js';
+
+/** Templates kept per renderer; past this many the cache starts afresh (memory stays bounded). */
+const TEMPLATE_LIMIT = 65_536;
+
+const holesOf = (level: FieldLevel, version: 4 | 6): readonly string[] =>
+  level === 'basic' ? ['ip'] : version === 4 ? ['ip', 'timezone', 'security'] : ['ip', 'timezone', 'network.range', 'security'];
+
+interface RangeTemplate {
+  template: JsonTemplate;
+  zone: string | null;
+  isHosting: boolean;
+}
+
+/** One renderer per loaded table set: templates are per range of those tables. */
+export class IpRecordRenderer {
+  private readonly templates = new Map<number, RangeTemplate>();
+  /** the full level's timezone JSON per zone, for the second it was made in */
+  private readonly clocks = new Map<string | null, { second: number; json: string }>();
+  /** the security block without threat facts, by is_hosting */
+  private readonly quietSecurity = [false, true].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)));
+
+  render(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): string {
+    if (answer.status !== 'found' || feeds?.security || feeds?.rpki) return JSON.stringify(ipRecord(answer, level, now, feeds));
+    const entry = this.templateOf(answer, level, now);
+    const ip = JSON.stringify(answer.ip);
+    if (level === 'basic') return entry.template.render([ip]);
+    const ms = now.getTime();
+    const timezone = this.timezoneJson(entry.zone, ms);
+    const security = this.securityJson(entry.isHosting, feeds?.threat ?? NO_THREAT_FACTS);
+    if (answer.version === 4) return entry.template.render([ip, timezone, security]);
+    return entry.template.render([ip, timezone, JSON.stringify(rangeOf(answer.block, 6)), security]);
+  }
+
+  private templateOf(answer: IpAnswer, level: FieldLevel, now: Date): RangeTemplate {
+    // Ranges of both families in one map: IPv6 ranges on the negative side, the level in the low bit.
+    const id = (answer.version === 4 ? answer.range : -1 - answer.range) * 2 + (level === 'full' ? 1 : 0);
+    let entry = this.templates.get(id);
+    if (entry === undefined) {
+      const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: string | null } };
+      entry = {
+        template: JsonTemplate.compile(record, holesOf(level, answer.version)),
+        zone: record.timezone.id,
+        isHosting: record.network.connection_type === 'hosting',
+      };
+      if (this.templates.size >= TEMPLATE_LIMIT) this.templates.clear();
+      this.templates.set(id, entry);
+    }
+    return entry;
+  }
+
+  private timezoneJson(zone: string | null, ms: number): string {
+    const second = Math.floor(ms / 1000);
+    let clock = this.clocks.get(zone);
+    if (clock === undefined || clock.second !== second) {
+      clock = { second, json: JSON.stringify(timezoneFull(zone, ms)) };
+      this.clocks.set(zone, clock);
+    }
+    return clock.json;
+  }
+
+  private securityJson(isHosting: boolean, threat: ThreatFacts): string {
+    return threat === NO_THREAT_FACTS ? this.quietSecurity[isHosting ? 1 : 0] : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The hot path's JSON text of IP records against the object path: for random addresses of both
+ * families, both levels, several instants and with or without threat facts, the renderer must give
+ * exactly `JSON.stringify(ipRecord(...))`, byte for byte. Addresses share ranges (and so templates)
+ * on purpose, so a value cached per range that should not be would show.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { formatIPv4 } from '../../src/engine/ipAddress.js';
+import type { LookupEngine } from '../../src/engine/lookupEngine.js';
+import { loadEngine } from '../../src/engine/node.js';
+import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
+import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
+import { JsonTemplate } from '../../src/records/jsonTemplate.js';
+
+let engine: LookupEngine;
+beforeAll(async () => {
+  engine = await loadEngine();
+});
+
+const threat: IpRecordFeeds = {
+  threat: { is_threat: true, threat_type: 'brute-force', threat_confidence: 73, threat_reports: 4, threat_last_seen: '2026-11-20 08:01:02' },
+};
+
+describe('JsonTemplate', () => {
+  it('renders values into its holes in key order', () => {
+    const template = JsonTemplate.compile({ a: 1, b: { c: 'x', d: [1, 2] }, e: null }, ['b.c', 'e']);
+    expect(template.render(['"y"', '{"z":true}'])).toBe('{"a":1,"b":{"c":"y","d":[1,2]},"e":{"z":true}}');
+    expect(template.parts).toHaveLength(3);
+  });
+
+  it('refuses holes that are missing or out of key order', () => {
+    expect(() => JsonTemplate.compile({ a: 1 }, ['b'])).toThrow(/no key b/);
+    expect(() => JsonTemplate.compile({ a: 1 }, ['a.b'])).toThrow(/no object/);
+    expect(() => JsonTemplate.compile({ a: 1, b: 2 }, ['b', 'a'])).toThrow(/key order/);
+  });
+
+  it('leaves the record it was made from unchanged', () => {
+    const record = { a: { b: 1 } };
+    JsonTemplate.compile(record, ['a.b']);
+    expect(record).toEqual({ a: { b: 1 } });
+  });
+});
+
+describe('IpRecordRenderer', () => {
+  const levels: FieldLevel[] = ['basic', 'full'];
+
+  it('gives the object path JSON for random IPv4 and IPv6 addresses, instants, levels and threat facts', () => {
+    const renderer = new IpRecordRenderer();
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('8.8.8.8', '8.8.4.4', '2001:4860:4860::8888', '2001:4860:4860::8844', '10.0.0.1', '::1')),
+        fc.constantFrom(...levels),
+        fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
+        fc.boolean(),
+        (text, level, ms, listed) => {
+          const answer = engine.lookupIp(text);
+          const now = new Date(ms);
+          const feeds = listed ? threat : undefined;
+          expect(renderer.render(answer, level, now, feeds)).toBe(JSON.stringify(ipRecord(answer, level, now, feeds)));
+        },
+      ),
+      { numRuns: 4000 },
+    );
+  });
+
+  it('gives each address of one range its own ip (and IPv6 block), and each second its own clock', () => {
+    const renderer = new IpRecordRenderer();
+    for (let i = 0; i < 256; i++) {
+      const address = (0x08080800 | i) >>> 0;
+      const answer = engine.answerIPv4(address);
+      // Across the 2026 DST change in Europe, one second per address.
+      const now = new Date(Date.UTC(2026, 2, 29, 0, 59, 0) + i * 1000);
+      expect(answer.ip).toBe(formatIPv4(address));
+      for (const level of levels) expect(renderer.render(answer, level, now)).toBe(JSON.stringify(ipRecord(answer, level, now)));
+    }
+    for (const text of ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1']) {
+      const answer = engine.lookupIp(text);
+      expect(renderer.render(answer, 'full', new Date(0))).toBe(JSON.stringify(ipRecord(answer, 'full', new Date(0))));
+    }
+  });
+});
