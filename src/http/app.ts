@@ -18,9 +18,12 @@ import { v1Router } from './v1Routes.js';
 
 export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Retry-After'];
 
+const EXPOSED = EXPOSED_HEADERS.join(', ');
+
 function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
   ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS.join(', '));
+  // Only cross-origin browser code needs headers exposed, and its requests always carry Origin.
+  if (ctx.headers.origin !== undefined) ctx.set('Access-Control-Expose-Headers', EXPOSED);
   return next();
 }
 

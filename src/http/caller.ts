@@ -14,6 +14,8 @@ export interface Caller {
   key: ApiKey;
   /** the plan in force now: an expired paid plan acts as free */
   plan: Plan;
+  /** the instant this request is answered for: one clock reading for its checks, quota and record */
+  now: Date;
 }
 
 export async function identifyCaller(ctx: Context, deps: ServiceDeps): Promise<Caller> {
@@ -33,5 +35,5 @@ export async function identifyCaller(ctx: Context, deps: ServiceDeps): Promise<C
   }
   const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
   ctx.state.accountId = account.id;
-  return { account, key, plan: deps.plans[code] };
+  return { account, key, plan: deps.plans[code], now };
 }

@@ -33,7 +33,7 @@ export async function admit(deps: ServiceDeps, caller: Caller, request: MeteredR
     rate_limit_per_second: caller.plan.rate_limit_per_second,
     quota: quotaRule(caller, request.api),
     consume: request.refusal === undefined,
-    now: deps.now(),
+    now: caller.now,
   });
   switch (decision.outcome) {
     case 'admitted':

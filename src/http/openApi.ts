@@ -579,7 +579,7 @@ const param = (name: keyof typeof parameters & string): JsonSchema => ({ $ref: `
 const integerHeader = (description: string, extra: JsonSchema = {}): JsonSchema => ({ description, schema: { type: 'integer', minimum: 0, ...extra } });
 const headers: Record<string, JsonSchema> = {
   AccessControlAllowOrigin: { description: 'Every response allows any origin (SPEC 1.3).', required: true, schema: { type: 'string', const: '*' } },
-  AccessControlExposeHeaders: { description: 'The quota headers are exposed to browser code.', required: true, schema: { type: 'string' } },
+  AccessControlExposeHeaders: { description: 'Names the quota headers and Retry-After for browser code; sent when the request carries Origin (every cross-origin browser request does).', required: false, schema: { type: 'string' } },
   XPlan: { description: 'plan code', required: true, schema: stringEnum(planCodes) },
   XRateLimitLimit: { ...integerHeader('requests per second allowed on the plan', { minimum: 1 }), required: true },
   XQuotaLimit: { ...integerHeader('quota of the current period: daily allowance of this API (free) or monthly pool (paid)'), required: true },

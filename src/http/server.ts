@@ -46,6 +46,9 @@ export function answerUnparsableRequest(error: Error & { code?: string }, socket
   );
 }
 
+/** How often a stopping server closes the connections whose last answer has been sent. */
+const IDLE_SWEEP_MS = 20;
+
 export interface StartOptions {
   now?: () => Date;
   store?: Store;
@@ -65,12 +68,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const app = createApp(deps);
   const handle = app.callback();
   let stopping: Promise<void> | null = null;
-  const inFlight = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
-    inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
@@ -85,9 +85,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   logger.info({ url, store: store.kind, tables: engine.engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'listening');
   const stop = () => {
     stopping ??= (async () => {
-      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      // close() stops accepting and closes the idle connections; a connection whose request was in
+      // flight becomes idle when its answer is sent, and is closed at the next sweep. (Watching every
+      // response for this would cost each request a listener.)
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await store.close();

@@ -13,7 +13,7 @@ import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFi
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
-import { metaRecord, quotaHeaders } from '../records/metaRecord.js';
+import { metaJson, metaRecord, quotaHeaders } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
 import type { Api } from '../plans/plans.js';
 import type { QuotaState } from '../store/store.js';
@@ -50,7 +50,12 @@ function answerOf(deps: ServiceDeps, ip: ParsedIp): IpAnswer {
 }
 
 function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
-  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+  const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
+  ctx.set('X-Plan', headers['X-Plan']);
+  ctx.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
+  ctx.set('X-Quota-Limit', headers['X-Quota-Limit']);
+  ctx.set('X-Quota-Remaining', headers['X-Quota-Remaining']);
+  ctx.set('X-Quota-Reset', headers['X-Quota-Reset']);
 }
 
 /**
@@ -60,14 +65,14 @@ function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void 
  */
 function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: () => Record<string, unknown>, recordJson?: () => string): void {
   setQuotaHeaders(ctx, caller, quota);
-  const meta = metaRecord(caller.plan.code, caller.plan.field_level, quota);
+  const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
-  if (recordJson !== undefined && filter === null && !wantsPretty(ctx.query)) {
+  if (recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
     const json = recordJson();
-    sendJsonText(ctx, 200, `${json.slice(0, -1)},"meta":${JSON.stringify(meta)}}`);
+    sendJsonText(ctx, 200, `${json.slice(0, -1)},"meta":${metaJson(code, level, quota)}}`);
     return;
   }
-  sendJson(ctx, 200, { ...applyFields(record(), filter), meta });
+  sendJson(ctx, 200, { ...applyFields(record(), filter), meta: metaRecord(code, level, quota) });
 }
 
 function fieldsOf(ctx: Context): FieldsFilter | null {
@@ -97,8 +102,7 @@ async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<
   const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
   const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
   const answer = answerOf(deps, ip!);
-  const level = caller.plan.field_level;
-  const now = deps.now();
+  const { plan: { field_level: level }, now } = caller;
   respondMetered(ctx, caller, quota, () => ipRecordOf(answer, level, now), () => rendererOf(deps).render(answer, level, now));
 }
 
@@ -216,7 +220,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     const filter = fieldsOf(ctx);
     const level = caller.plan.field_level;
     const results: unknown[] = [];
-    const now = deps.now();
+    const now = caller.now;
     for (const item of items) {
       if (item.ip === null) {
         results.push({ success: false, ip: item.text, error: { code: 'invalid_ip', message: new ApiError('invalid_ip').message } });
@@ -270,7 +274,7 @@ export function v1Router(deps: ServiceDeps): Router {
 
   router.get('/usage', async (ctx) => {
     const caller = await identifyCaller(ctx, deps);
-    const counts = await deps.store.usage(caller.account.id, deps.now());
+    const counts = await deps.store.usage(caller.account.id, caller.now);
     sendJson(ctx, 200, applyFields(usageRecord(caller.plan, caller.account.expires_at, counts), fieldsOf(ctx)));
   });
 

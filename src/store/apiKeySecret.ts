@@ -23,9 +23,17 @@ export function hashSecret(secret: string): Buffer {
   return crypto.hash('sha256', secret, 'buffer') as unknown as Buffer;
 }
 
-/** Constant-time equality of two hashes (a length mismatch is not secret: all hashes are 32 bytes). */
-export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && crypto.timingSafeEqual(a, b);
+/** The stored form as hex text: one call, where a Buffer and its hex would be two. */
+export function hashSecretHex(secret: string): string {
+  return crypto.hash('sha256', secret, 'hex');
+}
+
+/** Constant-time equality of two hex hashes (a length mismatch is not secret: all are 64 digits). */
+export function sameHashHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 export type IdPrefix = 'acc' | 'key';

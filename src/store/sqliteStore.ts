@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { apis, planCodes, type Api, type PlanCode } from '../plans/plans.js';
-import { hashSecret, isWellFormedSecret, newId, newSecret, sameHash } from './apiKeySecret.js';
+import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import { migrate } from './sqliteMigrations.js';
@@ -80,7 +80,8 @@ interface KeyRow {
 
 interface CachedKey {
   key: ApiKey;
-  hash: Buffer;
+  /** the stored hash, hex */
+  hash: string;
 }
 
 /** Idle counter views are forgotten after this many flushes (about a minute at the default interval). */
@@ -107,6 +108,7 @@ const toKey = (row: KeyRow): ApiKey => ({
 });
 
 const copyKey = (key: ApiKey): ApiKey => ({ ...key, websites: [...key.websites] });
+const frozenKey = (key: ApiKey): ApiKey => Object.freeze({ ...key, websites: Object.freeze([...key.websites]) as string[] });
 
 function checkedPlan(plan: unknown): PlanCode {
   if (!planCodes.includes(plan as PlanCode)) throw new StoreInputError(`unknown plan ${JSON.stringify(plan)}`);
@@ -333,24 +335,24 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Answers from frozen cached objects: this runs on every request, copies would cost. */
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
     if (!isWellFormedSecret(secret)) return null;
-    const hash = hashSecret(secret);
-    const hex = hash.toString('hex');
+    const hex = hashSecretHex(secret);
     return this.guard('authenticate', () => {
       this.dropCachesIfChangedElsewhere();
       let cached = this.keysByHash.get(hex);
       if (cached === undefined) {
-        const row = this.sql.keyByHash.get(hash);
+        const row = this.sql.keyByHash.get(Buffer.from(hex, 'hex'));
         if (!row) return null;
-        cached = { key: toKey(row), hash: Buffer.from(row.hash) };
+        cached = { key: frozenKey(toKey(row)), hash: Buffer.from(row.hash).toString('hex') };
         if (this.keysByHash.size >= CACHE_LIMIT) this.clearKeyCache();
         this.keysByHash.set(hex, cached);
         this.hashByKeyId.set(cached.key.id, hex);
       }
-      if (!sameHash(cached.hash, hash)) return null;
+      if (!sameHashHex(cached.hash, hex)) return null;
       const account = this.loadAccount(cached.key.account_id);
-      return account && { key: copyKey(cached.key), account: { ...account } };
+      return account && { key: cached.key, account };
     });
   }
 
@@ -435,7 +437,7 @@ export class SqliteStore implements Store {
     const row = this.sql.account.get(id);
     if (!row) return null;
     if (this.accounts.size >= CACHE_LIMIT) this.accounts.clear();
-    const account = toAccount(row);
+    const account = Object.freeze(toAccount(row));
     this.accounts.set(id, account);
     return account;
   }

@@ -168,13 +168,17 @@ describe('CORS preflight', () => {
     });
   }
 
-  it('Access-Control-Expose-Headers names the quota headers and Retry-After on actual responses', async () => {
+  it('Access-Control-Expose-Headers names the quota headers and Retry-After on cross-origin responses', async () => {
     const r = await h.call('/v1/ip/8.8.8.8', { key: pro, headers: { origin: 'https://app.example.com' } });
     const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(',').map((x) => x.trim().toLowerCase());
     expect(exposed).toEqual(expect.arrayContaining([...QUOTA_HEADERS, 'Retry-After'].map((x) => x.toLowerCase())));
     const refused = await h.call('/v1/ip/8.8.8.8', { headers: { origin: 'https://app.example.com' } });
     const exposedOnError = (refused.headers.get('access-control-expose-headers') ?? '').split(',').map((x) => x.trim().toLowerCase());
     expect(exposedOnError).toEqual(expect.arrayContaining(['retry-after', 'x-quota-reset']));
+    // Without Origin (not a cross-origin browser request) nothing needs exposing; the origin header stays.
+    const plain = await h.call('/v1/ip/8.8.8.8', { key: pro });
+    expect(plain.headers.get('access-control-allow-origin')).toBe('*');
+    expect(plain.headers.get('access-control-expose-headers')).toBeNull();
   });
 
   it('a preflight is neither counted nor rejected', async () => {

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultPlans } from '../../src/plans/plans.js';
 import type { QuotaState, UsageCounts } from '../../src/store/store.js';
-import { isoUtc, metaRecord, quotaHeaders } from '../../src/records/metaRecord.js';
+import { isoUtc, metaJson, metaRecord, quotaHeaders } from '../../src/records/metaRecord.js';
 import { usageRecord } from '../../src/records/usageRecord.js';
 import { shapeErrors } from './schema.js';
 
@@ -68,6 +69,22 @@ describe('meta record and quota headers (SPEC 2.1, 8.3)', () => {
       });
     }
     expect(quotaHeaders('free', 2, quota)['X-Quota-Reset']).toBe('1795392000');
+  });
+
+  it('metaJson is the JSON of metaRecord, for any counts and resets', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('free', 'starter', 'pro', 'business'),
+        fc.constantFrom('basic', 'full'),
+        fc.constantFrom('day', 'month'),
+        fc.nat(), fc.nat(),
+        fc.integer({ min: 0, max: Date.UTC(2100, 0, 1) }),
+        (plan, level, period, limit, used, ms) => {
+          const q: QuotaState = { limit, used, remaining: Math.max(0, limit - used), period, resets_at: new Date(ms) };
+          expect(metaJson(plan, level, q)).toBe(JSON.stringify(metaRecord(plan, level, q)));
+        },
+      ),
+    );
   });
 
   it('isoUtc drops milliseconds and writes +00:00', () => {
