@@ -12,6 +12,7 @@ import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
+import { MacRecordRenderer } from '../records/macRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
 import { metaJson, metaRecord, quotaHeaders } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
@@ -86,6 +87,9 @@ function firstQueryValue(ctx: Context, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** MAC templates are per block object, which each loaded table set makes anew: one renderer serves all. */
+const macRenderer = new MacRecordRenderer();
+
 /** The JSON renderer of the loaded tables (its templates are per range of those tables). */
 const renderers = new WeakMap<object, IpRecordRenderer>();
 
@@ -117,7 +121,8 @@ async function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Promise
     refusal = error;
   }
   const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
-  respondMetered(ctx, caller, quota, () => macRecord(answer!, caller.plan.field_level) as unknown as Record<string, unknown>);
+  const level = caller.plan.field_level;
+  respondMetered(ctx, caller, quota, () => macRecord(answer!, level) as unknown as Record<string, unknown>, () => macRenderer.render(answer!, level));
 }
 
 function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date) {
