@@ -31,18 +31,9 @@ function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
 export type RequestObserver = (ctx: Context, endpoint: string, startedMs: number) => void;
 
 function requestObserver(deps: ServiceDeps): RequestObserver {
-  // prom-client's label lookup per call is measurable at these rates: keep one child per series.
-  const counters = new Map<string, { inc(): void }>();
-  const histograms = new Map<string, { observe(value: number): void }>();
   return (ctx, endpoint, startedMs) => {
     const seconds = (performance.now() - startedMs) / 1000;
-    const series = `${endpoint} ${ctx.status}`;
-    let counter = counters.get(series);
-    if (!counter) counters.set(series, (counter = deps.metrics.requests.labels(endpoint, String(ctx.status))));
-    counter.inc();
-    let histogram = histograms.get(endpoint);
-    if (!histogram) histograms.set(endpoint, (histogram = deps.metrics.latency.labels(endpoint)));
-    histogram.observe(seconds);
+    deps.metrics.observeRequest(endpoint, ctx.status, seconds);
     if (deps.logger.isLevelEnabled('debug')) {
       deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
     }

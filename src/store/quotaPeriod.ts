@@ -11,28 +11,48 @@ function checked(now: Date): Date {
   return now;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The keys and resets of the UTC day last asked about: every request asks, and formatting them
+ * anew each time costs more than the rest of metering.
+ */
+let day = { number: NaN, dayKey: '', monthKey: '', nextDay: 0, nextMonth: 0 };
+
+function dayOf(now: Date) {
+  const number = Math.floor(checked(now).getTime() / DAY_MS);
+  if (number !== day.number) {
+    const y = now.getUTCFullYear();
+    const m = now.getUTCMonth();
+    day = {
+      number,
+      dayKey: `${pad(y, 4)}-${pad(m + 1)}-${pad(now.getUTCDate())}`,
+      monthKey: `${pad(y, 4)}-${pad(m + 1)}`,
+      nextDay: (number + 1) * DAY_MS,
+      nextMonth: Date.UTC(y, m + 1, 1),
+    };
+  }
+  return day;
+}
+
 /** YYYY-MM-DD of the UTC day holding `now`. */
 export function dayKey(now: Date): string {
-  checked(now);
-  return `${pad(now.getUTCFullYear(), 4)}-${pad(now.getUTCMonth() + 1)}-${pad(now.getUTCDate())}`;
+  return dayOf(now).dayKey;
 }
 
 /** YYYY-MM of the UTC month holding `now`. */
 export function monthKey(now: Date): string {
-  checked(now);
-  return `${pad(now.getUTCFullYear(), 4)}-${pad(now.getUTCMonth() + 1)}`;
+  return dayOf(now).monthKey;
 }
 
 /** 00:00 UTC of the day after `now` (an instant exactly at midnight belongs to the new day). */
 export function nextDayReset(now: Date): Date {
-  checked(now);
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return new Date(dayOf(now).nextDay);
 }
 
 /** 00:00 UTC on the first of the month after `now`'s month. */
 export function nextMonthReset(now: Date): Date {
-  checked(now);
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return new Date(dayOf(now).nextMonth);
 }
 
 export function nextReset(period: QuotaPeriod, now: Date): Date {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -324,6 +325,21 @@ describe('store helpers', () => {
     expect(nextDayReset(midnight)).toEqual(new Date('2032-03-02T00:00:00.000Z'));
     expect(nextMonthReset(new Date('2032-01-31T12:00:00Z'))).toEqual(new Date('2032-02-01T00:00:00.000Z'));
     expect(() => dayKey(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
+  it('UTC day and month keys and resets agree with the calendar for any instant, in any order of asking', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2200, 0, 1) }), { minLength: 1, maxLength: 20 }), (instants) => {
+        for (const ms of instants) {
+          const t = new Date(ms);
+          const iso = t.toISOString();
+          expect(dayKey(t)).toBe(iso.slice(0, 10));
+          expect(monthKey(t)).toBe(iso.slice(0, 7));
+          expect(nextDayReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate() + 1));
+          expect(nextMonthReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 1));
+        }
+      }),
+    );
   });
 
   it('the rate window forgets accounts with nothing left in their window', () => {
