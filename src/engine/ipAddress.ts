@@ -182,3 +182,25 @@ export function formatIPv6(words: Uint32Array | ArrayLike<number>): string {
   }
   return text;
 }
+
+/** An IP address parsed once: its canonical text and numeric form. */
+export interface ParsedIp {
+  /** dotted IPv4 (also for IPv4-mapped IPv6) or compressed IPv6 */
+  text: string;
+  /** the IPv4 as u32, or -1 for IPv6 */
+  v4: number;
+  /** the IPv6 words, most significant first (empty for IPv4) */
+  words: Uint32Array;
+}
+
+const NO_WORDS = new Uint32Array(0);
+
+/** Strict parse of either family; IPv4-mapped IPv6 is the IPv4 it embeds. null: not an address. */
+export function parseIp(text: string): ParsedIp | null {
+  const v4 = parseIPv4(text);
+  if (v4 >= 0) return { text: formatIPv4(v4), v4, words: NO_WORDS };
+  const words = new Uint32Array(4);
+  if (!parseIPv6(text, words)) return null;
+  const mapped = ipv4MappedOf(words);
+  return mapped >= 0 ? { text: formatIPv4(mapped), v4: mapped, words: NO_WORDS } : { text: formatIPv6(words), v4: -1, words };
+}

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { NONE, type IpTable } from '../tables/format/ipTable.js';
 import { blockBits, type MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
-import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion } from './ipAddress.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from './ipAddress.js';
 import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
@@ -153,6 +153,34 @@ export class LookupEngine {
     const mapped = ipv4MappedOf(words);
     if (mapped >= 0) return this.answerIPv4(mapped);
     return this.answerIPv6(words);
+  }
+
+  /** The answer for an address parsed once (parseIp): no second parse. */
+  answerOf(ip: ParsedIp): IpAnswer {
+    return ip.v4 >= 0 ? this.answerIPv4(ip.v4) : this.answerIPv6(ip.words);
+  }
+
+  /**
+   * The index of the range holding a parsed address in its family's table: every table fact of the
+   * address (location, network, block for IPv4) is the range's. -1 for special-purpose space, which
+   * no table answers. Throws `unavailable` when the family's table is not loaded.
+   */
+  rangeOf(ip: ParsedIp): number {
+    if (ip.v4 >= 0) {
+      if (reservedIPv4(ip.v4)) return -1;
+      this.requireTable(this.placed.ip4, 'IPv4');
+      return this.placed.exports.v4Find(ip.v4);
+    }
+    if (reservedIPv6(ip.words)) return -1;
+    this.requireTable(this.placed.ip6, 'IPv6');
+    return this.findIPv6(ip.words);
+  }
+
+  /** The CIDR block around an IPv6 address within its range's network (the one per-address part of an IPv6 answer). */
+  blockOfIPv6(words: ArrayLike<number>, range: number): IpBlock {
+    const table = this.requireTable(this.placed.ip6, 'IPv6');
+    for (let i = 0; i < 4; i++) this.words[i] = words[i];
+    return this.block(table, range, table.rangeNetwork[range]);
   }
 
   answerIPv4(address: number): IpAnswer {

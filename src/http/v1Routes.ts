@@ -5,9 +5,10 @@
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
-import { ApiError } from '../errors.js';
-import { parseIPv4, parseIPv6, ipv4MappedOf, formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
 import type { IpAnswer } from '../engine/answers.js';
+import type { LookupEngine } from '../engine/lookupEngine.js';
+import { ApiError } from '../errors.js';
+import { parseIp, type ParsedIp } from '../engine/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
@@ -25,30 +26,6 @@ import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import { endpointList } from './endpointList.js';
-
-/** An IP address as the request gave it, parsed once: its canonical text and numeric form. */
-interface ParsedIp {
-  /** dotted IPv4 (also for IPv4-mapped IPv6) or compressed IPv6 */
-  text: string;
-  /** the IPv4 as u32, or -1 for IPv6 */
-  v4: number;
-  /** the IPv6 words (unused for IPv4) */
-  words: Uint32Array;
-}
-
-export function parseIp(text: string): ParsedIp | null {
-  const v4 = parseIPv4(text);
-  if (v4 >= 0) return { text: formatIPv4(v4), v4, words: new Uint32Array(0) };
-  const words = new Uint32Array(4);
-  if (!parseIPv6(text, words)) return null;
-  const mapped = ipv4MappedOf(words);
-  return mapped >= 0 ? { text: formatIPv4(mapped), v4: mapped, words } : { text: formatIPv6(words), v4: -1, words };
-}
-
-function answerOf(deps: ServiceDeps, ip: ParsedIp): IpAnswer {
-  const engine = deps.engine.engine;
-  return ip.v4 >= 0 ? engine.answerIPv4(ip.v4) : engine.answerIPv6(ip.words);
-}
 
 function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
   const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
@@ -93,8 +70,7 @@ const macRenderer = new MacRecordRenderer();
 /** The JSON renderer of the loaded tables (its templates are per range of those tables). */
 const renderers = new WeakMap<object, IpRecordRenderer>();
 
-function rendererOf(deps: ServiceDeps): IpRecordRenderer {
-  const engine = deps.engine.engine;
+function rendererOf(engine: LookupEngine): IpRecordRenderer {
   let renderer = renderers.get(engine);
   if (renderer === undefined) renderers.set(engine, (renderer = new IpRecordRenderer()));
   return renderer;
@@ -105,9 +81,9 @@ async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<
   const ip = parseIp(text);
   const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
   const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
-  const answer = answerOf(deps, ip!);
+  const engine = deps.engine.engine;
   const { plan: { field_level: level }, now } = caller;
-  respondMetered(ctx, caller, quota, () => ipRecordOf(answer, level, now), () => rendererOf(deps).render(answer, level, now));
+  respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now), () => rendererOf(engine).render(engine, ip!, level, now));
 }
 
 async function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
@@ -232,7 +208,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
         continue;
       }
       const record =
-        api === 'ip' ? ipRecordOf(answerOf(deps, item.ip), level, now) : notListedRecord(item.ip.text);
+        api === 'ip' ? ipRecordOf(deps.engine.engine.answerOf(item.ip), level, now) : notListedRecord(item.ip.text);
       results.push(applyFields(record, filter));
     }
     setQuotaHeaders(ctx, caller, quota);

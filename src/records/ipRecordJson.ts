@@ -7,9 +7,11 @@
  * around the address). Everything else is the range's location and network rows, rendered once.
  *
  * Reserved and not-found answers, and records with VPN/proxy/RPKI feed facts (which change the
- * connection type and RPKI fields per address), take the object path: they are rare.
+ * connection type and RPKI fields per address), take the object path: they are rare. A range seen
+ * before costs no decoding of table rows at all: the range index is the template's key.
  */
-import type { IpAnswer } from '../engine/answers.js';
+import type { ParsedIp } from '../engine/ipAddress.js';
+import type { LookupEngine } from '../engine/lookupEngine.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import {
   ipRecord,
@@ -37,35 +39,46 @@ interface RangeTemplate {
 
 /** One renderer per loaded table set: templates are per range of those tables. */
 export class IpRecordRenderer {
-  private readonly templates = new Map<number, RangeTemplate>();
+  /** by range and level; null: the range has no data (a not-found answer) */
+  private readonly templates = new Map<number, RangeTemplate | null>();
   /** the full level's timezone JSON per zone, for the second it was made in */
   private readonly clocks = new Map<string | null, { second: number; json: string }>();
   /** the security block without threat facts, by is_hosting */
   private readonly quietSecurity = [false, true].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)));
 
-  render(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): string {
-    if (answer.status !== 'found' || feeds?.security || feeds?.rpki) return JSON.stringify(ipRecord(answer, level, now, feeds));
-    const entry = this.templateOf(answer, level, now);
-    const ip = JSON.stringify(answer.ip);
-    if (level === 'basic') return entry.template.render([ip]);
+  /**
+   * The record of a parsed address, range first: a range seen before needs no answer decoded
+   * from the tables at all, only its template and this request's parts.
+   */
+  render(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): string {
+    const range = feeds?.security || feeds?.rpki ? -1 : engine.rangeOf(ip);
+    const version = ip.v4 >= 0 ? 4 : 6;
+    const entry = range < 0 ? null : this.templateOf(engine, ip, range, version, level, now);
+    if (entry === null) return JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds));
+    const text = JSON.stringify(ip.text);
+    if (level === 'basic') return entry.template.render([text]);
     const ms = now.getTime();
     const timezone = this.timezoneJson(entry.zone, ms);
     const security = this.securityJson(entry.isHosting, feeds?.threat ?? NO_THREAT_FACTS);
-    if (answer.version === 4) return entry.template.render([ip, timezone, security]);
-    return entry.template.render([ip, timezone, JSON.stringify(rangeOf(answer.block, 6)), security]);
+    if (version === 4) return entry.template.render([text, timezone, security]);
+    return entry.template.render([text, timezone, JSON.stringify(rangeOf(engine.blockOfIPv6(ip.words, range), 6)), security]);
   }
 
-  private templateOf(answer: IpAnswer, level: FieldLevel, now: Date): RangeTemplate {
+  private templateOf(engine: LookupEngine, ip: ParsedIp, range: number, version: 4 | 6, level: FieldLevel, now: Date): RangeTemplate | null {
     // Ranges of both families in one map: IPv6 ranges on the negative side, the level in the low bit.
-    const id = (answer.version === 4 ? answer.range : -1 - answer.range) * 2 + (level === 'full' ? 1 : 0);
+    const id = (version === 4 ? range : -1 - range) * 2 + (level === 'full' ? 1 : 0);
     let entry = this.templates.get(id);
     if (entry === undefined) {
-      const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: string | null } };
-      entry = {
-        template: JsonTemplate.compile(record, holesOf(level, answer.version)),
-        zone: record.timezone.id,
-        isHosting: record.network.connection_type === 'hosting',
-      };
+      const answer = engine.answerOf(ip);
+      entry = null;
+      if (answer.status === 'found') {
+        const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: string | null } };
+        entry = {
+          template: JsonTemplate.compile(record, holesOf(level, version)),
+          zone: record.timezone.id,
+          isHosting: record.network.connection_type === 'hosting',
+        };
+      }
       if (this.templates.size >= TEMPLATE_LIMIT) this.templates.clear();
       this.templates.set(id, entry);
     }

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatIPv4 } from '../../src/engine/ipAddress.js';
+import { formatIPv4, parseIp } from '../../src/engine/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
@@ -54,10 +54,10 @@ describe('IpRecordRenderer', () => {
         fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
         fc.boolean(),
         (text, level, ms, listed) => {
-          const answer = engine.lookupIp(text);
+          const ip = parseIp(text)!;
           const now = new Date(ms);
           const feeds = listed ? threat : undefined;
-          expect(renderer.render(answer, level, now, feeds)).toBe(JSON.stringify(ipRecord(answer, level, now, feeds)));
+          expect(renderer.render(engine, ip, level, now, feeds)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now, feeds)));
         },
       ),
       { numRuns: 4000 },
@@ -68,15 +68,13 @@ describe('IpRecordRenderer', () => {
     const renderer = new IpRecordRenderer();
     for (let i = 0; i < 256; i++) {
       const address = (0x08080800 | i) >>> 0;
-      const answer = engine.answerIPv4(address);
+      const text = formatIPv4(address);
       // One second per address, across a minute boundary.
       const now = new Date(Date.UTC(2026, 2, 29, 0, 59, 0) + i * 1000);
-      expect(answer.ip).toBe(formatIPv4(address));
-      for (const level of levels) expect(renderer.render(answer, level, now)).toBe(JSON.stringify(ipRecord(answer, level, now)));
+      for (const level of levels) expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now)));
     }
-    for (const text of ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1']) {
-      const answer = engine.lookupIp(text);
-      expect(renderer.render(answer, 'full', new Date(0))).toBe(JSON.stringify(ipRecord(answer, 'full', new Date(0))));
+    for (const text of ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1', '::ffff:8.8.8.8']) {
+      expect(renderer.render(engine, parseIp(text)!, 'full', new Date(0))).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), 'full', new Date(0))));
     }
   });
 });
