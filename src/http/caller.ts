@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { effectivePlanCode, type Plan } from '../plans/plans.js';
 import type { Account, ApiKey } from '../store/store.js';
 import { presentedKey, requestingHost, websiteAllowed } from './apiKey.js';
+import { whenReady, type Eventually } from './eventually.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export interface Caller {
@@ -18,22 +19,28 @@ export interface Caller {
   now: Date;
 }
 
-export async function identifyCaller(ctx: Context, deps: ServiceDeps): Promise<Caller> {
-  const secret = presentedKey(ctx.headers, ctx.query);
+const NO_QUERY: Record<string, unknown> = Object.freeze({});
+
+export function identifyCaller(ctx: Context, deps: ServiceDeps): Eventually<Caller> {
+  const secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query);
   if (secret === null) throw new ApiError('missing_key');
-  const found = await deps.store.authenticate(secret);
+  const { store } = deps;
+  return whenReady(store.immediate ? store.immediate.authenticate(secret) : store.authenticate(secret), (found) => callerOf(ctx, deps, found));
+}
+
+function callerOf(ctx: Context, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();
-  if (!websiteAllowed(key.websites, requestingHost(ctx.headers))) {
-    await deps.store.countRejected(account.id, now);
-    throw new ApiError('origin_not_allowed');
-  }
-  if (account.suspended) {
-    await deps.store.countRejected(account.id, now);
-    throw new ApiError('account_suspended');
-  }
+  if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers))) return refused(deps, account, now, 'origin_not_allowed');
+  if (account.suspended) return refused(deps, account, now, 'account_suspended');
   const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
   ctx.state.accountId = account.id;
   return { account, key, plan: deps.plans[code], now };
+}
+
+/** A refusal of a known account: counted as rejected (and written) before it is answered. */
+async function refused(deps: ServiceDeps, account: Account, now: Date, code: 'origin_not_allowed' | 'account_suspended'): Promise<never> {
+  await deps.store.countRejected(account.id, now);
+  throw new ApiError(code);
 }

@@ -6,8 +6,9 @@
  */
 import { ApiError } from '../errors.js';
 import type { Api } from '../plans/plans.js';
-import type { QuotaRule, QuotaState } from '../store/store.js';
+import type { AdmitDecision, AdmitRequest, QuotaRule, QuotaState } from '../store/store.js';
 import type { Caller } from './caller.js';
+import { whenReady, type Eventually } from './eventually.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export interface MeteredRequest {
@@ -25,8 +26,8 @@ export function quotaRule(caller: Caller, api: Api): QuotaRule {
     : { period: 'month', limit: quota.pooled, pooled: true };
 }
 
-export async function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Promise<QuotaState> {
-  const decision = await deps.store.admit({
+export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
+  const admitRequest: AdmitRequest = {
     account_id: caller.account.id,
     api: request.api,
     cost: request.cost,
@@ -34,7 +35,13 @@ export async function admit(deps: ServiceDeps, caller: Caller, request: MeteredR
     quota: quotaRule(caller, request.api),
     consume: request.refusal === undefined,
     now: caller.now,
-  });
+  };
+  const { store } = deps;
+  return whenReady(store.immediate ? store.immediate.admit(admitRequest) : store.admit(admitRequest), (decision) => quotaOf(deps, request, decision));
+}
+
+/** The quota of an admitted request, or its refusal. */
+function quotaOf(deps: ServiceDeps, request: MeteredRequest, decision: AdmitDecision): QuotaState {
   switch (decision.outcome) {
     case 'admitted':
       return decision.quota;

@@ -11,6 +11,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { RequestObserver } from './app.js';
+import type { Eventually } from './eventually.js';
 import { renderError } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';
@@ -42,15 +43,24 @@ function decodedSegment(segment: string): string {
 }
 
 export function singleLookups(deps: ServiceDeps, observe: RequestObserver) {
-  return async (ctx: Context, next: Next) => {
+  return (ctx: Context, next: Next): unknown => {
     const lookup = ctx.method === 'GET' ? singleLookupOf(ctx.path) : null;
     if (lookup === null) return next();
     const started = performance.now();
+    const failed = (error: unknown) => renderError(ctx, error, deps.logger);
+    const done = () => observe(ctx, lookup.route, started);
+    // With the embedded store the handler answers at once; with a shared one it returns a promise.
+    let answered: Eventually<void>;
     try {
-      await singleLookupHandlers[lookup.route](ctx, deps, lookup.param);
+      answered = singleLookupHandlers[lookup.route](ctx, deps, lookup.param);
     } catch (error) {
-      renderError(ctx, error, deps.logger);
+      failed(error);
+      return done();
     }
-    observe(ctx, lookup.route, started);
+    if (answered instanceof Promise) return answered.then(done, (error) => {
+      failed(error);
+      done();
+    });
+    return done();
   };
 }

@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
-import type { IpAnswer } from '../engine/answers.js';
+import type { IpAnswer, MacAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../engine/ipAddress.js';
@@ -20,6 +20,7 @@ import { usageRecord } from '../records/usageRecord.js';
 import type { Api } from '../plans/plans.js';
 import type { QuotaState } from '../store/store.js';
 import { identifyCaller, type Caller } from './caller.js';
+import { whenReady, type Eventually } from './eventually.js';
 import { clientAddress } from './clientAddress.js';
 import { admit } from './metering.js';
 import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
@@ -76,40 +77,46 @@ function rendererOf(engine: LookupEngine): IpRecordRenderer {
   return renderer;
 }
 
-async function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
-  const caller = await identifyCaller(ctx, deps);
-  const ip = parseIp(text);
-  const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
-  const quota = await admit(deps, caller, { api: 'ip', cost: 1, refusal });
-  const engine = deps.engine.engine;
-  const { plan: { field_level: level }, now } = caller;
-  respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now), () => rendererOf(engine).render(engine, ip!, level, now));
+function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+  return whenReady(identifyCaller(ctx, deps), (caller) => {
+    const ip = parseIp(text);
+    const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
+    return whenReady(admit(deps, caller, { api: 'ip', cost: 1, refusal }), (quota) => {
+      const engine = deps.engine.engine;
+      const { plan: { field_level: level }, now } = caller;
+      respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now), () => rendererOf(engine).render(engine, ip!, level, now));
+    });
+  });
 }
 
-async function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
-  const caller = await identifyCaller(ctx, deps);
-  let answer = null;
-  let refusal: ApiError | undefined;
-  try {
-    answer = deps.engine.engine.lookupMac(text);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    refusal = error;
-  }
-  const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
-  const level = caller.plan.field_level;
-  respondMetered(ctx, caller, quota, () => macRecord(answer!, level) as unknown as Record<string, unknown>, () => macRenderer.render(answer!, level));
+function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+  return whenReady(identifyCaller(ctx, deps), (caller) => {
+    let answer: MacAnswer | null = null;
+    let refusal: ApiError | undefined;
+    try {
+      answer = deps.engine.engine.lookupMac(text);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refusal = error;
+    }
+    return whenReady(admit(deps, caller, { api: 'mac', cost: 1, refusal }), (quota) => {
+      const level = caller.plan.field_level;
+      respondMetered(ctx, caller, quota, () => macRecord(answer!, level) as unknown as Record<string, unknown>, () => macRenderer.render(answer!, level));
+    });
+  });
 }
 
 function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date) {
   return ipRecord(answer, level, now) as unknown as Record<string, unknown>;
 }
 
-async function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Promise<void> {
-  const caller = await identifyCaller(ctx, deps);
-  const ip = parseIp(text);
-  const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined });
-  respondMetered(ctx, caller, quota, () => notListedRecord(ip!.text));
+function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+  return whenReady(identifyCaller(ctx, deps), (caller) => {
+    const ip = parseIp(text);
+    return whenReady(admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined }), (quota) =>
+      respondMetered(ctx, caller, quota, () => notListedRecord(ip!.text)),
+    );
+  });
 }
 
 /**

@@ -335,8 +335,17 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Answers from frozen cached objects: this runs on every request, copies would cost. */
+  readonly immediate = {
+    authenticate: (secret: string) => this.authenticateNow(secret),
+    admit: (request: AdmitRequest) => this.admitNow(request),
+  };
+
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
+    return this.authenticateNow(secret);
+  }
+
+  /** Answers from frozen cached objects: this runs on every request, copies would cost. */
+  private authenticateNow(secret: string): { key: ApiKey; account: Account } | null {
     if (!isWellFormedSecret(secret)) return null;
     const hex = hashSecretHex(secret);
     return this.guard('authenticate', () => {
@@ -359,6 +368,10 @@ export class SqliteStore implements Store {
   // Metering
 
   async admit(request: AdmitRequest): Promise<AdmitDecision> {
+    return this.admitNow(request);
+  }
+
+  private admitNow(request: AdmitRequest): AdmitDecision {
     const { account_id: accountId, api, cost, quota: rule, now } = request;
     if (!apis.includes(api)) throw new RangeError(`unknown api ${String(api)}`);
     if (!Number.isInteger(cost) || cost < 0) throw new RangeError('cost must be a non-negative integer');

@@ -124,6 +124,15 @@ export interface Store {
 
   /** the rate window, then the quota, as one decision; counts the request as used or rejected */
   admit(request: AdmitRequest): Promise<AdmitDecision>;
+  /**
+   * Optional: `authenticate` and `admit` answered at once, by a store that keeps what they need in
+   * this process's memory (the embedded one). The single lookups then run without awaiting
+   * anything; a store without them (shared, over the network) is awaited as usual.
+   */
+  readonly immediate?: {
+    authenticate(secret: string): { key: ApiKey; account: Account } | null;
+    admit(request: AdmitRequest): AdmitDecision;
+  };
   /** counts a request of a known account refused before metering (origin, suspension) */
   countRejected(accountId: string, now: Date): Promise<void>;
   usage(accountId: string, now: Date): Promise<UsageCounts>;

@@ -245,6 +245,15 @@ function breakableStore(inner: Store): Store & { broken: boolean } {
     get(target, prop, receiver) {
       if (prop === 'broken') return state.broken;
       const value = Reflect.get(target, prop, receiver);
+      // The store's at-once answers break with it, and throw where they would (synchronously).
+      if (prop === 'immediate' && value) {
+        const immediate = value as NonNullable<Store['immediate']>;
+        const unless = <A extends unknown[], R>(work: (...args: A) => R) => (...args: A): R => {
+          if (state.broken) throw new StoreUnavailableError('test: store down');
+          return work(...args);
+        };
+        return { authenticate: unless(immediate.authenticate), admit: unless(immediate.admit) };
+      }
       if (typeof value !== 'function' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
       return (...args: unknown[]) => {
         if (state.broken) {

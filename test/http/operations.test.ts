@@ -143,6 +143,8 @@ function gatedStore(inner: Store): { store: Store; entered: Promise<void>; relea
         };
       }
       if (prop === 'arm') return () => (armed = true);
+      // A gated store answers only when released: nothing at once (the service awaits it, as a shared store).
+      if (prop === 'immediate') return undefined;
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
