@@ -691,7 +691,7 @@ const report = {
     only: ONLY ? [...ONLY] : null,
     plans: 'every quota 1e12 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
     server_command: 'node --import tsx bench/httpServers.ts <bare|maxmind|service> (NODE_ENV=production, LOG_LEVEL=info)',
-    service_code: env.BENCH_HTTP_SERVICE === 'dist' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=dist for the compiled build)',
+    service_code: env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=src)',
   },
   load_generator: { name: generator.name, version: generator.version, threads: 1, how: generator.description },
   pinning,
@@ -741,7 +741,7 @@ const md = [
   `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
   '',
   `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), ${WARMUP} s warm-up then ${DURATION} s per case, loopback; ${pinning.note}; ` +
-    `our service from ${env.BENCH_HTTP_SERVICE === 'dist' ? 'dist/' : 'src/ through tsx'}. ` +
+    `our service from ${env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (as npm start runs it)' : 'src/ through tsx'}. ` +
     `Load average ${machine.load_average_start.join(' / ')} at start, ${machine.load_average_end.join(' / ')} at end` +
     (quiet.cpu_busy_before_start ? `; CPUs ${quiet.cpu_busy_before_start.map((b) => `${Math.round(b * 100)} %`).join(' / ')} busy just before the first case${quiet.quiet ? '' : ' (not quiet: other processes were running)'}` : '') +
     '.',

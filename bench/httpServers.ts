@@ -108,12 +108,12 @@ async function maxmindServer(): Promise<{ port: number; stop: Stop; info: Record
 }
 
 /**
- * 3. Ours, exactly as `netlookup serve` starts it (configuration from the environment). From src/
- * through tsx by default; BENCH_HTTP_SERVICE=dist runs the compiled dist/ build instead (what
- * `npm start` runs: no esbuild `__name` helpers, no source-map bookkeeping), when it is current.
+ * 3. Ours, exactly as `netlookup serve` starts it (configuration from the environment), from the
+ * compiled dist/ build (what `npm start` runs; `npm run bench:http` compiles it first).
+ * BENCH_HTTP_SERVICE=src runs src/ through tsx instead.
  */
 async function service(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
-  const fromDist = process.env.BENCH_HTTP_SERVICE === 'dist';
+  const fromDist = process.env.BENCH_HTTP_SERVICE !== 'src';
   type ConfigModule = typeof import('../src/http/config.js');
   type ServerModule = typeof import('../src/http/server.js');
   const { configFromEnv } = (await import(fromDist ? '../dist/http/config.js' : '../src/http/config.js')) as ConfigModule;
