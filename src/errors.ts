@@ -23,6 +23,8 @@ export const errorTable = {
   body_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json or application/x-www-form-urlencoded.' },
   invalid_input: { status: 400, message: 'The request is not valid.' },
+  reserved_ip: { status: 400, message: 'Private, loopback, documentation and other reserved addresses cannot be reported.' },
+  invalid_report: { status: 400, message: 'The report is not valid.' },
   invalid_request: { status: 400, message: 'The request is not valid HTTP.' },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   key_limit: { status: 409, message: "The plan's number of keys is reached." },

@@ -2,6 +2,7 @@
 /** The netlookup command line. */
 import { Command } from 'commander';
 import { registerAccountCommand } from './accountCommand.js';
+import { registerBlacklistCommand } from './blacklistCommand.js';
 import { runBuildTables } from './buildTablesCommand.js';
 import { registerKeyCommand } from './keyCommand.js';
 import { runLookup } from './lookupCommand.js';
@@ -37,6 +38,7 @@ program
 // Administration on the server's store (ARCHITECTURE "Administration"): the admin API's operations.
 registerAccountCommand(program);
 registerKeyCommand(program);
+registerBlacklistCommand(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {
   process.stderr.write(`netlookup: ${error.message}\n`);

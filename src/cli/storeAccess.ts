@@ -16,6 +16,7 @@ import path from 'node:path';
 import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } from '../plans/plans.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { DATABASE_FILE, SqliteStore } from '../store/sqliteStore.js';
+import { blacklistSettings, configFromEnv } from '../http/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type ApiKey, type KeyWithSecret, type Store } from '../store/store.js';
 
 /** The error codes of the admin commands, the same as the admin API's where they overlap. */
@@ -139,7 +140,7 @@ export async function runAdmin(
     if (!options.createIfMissing && !fs.existsSync(file)) {
       throw new CliError('unavailable', `no store at ${file} (set NETLOOKUP_DATA_DIR or --data-dir to the server's data folder)`);
     }
-    const store = SqliteStore.open(dir);
+    const store = SqliteStore.open(dir, { blacklist: { retentionDays: blacklistSettings(configFromEnv()).retentionDays } });
     let plans: PlanTable | undefined;
     try {
       output = await work({ store, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });

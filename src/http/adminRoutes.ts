@@ -11,6 +11,7 @@ import { planCodes, type PlanCode } from '../plans/plans.js';
 import { KeyLimitError, type AccountPatch, type KeyPatch } from '../store/store.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { sendJson } from './respond.js';
+import { parseBlacklistAddress } from '../blacklist/address.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -146,6 +147,16 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
     if (!(await deps.store.deleteKey(ctx.params.id))) throw new ApiError('not_found', 'No such key.');
     deps.logger.info({ key: ctx.params.id }, 'key deleted');
     sendJson(ctx, 200, { success: true, deleted: ctx.params.id });
+  });
+
+  // False-positive review: every report of the address goes, and the log records who asked when.
+  router.delete('/blacklist/:ip', ...guard, async (ctx) => {
+    const address = parseBlacklistAddress(ctx.params.ip);
+    if (!address) throw new ApiError('invalid_ip');
+    const deleted = await deps.store.blacklist.deleteAddress(address, deps.now());
+    if (deleted === 0) throw new ApiError('not_found', 'No reports for this address.');
+    deps.logger.info({ ip: address.text, reports: deleted, peer: ctx.req.socket.remoteAddress }, 'blacklist address deleted');
+    sendJson(ctx, 200, { success: true, ip: address.text, deleted_reports: deleted });
   });
 
   return router;

@@ -15,6 +15,7 @@ import { renderErrors, sendJson } from './respond.js';
 import { singleLookups } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
+import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
 
 export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Retry-After'];
 
@@ -94,9 +95,11 @@ export function createApp(deps: ServiceDeps): Koa {
   const v1 = routerMiddleware(v1Router(deps));
   const admin = deps.config.adminToken ? routerMiddleware(adminRouter(deps, deps.config.adminToken)) : null;
   const operations = routerMiddleware(operationsRouter(deps));
+  const legacy = routerMiddleware(legacyRouter(deps));
   app.use((ctx, next) => {
     if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
     if (admin && (ctx.path === '/admin' || ctx.path.startsWith('/admin/'))) return admin(ctx, next);
+    if (isLegacyPath(ctx.path)) return legacy(ctx, next);
     return operations(ctx, next);
   });
   return app;

@@ -21,8 +21,8 @@ export interface Caller {
 
 const NO_QUERY: Record<string, unknown> = Object.freeze({});
 
-export function identifyCaller(ctx: Context, deps: ServiceDeps): Eventually<Caller> {
-  const secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query);
+/** `secret`: the key as the request presents it (SPEC 5.3's three ways unless the route knows more). */
+export function identifyCaller(ctx: Context, deps: ServiceDeps, secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query)): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
   const { store } = deps;
   return whenReady(store.immediate ? store.immediate.authenticate(secret) : store.authenticate(secret), (found) => callerOf(ctx, deps, found));

@@ -7,6 +7,8 @@ export const endpoints = [
   { method: 'POST', path: '/v1/ip/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many IP lookups: {"ips": [...]}, a JSON array, or the form field ips=a,b,c' },
   { method: 'GET', path: '/v1/blacklist/{ip}', plan: 'all', counted_as: '1 blacklist check', description: "whether the address is listed in the service's own blacklist" },
   { method: 'POST', path: '/v1/blacklist/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many blacklist checks, same body forms as /v1/ip/batch' },
+  { method: 'POST', path: '/v1/blacklist/report', plan: 'all', counted_as: 'not counted (rate limited)', description: 'report an abusive address: ip, threat_type or categories, comment, source, timestamp (JSON or form)' },
+  { method: 'GET', path: '/v1/blacklist/export', plan: 'all', counted_as: '1 blacklist check', description: 'the blacklist for firewalls: format=plain|cidr|ipset|nftables|iptables|csv|json, min_confidence, version, max_age; ETag/Last-Modified' },
   { method: 'GET', path: '/v1/mac/{mac}', plan: 'all', counted_as: '1 MAC lookup', description: 'vendor of a MAC address or OUI prefix (most specific of MA-S, MA-M, MA-L)' },
   { method: 'GET', path: '/v1/mac/search?q=', plan: 'paid', counted_as: '1 MAC lookup', description: 'MAC blocks of companies whose name contains q (alias: vendor), up to 100' },
   { method: 'GET', path: '/v1/usage', plan: 'all', counted_as: 'not counted', description: 'plan, limits and usage of the account of the key' },

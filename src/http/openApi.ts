@@ -50,6 +50,9 @@ import type { FreeUsageRecord, PaidUsageRecord } from '../records/usageRecord.js
 import { ALWAYS_KEPT } from '../records/fieldsFilter.js';
 import { endpoints, type endpointList } from './endpointList.js';
 import { MAX_SEARCH_RESULTS } from './vendorSearch.js';
+import { threatTypes } from '../blacklist/threatTypes.js';
+import { exportFormats } from '../blacklist/exportFormats.js';
+import { MAX_MESSAGE_LENGTH, MAX_SOURCE_LENGTH } from '../blacklist/reportDraft.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schema building blocks
@@ -434,6 +437,58 @@ function recordSchemas(): Record<string, JsonSchema> {
     ref('BatchFailure'),
   ]);
 
+  // ---- Blacklist intake and exports (ours; README "The blacklist") ----
+  const threatType = stringEnum(threatTypes);
+  schemas.BlacklistReportSaved = shape('A saved report: the address\'s facts right after it.', {
+    success: constant(true),
+    ip: { ...IP_ADDRESS, description: 'the reported address, canonical' },
+    merged: bool('true: a repeat by the same reporter within 15 minutes, merged into that report (200)'),
+    listed: bool('the address is listed'),
+    threat_type: stringEnumOrNull(threatTypes, 'the most reported type'),
+    confidence: int('0 to 100', { minimum: 0, maximum: 100 }),
+    total_reports: int('reports within the retention window', { minimum: 0 }),
+    last_seen: strOrNull('time of the most recent report, UTC, YYYY-MM-DD HH:MM:SS', BLACKLIST_TIME),
+  });
+  const reportFields = {
+    ip: str('the abusive address (public IPv4 or IPv6)'),
+    threat_type: { ...threatType, description: 'the threat type (or give categories)' },
+    categories: oneOf(str('comma-separated category numbers 1–23'), int(), arrayOf(oneOf(int(), str()))),
+    category: oneOf(str('alias of categories'), int()),
+    comment: str(`what was seen; cut to ${MAX_MESSAGE_LENGTH} characters`),
+    message: str('alias of comment'),
+    source: str(`the reporting tool (default manual), at most ${MAX_SOURCE_LENGTH} characters`),
+    timestamp: oneOf(str('ISO 8601 (UTC when without zone) or Unix seconds; not in the future, not older than the retention window'), int()),
+    key: str('the API key, for tools that cannot send a header'),
+  };
+  schemas.BlacklistReportJson = { type: 'object', description: 'A report as JSON.', properties: reportFields };
+  schemas.BlacklistReportForm = { type: 'object', description: 'A report as form fields.', properties: Object.fromEntries(Object.keys(reportFields).map((k) => [k, str()])) };
+  schemas.BlacklistExportJson = shape('format=json: the listed addresses passing the filter.', {
+    success: constant(true),
+    generated_at: str('the instant the export is evaluated at (start of its quarter hour)', DATE_TIME),
+    filter: shape('', {
+      min_confidence: int(undefined, { minimum: 0, maximum: 100 }),
+      version: { type: ['integer', 'null'], enum: [4, 6, null] },
+      max_age_ms: numOrNull('only addresses reported within this many ms'),
+    }),
+    addresses: arrayOf(
+      shape('', {
+        ip: IP_ADDRESS,
+        version: { type: 'integer', enum: [4, 6] },
+        threat_type: threatType,
+        confidence: int(undefined, { minimum: 0, maximum: 100 }),
+        reports: int(undefined, { minimum: 1 }),
+        first_seen: str(undefined, BLACKLIST_TIME),
+        last_seen: str(undefined, BLACKLIST_TIME),
+      }),
+    ),
+    count: int(undefined, { minimum: 0 }),
+  });
+  schemas.BlacklistAddressDeleted = shape('Every report of the address was deleted.', {
+    success: constant(true),
+    ip: IP_ADDRESS,
+    deleted_reports: int(undefined, { minimum: 1 }),
+  });
+
   // ---- Errors (SPEC 2.9, 7) ----
   schemas.ErrorCode = stringEnum(errorCodes, errorCodes.map((c) => `${c} (${errorTable[c].status})`).join(', '));
   schemas.ErrorEnvelope = shape('SPEC 2.9 error envelope.', {
@@ -571,6 +626,11 @@ const parameters: Record<string, JsonSchema> = {
     description: 'comma-separated addresses; without it, GET answers 405 method_not_allowed (send a POST)',
     schema: { type: 'string' },
   },
+  format: { name: 'format', in: 'query', required: false, description: `export format (default plain): ${exportFormats.join(', ')}`, schema: { ...stringEnum(exportFormats), default: 'plain' } },
+  min_confidence: { name: 'min_confidence', in: 'query', required: false, description: 'only addresses with at least this confidence (default 0)', schema: { type: 'string', pattern: '^\\d{1,3}$' } },
+  version: { name: 'version', in: 'query', required: false, description: 'only IPv4 (4) or IPv6 (6)', schema: stringEnum(['4', '6']) },
+  max_age: { name: 'max_age', in: 'query', required: false, description: 'only addresses reported within this time: 7d, 12h, 30m, 3600s, or a number of days', schema: { type: 'string' } },
+  name: { name: 'name', in: 'query', required: false, description: 'set/table/chain name for ipset, nftables and iptables (default netlookup)', schema: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,23}$' } },
   accountId: { name: 'id', in: 'path', required: true, description: 'account id', schema: { type: 'string' } },
   keyId: { name: 'id', in: 'path', required: true, description: 'key id', schema: { type: 'string' } },
 };
@@ -588,6 +648,8 @@ const headers: Record<string, JsonSchema> = {
   QuotaResetOnRefusal: { ...integerHeader('quota_exceeded: Unix time (UTC) of the next reset'), required: false },
   RetryAfter: { ...integerHeader('rate_limited: seconds to wait (1)', { minimum: 1 }), required: false },
   Allow: { description: 'methods allowed on the endpoint', required: true, schema: { type: 'string' } },
+  ETag: { description: 'identifies this export: the blacklist\'s change counter, the parameters and the quarter hour', required: true, schema: { type: 'string' } },
+  LastModified: { description: 'the later of the last change and the start of the quarter hour (HTTP date)', required: true, schema: { type: 'string' } },
 };
 const header = (name: keyof typeof headers & string): JsonSchema => ({ $ref: `#/components/headers/${name}` });
 const everyResponseHeaders = { 'Access-Control-Allow-Origin': header('AccessControlAllowOrigin'), 'Access-Control-Expose-Headers': header('AccessControlExposeHeaders') };
@@ -771,6 +833,51 @@ function paths(): Record<string, Record<string, JsonSchema>> {
       }),
     },
     '/v1/blacklist/batch': batchOperations('blacklist', 'BlacklistBatchResponse'),
+    '/v1/blacklist/report': {
+      post: operation('post', '/v1/blacklist/report', {
+        operationId: 'blacklistReport',
+        tags: ['blacklist'],
+        summary: 'Report an abusive address (not counted against the lookup quota; rate limited per account and minute)',
+        description:
+          'The key may also come as a Key header or a key field. Every failure is a non-2xx error envelope, so `curl --fail` notices. ' +
+          'A repeat by the same reporter for the same address within 15 minutes merges into its report (200).',
+        security: apiKeySecurity,
+        parameters: v1Common,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('BlacklistReportJson') }, 'application/x-www-form-urlencoded': { schema: ref('BlacklistReportForm') } },
+        },
+        responses: {
+          '201': json('the report was saved', ref('BlacklistReportSaved')),
+          '200': json('the report merged into the same reporter\'s report of the last 15 minutes', ref('BlacklistReportSaved')),
+          ...errorResponses([...callerErrors, 'rate_limited', 'invalid_ip', 'reserved_ip', 'invalid_report', ...bodyErrors]),
+        },
+      }),
+    },
+    '/v1/blacklist/export': {
+      get: operation('get', '/v1/blacklist/export', {
+        operationId: 'blacklistExport',
+        tags: ['blacklist'],
+        summary: 'The blacklist for firewalls, streamed (counted as 1 blacklist check)',
+        description:
+          'Evaluated at the start of the current quarter hour. Send If-None-Match (or If-Modified-Since) to get 304 while nothing changed.',
+        security: apiKeySecurity,
+        parameters: [param('format'), param('min_confidence'), param('version'), param('max_age'), param('name'), ...v1Common],
+        responses: {
+          '200': {
+            description: 'the list in the asked format (plain, cidr, ipset, nftables and iptables are text/plain)',
+            headers: { ...everyResponseHeaders, ...quotaHeaders, ETag: header('ETag'), 'Last-Modified': header('LastModified') },
+            content: {
+              'text/plain': { schema: { type: 'string' } },
+              'text/csv': { schema: { type: 'string' } },
+              'application/json': { schema: ref('BlacklistExportJson') },
+            },
+          },
+          '304': { description: 'not modified since the ETag or date sent', headers: { ...everyResponseHeaders, ...quotaHeaders, ETag: header('ETag'), 'Last-Modified': header('LastModified') } },
+          ...errorResponses([...meterErrors, 'invalid_input']),
+        },
+      }),
+    },
     '/v1/mac/{mac}': {
       get: operation('get', '/v1/mac/{mac}', {
         operationId: 'macLookup',
@@ -862,6 +969,16 @@ function paths(): Record<string, Record<string, JsonSchema>> {
         parameters: [param('keyId')],
         responses: { '200': json('the key with its new secret', ref('KeySecretResponse')) },
         extraErrors: ['not_found'],
+      }),
+    },
+
+    '/admin/blacklist/{ip}': {
+      delete: adminOperation('delete', '/admin/blacklist/{ip}', {
+        operationId: 'adminDeleteBlacklistAddress',
+        summary: 'Delete every report of an address (false-positive review; logged)',
+        parameters: [param('ip')],
+        responses: { '200': json('the reports were deleted', ref('BlacklistAddressDeleted')) },
+        extraErrors: ['invalid_ip', 'not_found'],
       }),
     },
 

@@ -14,7 +14,7 @@ import { loadPlans } from '../plans/plans.js';
 import { SqliteStore } from '../store/sqliteStore.js';
 import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
-import type { ServiceConfig } from './config.js';
+import { blacklistSettings, type ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -48,6 +48,7 @@ export function answerUnparsableRequest(error: Error & { code?: string }, socket
 
 /** How often a stopping server closes the connections whose last answer has been sent. */
 const IDLE_SWEEP_MS = 20;
+const PURGE_INTERVAL_MS = 3600_000;
 
 export interface StartOptions {
   now?: () => Date;
@@ -58,13 +59,18 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const logger = createLogger(config.logLevel);
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
-  const store = options.store ?? (await SqliteStore.open(config.dataDir));
+  const store = options.store ?? (await SqliteStore.open(config.dataDir, { blacklist: { retentionDays: blacklistSettings(config).retentionDays } }));
   const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
   let firstKey: RunningService['firstKey'] = null;
   if ((await store.countAccounts()) === 0) {
     const created = await store.createAccount({ plan: 'free' });
     firstKey = { account: created.account.id, secret: created.key.secret };
   }
+  // Retention needs no manual job: reads already ignore expired reports; this reclaims their space.
+  const purge = setInterval(() => {
+    store.blacklist.purgeExpired(deps.now()).catch((err) => logger.warn({ err }, 'blacklist purge failed'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
   const app = createApp(deps);
   const handle = app.callback();
   let stopping: Promise<void> | null = null;
@@ -96,6 +102,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         });
         server.closeIdleConnections();
       });
+      clearInterval(purge);
       await store.close();
       logger.info('stopped');
     })();

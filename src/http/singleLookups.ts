@@ -5,9 +5,11 @@
  * done here too, by the same functions: metrics (RequestObserver) and error rendering
  * (renderError); the CORS header is set before this middleware runs.
  *
- * Only the plain form of each path is taken here: one non-empty path segment after the prefix.
- * Anything else (trailing slash, `batch`, `search`, other methods) goes on to the router, which
- * answers it as before.
+ * Only the plain form of each path is taken here: one path segment after the prefix that looks
+ * like what the route takes (an IP address has a dot or a colon; a MAC address or prefix is hex
+ * digits and separators), so that named routes beside them (`batch`, `search`, `report`, `export`)
+ * are never shadowed. Anything else (trailing slash, other methods, input that is neither) goes on
+ * to the router, which answers it with the same handlers.
  */
 import type { Context, Next } from 'koa';
 import type { RequestObserver } from './app.js';
@@ -16,18 +18,21 @@ import { renderError } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';
 
-const prefixes: readonly { prefix: string; route: SingleLookupRoute; reserved: string }[] = [
-  { prefix: '/v1/ip/', route: '/v1/ip/:ip', reserved: 'batch' },
-  { prefix: '/v1/blacklist/', route: '/v1/blacklist/:ip', reserved: 'batch' },
-  { prefix: '/v1/mac/', route: '/v1/mac/:mac', reserved: 'search' },
+const addressLike = /^[0-9A-Fa-f.:%]*[.:%][0-9A-Fa-f.:%]*$/;
+const macLike = /^[0-9A-Fa-f.:%-]+$/;
+
+const prefixes: readonly { prefix: string; route: SingleLookupRoute; looksRight: RegExp }[] = [
+  { prefix: '/v1/ip/', route: '/v1/ip/:ip', looksRight: addressLike },
+  { prefix: '/v1/blacklist/', route: '/v1/blacklist/:ip', looksRight: addressLike },
+  { prefix: '/v1/mac/', route: '/v1/mac/:mac', looksRight: macLike },
 ];
 
 /** The route and its decoded parameter, or null when the router should answer the path. */
 export function singleLookupOf(path: string): { route: SingleLookupRoute; param: string } | null {
-  for (const { prefix, route, reserved } of prefixes) {
+  for (const { prefix, route, looksRight } of prefixes) {
     if (!path.startsWith(prefix)) continue;
     const segment = path.slice(prefix.length);
-    if (segment.length === 0 || segment === reserved || segment.includes('/')) return null;
+    if (!looksRight.test(segment)) return null;
     return { route, param: segment.includes('%') ? decodedSegment(segment) : segment };
   }
   return null;

@@ -11,7 +11,7 @@ import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../engine/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
-import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
+import { ipRecord, type FieldLevel, type ThreatFacts } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { MacRecordRenderer } from '../records/macRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
@@ -26,6 +26,7 @@ import { admit } from './metering.js';
 import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
+import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
 
 function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
@@ -84,7 +85,9 @@ function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Eventually<voi
     return whenReady(admit(deps, caller, { api: 'ip', cost: 1, refusal }), (quota) => {
       const engine = deps.engine.engine;
       const { plan: { field_level: level }, now } = caller;
-      respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now), () => rendererOf(engine).render(engine, ip!, level, now));
+      return whenReady(threatFactsOf(deps, ip!, level, now), (threat) =>
+        respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now, threat), () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat })),
+      );
     });
   });
 }
@@ -106,25 +109,19 @@ function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Eventually<vo
   });
 }
 
-function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date) {
-  return ipRecord(answer, level, now) as unknown as Record<string, unknown>;
+function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts) {
+  return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
 
 function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
     return whenReady(admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined }), (quota) =>
-      respondMetered(ctx, caller, quota, () => notListedRecord(ip!.text)),
+      whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
+        respondMetered(ctx, caller, quota, () => record as unknown as Record<string, unknown>),
+      ),
     );
   });
-}
-
-/**
- * SPEC 2.4 for an address without reports: `listed` false and no other field. The report intake,
- * the scoring and the listed record are the blacklist's own work (issue 4); no report exists yet.
- */
-function notListedRecord(ip: string): Record<string, unknown> {
-  return { success: true, ip, listed: false };
 }
 
 /** The entries of a batch: {ips: [...]}, [...], the form field ips="a,b,c", or GET ?ips=a,b. */
@@ -214,8 +211,11 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
         results.push({ success: false, ip: item.text, error: { code: 'invalid_ip', message: new ApiError('invalid_ip').message } });
         continue;
       }
+      const threat = api === 'ip' ? threatFactsOf(deps, item.ip, level, now) : undefined;
       const record =
-        api === 'ip' ? ipRecordOf(deps.engine.engine.answerOf(item.ip), level, now) : notListedRecord(item.ip.text);
+        api === 'ip'
+          ? ipRecordOf(deps.engine.engine.answerOf(item.ip), level, now, threat instanceof Promise ? await threat : threat)
+          : ((await blacklistRecordOf(deps, item.ip, level, now)) as unknown as Record<string, unknown>);
       results.push(applyFields(record, filter));
     }
     setQuotaHeaders(ctx, caller, quota);
@@ -274,6 +274,7 @@ export function v1Router(deps: ServiceDeps): Router {
   });
   router.get('/ip/:ip', (ctx) => lookupIp(ctx, deps, ctx.params.ip));
 
+  registerBlacklistRoutes(router, deps);
   router.get('/blacklist/batch', batchHandler('blacklist', deps));
   router.post('/blacklist/batch', batchHandler('blacklist', deps));
   router.get('/blacklist/:ip', (ctx) => checkBlacklist(ctx, deps, ctx.params.ip));

@@ -56,6 +56,50 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'blacklist: reports, listed addresses, change counter; daily counters of the keyless legacy endpoints',
+    up(db) {
+      // Times are epoch milliseconds. A report's created_at is the first of its merged repeats and
+      // last_at the latest; addresses.seq is the change counter value of the address's last change,
+      // so another connection's changes can be found (src/store/sqliteBlacklist.ts).
+      db.exec(`
+        CREATE TABLE blacklist_reports (
+          id INTEGER PRIMARY KEY,
+          ip TEXT NOT NULL,
+          reporter TEXT NOT NULL,
+          threat_type TEXT NOT NULL,
+          message TEXT,
+          source TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          last_at INTEGER NOT NULL,
+          repeats INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX blacklist_reports_ip ON blacklist_reports(ip, reporter, created_at);
+        CREATE INDEX blacklist_reports_last ON blacklist_reports(last_at);
+        CREATE TABLE blacklist_addresses (
+          ip TEXT PRIMARY KEY,
+          country_code TEXT,
+          isp TEXT,
+          seq INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX blacklist_addresses_seq ON blacklist_addresses(seq);
+        CREATE TABLE blacklist_state (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          seq INTEGER NOT NULL,
+          changed_at INTEGER
+        );
+        INSERT INTO blacklist_state (id, seq, changed_at) VALUES (1, 0, NULL);
+        CREATE TABLE daily_counters (
+          bucket TEXT NOT NULL,
+          client TEXT NOT NULL,
+          day TEXT NOT NULL,
+          count INTEGER NOT NULL,
+          PRIMARY KEY (bucket, client, day)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;

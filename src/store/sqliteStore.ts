@@ -22,6 +22,7 @@ import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHa
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import { migrate } from './sqliteMigrations.js';
+import { SqliteBlacklist, type SqliteBlacklistOptions } from './sqliteBlacklist.js';
 import {
   KeyLimitError,
   StoreUnavailableError,
@@ -153,9 +154,12 @@ export class SqliteStore implements Store {
   private dataVersionCheckedAt = -Infinity;
   private lastFlushFailed = false;
   private readonly sql: ReturnType<typeof prepareStatements>;
+  /** The blacklist (src/store/sqliteBlacklist.ts) on the same connection. */
+  readonly blacklist: SqliteBlacklist;
 
-  private constructor(private readonly db: Database.Database, flushIntervalMs: number) {
+  private constructor(private readonly db: Database.Database, flushIntervalMs: number, blacklist: SqliteBlacklistOptions) {
     this.sql = prepareStatements(db);
+    this.blacklist = new SqliteBlacklist(db, (what, work) => this.guard(what, work), blacklist);
     this.timer = setInterval(() => {
       try {
         this.flush();
@@ -167,7 +171,7 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (creating the directory and file if needed) and migrates `dir/netlookup.sqlite`. */
-  static open(dir: string, options: { flushIntervalMs?: number } = {}): SqliteStore {
+  static open(dir: string, options: { flushIntervalMs?: number; blacklist?: SqliteBlacklistOptions } = {}): SqliteStore {
     const flushIntervalMs = options.flushIntervalMs ?? 1000;
     if (!(flushIntervalMs > 0)) throw new RangeError('flushIntervalMs must be positive');
     let db: Database.Database | undefined;
@@ -180,7 +184,7 @@ export class SqliteStore implements Store {
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
-      return new SqliteStore(db, flushIntervalMs);
+      return new SqliteStore(db, flushIntervalMs, options.blacklist ?? {});
     } catch (e) {
       db?.close();
       throw unavailable(`cannot open ${path.join(dir, DATABASE_FILE)}`, e);
@@ -201,6 +205,7 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     clearInterval(this.timer);
     try {
+      this.blacklist.close();
       this.flush();
     } finally {
       this.closed = true;

@@ -1,10 +1,12 @@
 /**
  * The one Store interface (ARCHITECTURE "Stores"): accounts, hashed keys, plans and expiry,
- * the per-second rate window, quotas and usage counters. Two implementations pass one
- * conformance suite (test/store/conformance.ts): SQLite (embedded default) and Redis (shared).
+ * the per-second rate window, quotas and usage counters, and the blacklist (blacklistStore.ts).
+ * Two implementations pass one conformance suite (test/store/conformance.ts and
+ * blacklistConformance.ts): SQLite (embedded default) and Redis (shared).
  * Every method is async so that both fit; the embedded one answers from memory where it can.
  */
 import type { Api, PlanCode } from '../plans/plans.js';
+import type { BlacklistStore } from './blacklistStore.js';
 
 export interface Account {
   id: string;
@@ -136,6 +138,9 @@ export interface Store {
   /** counts a request of a known account refused before metering (origin, suspension) */
   countRejected(accountId: string, now: Date): Promise<void>;
   usage(accountId: string, now: Date): Promise<UsageCounts>;
+
+  /** The service's own blacklist (src/store/blacklistStore.ts). */
+  readonly blacklist: BlacklistStore;
 }
 
 export class KeyLimitError extends Error {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { errorTable } from '../../src/errors.js';
 import { parseNetworkList } from '../../src/http/clientAddress.js';
-import type { ServiceConfig } from '../../src/http/config.js';
+import type { BlacklistSettings, ServiceConfig } from '../../src/http/config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/http/server.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -82,6 +82,8 @@ export interface HarnessOptions {
   bodyLimitBytes?: number;
   /** default clock advance before every call() */
   tickMs?: number;
+  /** blacklist settings (retention, report rate, legacy daily limits) */
+  blacklist?: Partial<BlacklistSettings>;
 }
 
 export interface CallOptions {
@@ -150,6 +152,7 @@ export class Harness {
       trustProxy: parseNetworkList(options.trustProxy ?? '', 'NETLOOKUP_TRUST_PROXY'),
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       logLevel: 'silent',
+      ...(options.blacklist ? { blacklist: options.blacklist } : {}),
     };
   }
 

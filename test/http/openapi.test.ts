@@ -210,6 +210,7 @@ function problemsOf(ex: Exchange, component?: string): string[] {
     if (ex.headers.get(name) !== null && !documented.has(name)) problems.push(`header ${name} is sent but not documented for status ${ex.status}`);
   }
 
+  if (ex.status === 304) return problems; // no body
   const mediaType = (ex.headers.get('content-type') ?? '').split(';')[0].trim();
   const content = response.content ?? {};
   if (!(mediaType in content)) {
@@ -431,7 +432,7 @@ describe('the OpenAPI document', () => {
   it('metered 200 responses document the quota headers; 429 Retry-After and X-Quota-Reset; 405 Allow', () => {
     for (const [template, item] of Object.entries(doc.paths) as [string, Json][]) {
       for (const [method, op] of Object.entries(item) as [string, Json][]) {
-        const metered = template.startsWith('/v1/') && template !== '/v1/usage';
+        const metered = template.startsWith('/v1/') && template !== '/v1/usage' && template !== '/v1/blacklist/report';
         const ok = deref(op.responses['200'] ?? op.responses['201']);
         const names = Object.keys(ok.headers ?? {}).map((h) => h.toLowerCase());
         if (metered) expect(names, `${method} ${template}`).toEqual(expect.arrayContaining(QUOTA_HEADERS));
@@ -674,6 +675,51 @@ describe('responses of the running service match the document', () => {
     expectError(await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, headers: { 'content-type': 'application/xml' }, body: '<ips/>' }), 415, 'unsupported_media_type');
   });
 
+  it('blacklist report, listed records, exports with conditional GET, admin deletion', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const saved = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '45.95.1.1', threat_type: 'brute-force', comment: 'sshd' } });
+    expect(saved.status).toBe(201);
+    capture('blacklistReport', saved);
+    const merged = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report?pretty', { key: business.secret, headers: form, body: 'ip=45.95.1.1&categories=18,22' });
+    expect(merged.status).toBe(200);
+    await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: free.secret, body: { ip: '2a01:4f8::95', category: 14, timestamp: Math.floor(now().getTime() / 1000) - 60 } });
+    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: 'x', threat_type: 'spam' } }), 400, 'invalid_ip');
+    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '10.0.0.1', threat_type: 'spam' } }), 400, 'reserved_ip');
+    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '45.95.1.2', threat_type: 'rude' } }), 400, 'invalid_report');
+    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { body: { ip: '45.95.1.2', threat_type: 'spam' } }), 401, 'missing_key');
+    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, headers: { 'content-type': 'text/plain' }, body: 'x' }), 415, 'unsupported_media_type');
+
+    const full = await call('GET', '/v1/blacklist/{ip}', '/v1/blacklist/45.95.1.1', { key: business.secret });
+    expectSchema('BlacklistListedFullResponse', full.body);
+    capture('blacklistListedFull', full);
+    const basic = await call('GET', '/v1/blacklist/{ip}', '/v1/blacklist/45.95.1.1', { key: free.secret });
+    expectSchema('BlacklistListedBasicResponse', basic.body);
+    capture('blacklistListedBasic', basic);
+    await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: ['45.95.1.1', '2a01:4f8::95', '45.95.1.3'] });
+    const ip = await call('GET', '/v1/ip/{ip}', '/v1/ip/45.95.1.1', { key: business.secret });
+    expect(ip.body.security.is_threat).toBe(true);
+
+    for (const format of ['plain', 'cidr', 'ipset', 'nftables', 'iptables', 'csv', 'json']) {
+      const ex = await call('GET', '/v1/blacklist/export', `/v1/blacklist/export?format=${format}`, { key: business.secret });
+      expect(ex.status, ex.text).toBe(200);
+      expect(ex.text).toContain(format === 'cidr' ? '45.95.1.1/32' : '45.95.1.1');
+    }
+    const json = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', { key: free.secret });
+    capture('blacklistExport', json);
+    expect(json.body.count).toBe(json.body.addresses.length);
+    const etag = json.headers.get('etag')!;
+    const again = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', { key: free.secret, headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expectError(await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=pdf', { key: business.secret }), 400, 'invalid_input');
+    expectError(await call('GET', '/v1/blacklist/export', '/v1/blacklist/export'), 401, 'missing_key');
+
+    const deleted = await call('DELETE', '/admin/blacklist/{ip}', '/admin/blacklist/2a01:4f8::95', { headers: admin });
+    expect(deleted.body).toEqual({ success: true, ip: '2a01:4f8::95', deleted_reports: 1 });
+    capture('adminBlacklistDeleted', deleted);
+    expectError(await call('DELETE', '/admin/blacklist/{ip}', '/admin/blacklist/2a01:4f8::95', { headers: admin }), 404, 'not_found');
+    expectError(await call('DELETE', '/admin/blacklist/{ip}', '/admin/blacklist/nope', { headers: admin }), 400, 'invalid_ip');
+  });
+
   it('usage: free (daily_quota) and paid (monthly_quota), fields, an expired paid plan acts as free', async () => {
     const f = await call('GET', '/v1/usage', '/v1/usage', { key: free.secret });
     expectSchema('UsageFree', f.body);
@@ -836,6 +882,7 @@ describe('record schemas are exact', () => {
     expect([...captured.keys()].sort()).toEqual(
       [
         'adminAccount', 'adminAccountCreated', 'adminAccountWithKeys', 'adminKey', 'adminKeyDeleted', 'adminKeySecret', 'blacklist', 'blacklistBatch',
+        'blacklistListedBasic', 'blacklistListedFull', 'blacklistReport', 'blacklistExport', 'adminBlacklistDeleted',
         'endpointList', 'health', 'ipBasic', 'ipBatch', 'ipFull', 'ipNotFound', 'ipReserved', 'macBasic', 'macBasicNotFound', 'macFull', 'macFullNotFound',
         'macSearch', 'usageFree', 'usagePaid',
       ].sort(),

@@ -13,6 +13,8 @@ import { latestVersion, migrate, migrations, schemaVersion, type Migration } fro
 import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
 import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
 import { storeConformance } from './conformance.js';
+import { blacklistConformance } from './blacklistConformance.js';
+import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const storeModule = pathToFileURL(path.join(projectRoot, 'src/store/sqliteStore.ts')).href;
@@ -33,6 +35,13 @@ storeConformance(
   'sqlite',
   async () => SqliteStore.open(path.join(conformanceDir, 'data')),
   async () => fs.rmSync(conformanceDir, { recursive: true, force: true }),
+);
+
+const blacklistDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-blacklist-'));
+blacklistConformance(
+  'sqlite',
+  async () => SqliteStore.open(path.join(blacklistDir, 'data')),
+  async () => fs.rmSync(blacklistDir, { recursive: true, force: true }),
 );
 
 const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
@@ -63,7 +72,7 @@ describe('sqlite store: migrations', () => {
     expect(latestVersion).toBe(migrations.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['accounts', 'api_keys', 'usage']);
+    expect(tables).toEqual(['accounts', 'api_keys', 'blacklist_addresses', 'blacklist_reports', 'blacklist_state', 'daily_counters', 'usage']);
     db.close();
   });
 
@@ -292,6 +301,62 @@ describe('sqlite store: failures surface as StoreUnavailableError', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, DATABASE_FILE), Buffer.alloc(8192, 7));
     expect(() => SqliteStore.open(dir)).toThrow(StoreUnavailableError);
+  });
+});
+
+describe('sqlite store: the blacklist index', () => {
+  const input = (ip: string, reporter: string, at: Date) => ({ ip, reporter, threat_type: 'spam' as const, message: null, source: 'test', at, country_code: null, isp: null });
+  const address = (ip: string) => parseBlacklistAddress(ip)!;
+
+  it('reopening loads every listed address into the index; reports are kept', async () => {
+    const dir = tempDir();
+    const at = new Date('2026-05-01T00:00:00Z');
+    const first = SqliteStore.open(dir);
+    await first.blacklist.reportMany(['45.140.0.1', '45.140.0.2', '2a01:4f8::140'].map((ip) => input(ip, 'r', at)), at);
+    await first.blacklist.report(input('45.140.0.1', 'other', at), at);
+    await first.close();
+    const second = SqliteStore.open(dir);
+    expect(second.blacklist.index.size).toBe(3);
+    expect(second.blacklist.threatFacts(address('45.140.0.1'), at)).toMatchObject({ is_threat: true, threat_reports: 2, threat_confidence: 63 });
+    expect(second.blacklist.threatFacts(address('2a01:4f8::140'), at).is_threat).toBe(true);
+    expect((await second.blacklist.listing(address('45.140.0.1'), at, 20))!.distinct_reporters).toBe(2);
+    await second.close();
+  });
+
+  it('another connection\'s reports and deletions reach the index within a second, and at once before a write', async () => {
+    const dir = tempDir();
+    const at = new Date('2026-05-01T00:00:00Z');
+    const server = SqliteStore.open(dir);
+    const cli = SqliteStore.open(dir);
+    await cli.blacklist.report(input('45.140.1.1', 'cli', at), at);
+    expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(true);
+    await cli.blacklist.deleteAddress(address('45.140.1.1'), at);
+    await cli.blacklist.report(input('45.140.1.2', 'cli', at), at);
+    await server.blacklist.report(input('45.140.1.3', 'server', at), at);
+    expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(false);
+    expect(server.blacklist.threatFacts(address('45.140.1.2'), at).is_threat).toBe(true);
+    await cli.close();
+    await server.close();
+  });
+
+  it('the retention window is the store\'s option', async () => {
+    const store = SqliteStore.open(tempDir(), { blacklist: { retentionDays: 1 } });
+    const at = new Date('2026-05-01T00:00:00Z');
+    await store.blacklist.report(input('45.140.2.1', 'r', at), at);
+    expect(store.blacklist.policy.retentionMs).toBe(86_400_000);
+    expect(store.blacklist.threatFacts(address('45.140.2.1'), new Date(at.getTime() + 86_400_001)).is_threat).toBe(false);
+    await store.close();
+    expect(() => SqliteStore.open(tempDir(), { blacklist: { retentionDays: 0 } })).toThrow(/retention/);
+  });
+
+  it('after close, blacklist writes and reads of SQLite refuse with StoreUnavailableError', async () => {
+    const store = SqliteStore.open(tempDir());
+    await store.close();
+    const at = new Date();
+    await expect(store.blacklist.report(input('45.140.3.1', 'r', at), at)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.blacklist.listing(address('45.140.3.1'), at, 20)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });
 

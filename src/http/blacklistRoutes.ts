@@ -1,0 +1,223 @@
+/**
+ * The blacklist's own v1 routes (issue 4), registered into the v1 router before
+ * `/blacklist/{ip}`: report intake (POST /v1/blacklist/report) and firewall exports
+ * (GET /v1/blacklist/export). Also what the check, the batch and the IP record ask of the
+ * blacklist, and the export responder the legacy export shares.
+ */
+import type Router from '@koa/router';
+import bodyParser from 'koa-bodyparser';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import type { BlacklistAddress } from '../blacklist/address.js';
+import { contentTypeOf, exportFormats, renderExport, type ExportFormat } from '../blacklist/exportFormats.js';
+import { draftReport, reportInputOf, type ReportFields } from '../blacklist/reportDraft.js';
+import { DAY_MS } from '../blacklist/scoring.js';
+import { ApiError } from '../errors.js';
+import { blacklistRecord, RECORD_REPORTS, type BlacklistRecord } from '../records/blacklistRecord.js';
+import type { FieldLevel, ThreatFacts } from '../records/ipRecord.js';
+import { quotaHeaders } from '../records/metaRecord.js';
+import type { ExportFilter } from '../store/blacklistStore.js';
+import { presentedKey } from './apiKey.js';
+import { identifyCaller } from './caller.js';
+import { blacklistSettings } from './config.js';
+import { admit } from './metering.js';
+import { asApiError, sendJson } from './respond.js';
+import { whenReady, type Eventually } from './eventually.js';
+import type { ServiceDeps } from './serviceDeps.js';
+
+/** Reports are small; a bigger body is not a report. */
+const REPORT_BODY_LIMIT = 64 * 1024;
+const REPORT_WINDOW_MS = 60_000;
+/**
+ * Exports are evaluated at the start of their quarter hour: the content (hence the ETag) changes
+ * only with a change to the blacklist or at the next quarter hour, when decay and expiry may have
+ * moved addresses across the filter.
+ */
+export const EXPORT_PERIOD_MS = 15 * 60_000;
+
+/** SPEC 2.4 record of an address: not listed from the in-memory facts, listed from the store. */
+export function blacklistRecordOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): Eventually<BlacklistRecord> {
+  // A listed address reads its listing; the many that are not need only the (in-memory) facts.
+  return whenReady(deps.store.blacklist.threatFacts(address, now), (facts) =>
+    facts.is_threat
+      ? deps.store.blacklist.listing(address, now, level === 'full' ? RECORD_REPORTS : 0).then((listing) => blacklistRecord(address.text, listing, level))
+      : blacklistRecord(address.text, null, level),
+  );
+}
+
+/** The IP record's threat facts (paid level only; the basic record has no security block). */
+export function threatFactsOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): ThreatFacts | Promise<ThreatFacts> | undefined {
+  return level === 'full' ? deps.store.blacklist.threatFacts(address, now) : undefined;
+}
+
+function reportBodyReader() {
+  const parse = bodyParser({
+    enableTypes: ['json', 'form'],
+    jsonLimit: `${REPORT_BODY_LIMIT}b`,
+    formLimit: `${REPORT_BODY_LIMIT}b`,
+    strict: true,
+    onerror: (error) => {
+      throw error;
+    },
+  });
+  return async (ctx: Context): Promise<ReportFields & { key?: unknown }> => {
+    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (hasBody && !ctx.is('json', 'urlencoded')) throw new ApiError('unsupported_media_type');
+    if (Number(ctx.get('content-length') || 0) > REPORT_BODY_LIMIT) throw new ApiError('body_too_large');
+    try {
+      await parse(ctx, async () => undefined);
+    } catch (error) {
+      throw asApiError(error) ?? new ApiError('invalid_body');
+    }
+    const body = (ctx.request as { body?: unknown }).body;
+    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body))) return (body ?? {}) as ReportFields;
+    throw new ApiError('invalid_body', 'The report must be a JSON object or form fields.');
+  };
+}
+
+function firstQueryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The report's fields: the body's, with query parameters filling what the body lacks. */
+function reportFields(ctx: Context, body: ReportFields): ReportFields {
+  const fields: Record<string, unknown> = {};
+  for (const name of ['ip', 'threat_type', 'categories', 'category', 'comment', 'message', 'source', 'timestamp'] as const) {
+    fields[name] = body[name] ?? firstQueryValue(ctx, name);
+  }
+  return fields;
+}
+
+async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnType<typeof reportBodyReader>): Promise<void> {
+  const body = await readBody(ctx);
+  // Tools that cannot set X-API-Key send `Key: …` or a `key` field (SPEC 5's three ways come first).
+  const alternative = ctx.get('key') || (typeof body.key === 'string' ? body.key : '');
+  const caller = await identifyCaller(ctx, deps, presentedKey(ctx.headers, ctx.query) ?? (alternative.trim() || null));
+  const now = deps.now();
+  const settings = blacklistSettings(deps.config);
+  const refuse = async (error: ApiError): Promise<never> => {
+    await deps.store.countRejected(caller.account.id, now);
+    throw error;
+  };
+  if (!(await deps.store.blacklist.admitReport(caller.account.id, settings.reportsPerMinute, REPORT_WINDOW_MS, now))) {
+    deps.metrics.rejections.inc({ reason: 'report_rate_limited' });
+    await refuse(new ApiError('rate_limited', `At most ${settings.reportsPerMinute} reports per minute.`, { 'Retry-After': String(REPORT_WINDOW_MS / 1000) }));
+  }
+  let draft;
+  try {
+    draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return refuse(error);
+  }
+  const outcome = await deps.store.blacklist.report(reportInputOf(draft, caller.account.id, deps.engine.engine), now);
+  sendJson(ctx, outcome.merged ? 200 : 201, {
+    success: true,
+    ip: draft.address.text,
+    merged: outcome.merged,
+    listed: outcome.facts.is_threat,
+    threat_type: outcome.facts.threat_type,
+    confidence: outcome.facts.threat_confidence,
+    total_reports: outcome.facts.threat_reports,
+    last_seen: outcome.facts.threat_last_seen,
+  });
+}
+
+export interface ExportRequest {
+  format: ExportFormat;
+  filter: ExportFilter;
+  name: string;
+}
+
+/** `7d`, `12h`, `30m`, `3600s`, or a bare number of days. */
+function durationMs(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
+  if (!match) return null;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, '': DAY_MS }[match[2] as 's' | 'm' | 'h' | 'd' | ''];
+  const ms = Number(match[1]) * unit;
+  return ms > 0 ? ms : null;
+}
+
+/** Export parameters: format, min_confidence (0–100), version (4, 6), max_age, name; invalid_input otherwise. */
+export function exportRequestOf(ctx: Context): ExportRequest {
+  const invalid = (message: string): never => {
+    throw new ApiError('invalid_input', message);
+  };
+  const format = (firstQueryValue(ctx, 'format') ?? 'plain').toLowerCase();
+  if (!(exportFormats as readonly string[]).includes(format)) invalid(`format must be one of ${exportFormats.join(', ')}.`);
+  const confidenceText = firstQueryValue(ctx, 'min_confidence') ?? '0';
+  const min_confidence = Number(confidenceText);
+  if (!/^\d{1,3}$/.test(confidenceText) || min_confidence > 100) invalid('min_confidence must be an integer from 0 to 100.');
+  const versionText = firstQueryValue(ctx, 'version');
+  if (versionText !== undefined && versionText !== '4' && versionText !== '6') invalid('version must be 4 or 6.');
+  const ageText = firstQueryValue(ctx, 'max_age');
+  const max_age_ms = ageText === undefined ? null : durationMs(ageText) ?? invalid('max_age must be a duration such as 7d, 12h, 30m or 3600s.');
+  const name = firstQueryValue(ctx, 'name') ?? 'netlookup';
+  if (!/^[A-Za-z][A-Za-z0-9_-]{0,23}$/.test(name)) invalid('name must be a letter then up to 23 letters, digits, _ or -.');
+  return {
+    format: format as ExportFormat,
+    filter: { min_confidence, version: versionText === undefined ? null : (Number(versionText) as 4 | 6), max_age_ms },
+    name,
+  };
+}
+
+/**
+ * Answers an export: 304 when the client's ETag or date is current, else the list streamed with
+ * ETag and Last-Modified. Both are functions of the blacklist's change counter, the request and
+ * the quarter hour the export is evaluated at (EXPORT_PERIOD_MS).
+ */
+export async function sendExport(ctx: Context, deps: ServiceDeps, request: ExportRequest, now: Date): Promise<void> {
+  const evaluatedAt = new Date(Math.floor(now.getTime() / EXPORT_PERIOD_MS) * EXPORT_PERIOD_MS);
+  const version = await deps.store.blacklist.version();
+  const identity = JSON.stringify([version.seq, request, evaluatedAt.getTime(), deps.store.blacklist.policy.retentionMs]);
+  const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
+  const lastModified = new Date(Math.floor(Math.max(version.changed_at ?? 0, evaluatedAt.getTime()) / 1000) * 1000);
+  ctx.set('ETag', etag);
+  ctx.set('Last-Modified', lastModified.toUTCString());
+  ctx.set('Cache-Control', 'no-cache');
+  const ifNoneMatch = ctx.get('if-none-match');
+  const ifModifiedSince = Date.parse(ctx.get('if-modified-since'));
+  const current = ifNoneMatch
+    ? ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+    : !Number.isNaN(ifModifiedSince) && lastModified.getTime() <= ifModifiedSince;
+  if (current) {
+    ctx.status = 304;
+    return;
+  }
+  const text = renderExport(request.format, deps.store.blacklist.exportRows(request.filter, evaluatedAt), {
+    generated_at: evaluatedAt,
+    filter: request.filter,
+    name: request.name,
+  });
+  ctx.status = 200;
+  ctx.type = contentTypeOf(request.format);
+  ctx.body = Readable.from(nonEmpty(text), { objectMode: false });
+}
+
+async function* nonEmpty(chunks: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) if (chunk.length > 0) yield Buffer.from(chunk, 'utf8');
+}
+
+async function exportForKey(ctx: Context, deps: ServiceDeps): Promise<void> {
+  const caller = await identifyCaller(ctx, deps);
+  let request: ExportRequest | undefined;
+  let refusal: ApiError | undefined;
+  try {
+    request = exportRequestOf(ctx);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    refusal = error;
+  }
+  const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal });
+  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+  await sendExport(ctx, deps, request!, deps.now());
+}
+
+/** Adds the report and export routes to the v1 router (before `/blacklist/:ip`, which would match them). */
+export function registerBlacklistRoutes(router: Router, deps: ServiceDeps): void {
+  const readBody = reportBodyReader();
+  router.post('/blacklist/report', (ctx) => receiveReport(ctx, deps, readBody));
+  router.get('/blacklist/export', (ctx) => exportForKey(ctx, deps));
+}

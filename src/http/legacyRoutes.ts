@@ -1,0 +1,141 @@
+/**
+ * The legacy endpoints (SPEC 4.9), in their own formats (README "Legacy endpoints"):
+ *
+ * - GET /lookup.php, /lookup: MAC lookup by `mac`, or reverse search by `vendor`.
+ * - GET /api/mac/v1/health: whether the MAC table is loaded, and its dates.
+ * - GET /api/check.php, /api/check: compact blacklist check of `ip`.
+ * - GET /api/export.php, /api/export: the v1 firewall exports, same parameters.
+ *
+ * A key (`key` parameter, X-Api-Key header, or Bearer) gives unlimited access and is checked like
+ * v1's (invalid → 401). Without one, each client address (the v1 trusted-proxy rule,
+ * src/http/clientAddress.ts) has a daily allowance per family: MAC lookups (SPEC 8.2.8: 100) and
+ * blacklist checks and exports together. Refusals use the v1 error envelope; over the allowance
+ * is 429 quota_exceeded with X-Quota-Reset.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { parseBlacklistAddress } from '../blacklist/address.js';
+import { ApiError } from '../errors.js';
+import { presentedKey } from './apiKey.js';
+import { exportRequestOf, sendExport } from './blacklistRoutes.js';
+import { identifyCaller } from './caller.js';
+import { clientAddress } from './clientAddress.js';
+import { blacklistSettings } from './config.js';
+import { sendJson } from './respond.js';
+import type { ServiceDeps } from './serviceDeps.js';
+import { searchVendors } from './vendorSearch.js';
+
+type Family = 'mac' | 'blacklist';
+
+function firstQueryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Lets the request through: a valid key, or the client address's daily allowance. */
+async function allow(ctx: Context, deps: ServiceDeps, family: Family): Promise<void> {
+  if (presentedKey(ctx.headers, ctx.query) !== null) {
+    await identifyCaller(ctx, deps);
+    return;
+  }
+  const settings = blacklistSettings(deps.config);
+  const limit = family === 'mac' ? settings.legacyMacDaily : settings.legacyCheckDaily;
+  const client = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+  const allowance = await deps.store.blacklist.countDaily(`legacy-${family}`, client, limit, deps.now());
+  const reset = String(Math.floor(allowance.resets_at.getTime() / 1000));
+  ctx.set('X-Quota-Limit', String(limit));
+  ctx.set('X-Quota-Remaining', String(Math.max(0, limit - allowance.used)));
+  ctx.set('X-Quota-Reset', reset);
+  if (!allowance.allowed) {
+    deps.metrics.rejections.inc({ reason: `legacy_${family}_daily` });
+    throw new ApiError('quota_exceeded', `Without a key, ${limit} requests per day per client address; add a key for unlimited access.`, { 'X-Quota-Reset': reset });
+  }
+}
+
+/** SPEC 4.9 lookup by MAC: success, found, macAddress {oui, isRandomized, transmission, administration}, vendor. */
+function legacyMac(deps: ServiceDeps, mac: string) {
+  const answer = deps.engine.engine.lookupMac(mac);
+  const vendor = answer.found ? answer.vendor : null;
+  return {
+    success: true,
+    found: answer.found,
+    macAddress: {
+      oui: answer.oui,
+      isRandomized: answer.is_randomized,
+      transmission: answer.is_multicast ? 'multicast' : 'unicast',
+      administration: answer.is_local ? 'LAA' : 'UAA',
+    },
+    vendor: vendor && { company: vendor.company, website: vendor.website, country: vendor.country_code, countryName: vendor.country },
+  };
+}
+
+/** Reverse search: the OUI prefixes registered to companies whose name contains `vendor`. */
+function legacyVendor(deps: ServiceDeps, query: string) {
+  if (query.length < 2) throw new ApiError('invalid_query');
+  if (!deps.engine.engine.macTable) throw new ApiError('unavailable', 'The MAC table is not loaded.');
+  const results = searchVendors(deps.engine.engine, query);
+  return {
+    success: true,
+    found: results.length > 0,
+    vendor: query,
+    count: results.length,
+    prefixes: results.map((r) => ({ oui: r.oui, company: r.company, country: r.country_code, blockType: r.block_type })),
+  };
+}
+
+export function legacyRouter(deps: ServiceDeps): Router {
+  const router = new Router();
+
+  const lookup = async (ctx: Context) => {
+    const mac = firstQueryValue(ctx, 'mac')?.trim();
+    const vendor = firstQueryValue(ctx, 'vendor')?.trim();
+    await allow(ctx, deps, 'mac');
+    if (mac) sendJson(ctx, 200, legacyMac(deps, mac));
+    else if (vendor !== undefined) sendJson(ctx, 200, legacyVendor(deps, vendor));
+    else throw new ApiError('invalid_input', 'Give mac (a MAC address or OUI prefix) or vendor (a company name).');
+  };
+  router.get('/lookup.php', lookup);
+  router.get('/lookup', lookup);
+
+  router.get('/api/mac/v1/health', (ctx) => {
+    const table = deps.engine.engine.tables().find((t) => t.kind === 'mac');
+    sendJson(ctx, table ? 200 : 503, {
+      success: table !== undefined,
+      status: table ? 'ok' : 'unavailable',
+      mac_table: table ? { loaded: true, built_at: table.built_at, source_date: table.source_date, blocks: deps.engine.engine.macTable?.blockCount ?? null } : { loaded: false },
+    });
+  });
+
+  const check = async (ctx: Context) => {
+    await allow(ctx, deps, 'blacklist');
+    const text = firstQueryValue(ctx, 'ip') ?? '';
+    const address = parseBlacklistAddress(text);
+    if (address === null) throw new ApiError('invalid_ip');
+    const facts = await deps.store.blacklist.threatFacts(address, deps.now());
+    sendJson(ctx, 200, {
+      success: true,
+      ip: address.text,
+      listed: facts.is_threat,
+      threat_type: facts.threat_type,
+      confidence: facts.threat_confidence,
+      reports: facts.threat_reports,
+      last_seen: facts.threat_last_seen,
+    });
+  };
+  router.get('/api/check.php', check);
+  router.get('/api/check', check);
+
+  const exportList = async (ctx: Context) => {
+    await allow(ctx, deps, 'blacklist');
+    await sendExport(ctx, deps, exportRequestOf(ctx), deps.now());
+  };
+  router.get('/api/export.php', exportList);
+  router.get('/api/export', exportList);
+
+  return router;
+}
+
+/** Paths the legacy router serves (app.ts dispatches on them). */
+export function isLegacyPath(path: string): boolean {
+  return path === '/lookup' || path === '/lookup.php' || path.startsWith('/api/');
+}

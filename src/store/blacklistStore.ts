@@ -1,0 +1,156 @@
+/**
+ * The blacklist part of the Store (ARCHITECTURE "Stores", "Blacklist"): reports, listings and
+ * their aggregates, firewall exports, deletion, report rate limiting and the keyless legacy
+ * endpoints' per-client-IP daily counters. Store-agnostic: addresses are canonical text (with
+ * their numeric form for stores that index by number), times are Date or epoch ms, and nothing
+ * here names SQL or Redis. Every implementation passes test/store/blacklistConformance.ts.
+ *
+ * Scoring is computed at read time from what the store keeps (src/blacklist/scoring.ts), so that
+ * confidence decays and old reports leave the listing without any rewrite or manual job.
+ */
+import type { BlacklistAddress } from '../blacklist/address.js';
+import type { ThreatType } from '../blacklist/threatTypes.js';
+import type { ThreatFacts } from '../records/ipRecord.js';
+
+export type { ThreatFacts };
+
+export interface BlacklistPolicy {
+  /** reports older than this leave the listing and the scores (default 90 days) */
+  retentionMs: number;
+}
+
+export interface ReportInput {
+  /** canonical address text (src/blacklist/address.ts); the caller refuses reserved space */
+  ip: string;
+  /** who reports: the reporting account's id (distinct reporters are distinct accounts) */
+  reporter: string;
+  threat_type: ThreatType;
+  message: string | null;
+  /** the reporting tool or feed, e.g. fail2ban */
+  source: string;
+  /** when the abuse was seen (not in the future, within the retention window) */
+  at: Date;
+  /** the engine's country and provider of the address now; kept when this report lists it */
+  country_code: string | null;
+  isp: string | null;
+}
+
+export interface ReportOutcome {
+  /** the report merged into the same reporter's report of this address within 15 minutes */
+  merged: boolean;
+  /** the address's facts right after the report */
+  facts: ThreatFacts;
+}
+
+/** One stored report as the paid record shows it. */
+export interface StoredReport {
+  threat_type: ThreatType;
+  message: string | null;
+  source: string;
+  /** epoch ms of the report (the first of merged repeats) */
+  created_at: number;
+}
+
+/** Everything SPEC 2.4 shows about a listed address, at one instant. */
+export interface Listing {
+  ip: string;
+  threat_type: ThreatType;
+  confidence: number;
+  /** epoch ms */
+  first_seen: number;
+  last_seen: number;
+  total_reports: number;
+  distinct_reporters: number;
+  /** the single source of the reports, or `multiple` */
+  source: string;
+  country_code: string | null;
+  isp: string | null;
+  /** the most recent reports, newest first, at most the number asked for */
+  reports: StoredReport[];
+}
+
+export interface ExportFilter {
+  /** rows with at least this confidence (0 = every listed address) */
+  min_confidence: number;
+  /** only this IP version; null: both */
+  version: 4 | 6 | null;
+  /** only addresses reported within this many ms; null: the whole retention window */
+  max_age_ms: number | null;
+}
+
+/** One exported address. */
+export interface ExportRow {
+  ip: string;
+  version: 4 | 6;
+  threat_type: ThreatType;
+  confidence: number;
+  total_reports: number;
+  /** epoch ms */
+  first_seen: number;
+  last_seen: number;
+}
+
+/** What identifies the state of the blacklist for conditional GETs of exports. */
+export interface BlacklistVersion {
+  /** grows with every change (report, merge, deletion) made through any connection */
+  seq: number;
+  /** epoch ms of the last change (the `now` given to that write), null when none was ever made */
+  changed_at: number | null;
+}
+
+export interface DailyAllowance {
+  allowed: boolean;
+  used: number;
+  limit: number;
+  /** 00:00 UTC of the next day */
+  resets_at: Date;
+}
+
+export interface BlacklistStore {
+  readonly policy: BlacklistPolicy;
+
+  /**
+   * Saves a report: a repeat by the same reporter for the same address within 15 minutes of that
+   * reporter's report merges into it (counted once). Atomic per report: concurrent reports are
+   * neither lost nor counted twice. Throws StoreUnavailableError when it cannot be written.
+   */
+  report(input: ReportInput, now: Date): Promise<ReportOutcome>;
+
+  /** Many reports (bulk import) in batched transactions; outcomes in input order, facts as after the batch that saved them. */
+  reportMany(inputs: readonly ReportInput[], now: Date): Promise<ReportOutcome[]>;
+
+  /**
+   * The IP record's security facts of an address (SPEC 2.2 is_threat/threat_*): the hot path of
+   * every paid IP lookup. May answer synchronously (the embedded store answers from an in-memory
+   * index: a not-listed address costs well under a microsecond and touches no database) or with
+   * a Promise (a shared store). A not-listed address answers `NO_THREAT_FACTS` (is_threat false).
+   */
+  threatFacts(address: BlacklistAddress, now: Date): ThreatFacts | Promise<ThreatFacts>;
+
+  /** The full listing of an address (SPEC 2.4), with up to `reportLimit` recent reports; null when not listed. */
+  listing(address: BlacklistAddress, now: Date, reportLimit: number): Promise<Listing | null>;
+
+  /**
+   * The listed addresses passing the filter, at instant `now`, in ascending address order (all
+   * IPv4 before IPv6), in chunks: a list of millions is never built whole.
+   */
+  exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]>;
+
+  /** The change counter and time of the last change, for ETag/Last-Modified of exports. */
+  version(): Promise<BlacklistVersion>;
+
+  /** Deletes every report of the address (false-positive review); answers how many were deleted. */
+  deleteAddress(address: BlacklistAddress, now: Date): Promise<number>;
+
+  /** Drops reports older than the retention window (space only: reads already ignore them). */
+  purgeExpired(now: Date): Promise<number>;
+
+  /** Report rate limit: true (and counted) when the reporter made fewer than `limit` reports in the last `windowMs`. */
+  admitReport(reporter: string, limit: number, windowMs: number, now: Date): Promise<boolean>;
+
+  /**
+   * The keyless legacy endpoints' daily allowance per client address (`bucket` names the endpoint
+   * family): counts this request when under `limit` for the UTC day of `now`.
+   */
+  countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance>;
+}

@@ -1,0 +1,455 @@
+/**
+ * The blacklist of the embedded store (BlacklistStore on SQLite), composed into SqliteStore on
+ * the same connection. Reports are rows; each report is its own immediate transaction (or one
+ * transaction per batch of an import), so concurrent reporters lose nothing and merge exactly.
+ *
+ * Reads of threat facts come from an in-memory ThreatIndex of every listed address, loaded at
+ * open and updated by every write. Changes made by another connection (the CLI importing while
+ * the server runs) are found through `PRAGMA data_version` and the change counter: each change
+ * stamps its address with the next `blacklist_state.seq`, and the addresses stamped after the
+ * last refresh are read again. That check runs on every write, export and listing and once a
+ * second, never on the threat-facts hot path.
+ *
+ * Reports that leave the retention window stop counting at once at read time (an aggregate whose
+ * oldest report left the window is recomputed from SQLite); purgeExpired only reclaims space.
+ *
+ * The keyless legacy daily counters are kept in memory and written every second and at close,
+ * like the usage counters: a crash loses at most a second of counts.
+ */
+import type Database from 'better-sqlite3';
+import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
+import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
+import { aggregateReports, type ReportTimes } from '../blacklist/aggregate.js';
+import { blacklistTime } from '../blacklist/blacklistTime.js';
+import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
+import { NO_THREAT_FACTS } from '../records/ipRecord.js';
+import type {
+  BlacklistPolicy,
+  BlacklistStore,
+  BlacklistVersion,
+  DailyAllowance,
+  ExportFilter,
+  ExportRow,
+  Listing,
+  ReportInput,
+  ReportOutcome,
+  ThreatFacts,
+} from './blacklistStore.js';
+import { dayKey, nextDayReset } from './quotaPeriod.js';
+import { SlidingRateWindow } from './rateWindow.js';
+import { ThreatIndex } from './threatIndex.js';
+
+export interface SqliteBlacklistOptions {
+  /** the retention window in days (default 90) */
+  retentionDays?: number;
+}
+
+/** Runs SQLite work, mapping database failures to StoreUnavailableError (SqliteStore's guard). */
+export type Guard = <T>(what: string, work: () => T) => T;
+
+interface ReportRow extends ReportTimes {
+  id: number;
+  message: string | null;
+  source: string;
+}
+
+const EXPORT_CHUNK = 1024;
+const NO_WORDS = new Uint32Array(0);
+const IMPORT_BATCH = 500;
+const DAILY_CACHE_LIMIT = 100_000;
+
+interface DailyCount {
+  day: string;
+  count: number;
+  unflushed: number;
+}
+
+export class SqliteBlacklist implements BlacklistStore {
+  readonly policy: BlacklistPolicy;
+  /** the in-memory index of listed addresses (exposed for the bench's memory figures) */
+  readonly index = new ThreatIndex();
+  private readonly sql: ReturnType<typeof prepareStatements>;
+  private readonly reportWindows = new Map<number, SlidingRateWindow>();
+  private readonly daily = new Map<string, DailyCount>();
+  private readonly timer: NodeJS.Timeout;
+  private seenDataVersion: number;
+  /** every change up to this counter value is in the index */
+  private refreshedSeq: number;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly guard: Guard,
+    options: SqliteBlacklistOptions = {},
+  ) {
+    const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    if (!(days > 0)) throw new RangeError('the blacklist retention must be a positive number of days');
+    this.policy = { retentionMs: days * DAY_MS };
+    this.sql = prepareStatements(db);
+    this.seenDataVersion = this.sql.dataVersion.get()!;
+    this.refreshedSeq = this.sql.state.get()!.seq;
+    this.loadIndex();
+    this.timer = setInterval(() => {
+      try {
+        this.refreshIfChangedElsewhere();
+        this.flushDaily();
+      } catch {
+        // Retried next second; a write that needs the database reports the failure itself.
+      }
+    }, 1000);
+    this.timer.unref();
+  }
+
+  /** Writes the pending daily counts and stops the timer; the connection stays SqliteStore's. */
+  close(): void {
+    clearInterval(this.timer);
+    this.flushDaily();
+  }
+
+  async report(input: ReportInput, now: Date): Promise<ReportOutcome> {
+    return this.guard('save report', () => {
+      this.refreshIfChangedElsewhere();
+      const merged = this.write(() => this.saveReport(input, now.getTime()));
+      // The index follows the committed state only: a failed commit leaves it as it was.
+      return { merged, facts: this.factsAfterWrite(input.ip, now.getTime()) };
+    });
+  }
+
+  async reportMany(inputs: readonly ReportInput[], now: Date): Promise<ReportOutcome[]> {
+    const outcomes: ReportOutcome[] = [];
+    for (let start = 0; start < inputs.length; start += IMPORT_BATCH) {
+      const batch = inputs.slice(start, start + IMPORT_BATCH);
+      this.guard('save reports', () => {
+        this.refreshIfChangedElsewhere();
+        const merged = this.write(() => batch.map((input) => this.saveReport(input, now.getTime())));
+        const facts = new Map<string, ThreatFacts>();
+        for (const input of batch) if (!facts.has(input.ip)) facts.set(input.ip, this.factsAfterWrite(input.ip, now.getTime()));
+        batch.forEach((input, i) => outcomes.push({ merged: merged[i], facts: facts.get(input.ip)! }));
+      });
+      // Let the event loop breathe between batches (a server sharing this store keeps answering).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return outcomes;
+  }
+
+  threatFacts(address: BlacklistAddress, now: Date): ThreatFacts {
+    const id = address.v4 >= 0 ? this.index.find4(address.v4) : this.index.find6(address.words);
+    if (id < 0) return NO_THREAT_FACTS;
+    return this.factsOf(address, id, now.getTime());
+  }
+
+  async listing(address: BlacklistAddress, now: Date, reportLimit: number): Promise<Listing | null> {
+    return this.guard('read listing', () => {
+      this.refreshIfChangedElsewhere();
+      const nowMs = now.getTime();
+      const rows = this.sql.reportsOf.all(address.text, nowMs - this.policy.retentionMs);
+      const aggregate = aggregateReports(rows);
+      if (aggregate === null) return null;
+      const facts = this.sql.address.get(address.text);
+      const sources = new Set(rows.map((r) => r.source));
+      const recent = [...rows].sort((a, b) => b.created_at - a.created_at || b.id - a.id).slice(0, Math.max(0, reportLimit));
+      return {
+        ip: address.text,
+        threat_type: aggregate.threatType,
+        confidence: confidenceOf(aggregate.reportsAtAnchor, aggregate.reportersAtAnchor, aggregate.lastAt, nowMs),
+        first_seen: aggregate.oldestAt,
+        last_seen: aggregate.lastAt,
+        total_reports: aggregate.reports,
+        distinct_reporters: aggregate.reporters,
+        source: sources.size === 1 ? rows[0].source : 'multiple',
+        country_code: facts?.country_code ?? null,
+        isp: facts?.isp ?? null,
+        reports: recent.map((r) => ({ threat_type: r.threat_type, message: r.message, source: r.source, created_at: r.created_at })),
+      };
+    });
+  }
+
+  async *exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]> {
+    const nowMs = now.getTime();
+    const since = Math.max(nowMs - this.policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
+    this.guard('export', () => this.refreshIfChangedElsewhere());
+    const recent = (id: number) => this.index.lastAt[id] >= since;
+    const index = this.index;
+    const rowOf = (address: BlacklistAddress): ExportRow | null => {
+      let id = address.v4 >= 0 ? index.find4(address.v4) : index.find6(address.words);
+      if (id < 0 || index.lastAt[id] < since) return null;
+      if (index.oldestSec[id] * 1000 < nowMs - this.policy.retentionMs) id = this.reindex(address, nowMs - this.policy.retentionMs);
+      if (id < 0) return null;
+      const confidence = confidenceOf(index.reportsAtAnchor[id], index.reportersAtAnchor[id], index.lastAt[id], nowMs);
+      if (confidence < filter.min_confidence) return null;
+      return {
+        ip: address.text,
+        version: address.v4 >= 0 ? 4 : 6,
+        threat_type: index.threatType(id),
+        confidence,
+        total_reports: index.reports[id],
+        first_seen: index.oldestSec[id] * 1000,
+        last_seen: index.lastAt[id],
+      };
+    };
+    if (filter.version !== 6) {
+      const keys = this.index.keys4(recent).sort();
+      for (let start = 0; start < keys.length; start += EXPORT_CHUNK) {
+        const rows = this.guard('export', () => {
+          const out: ExportRow[] = [];
+          for (const key of keys.subarray(start, start + EXPORT_CHUNK)) {
+            const row = rowOf({ text: formatIPv4(key), v4: key, words: NO_WORDS });
+            if (row) out.push(row);
+          }
+          return out;
+        });
+        if (rows.length > 0) yield rows;
+      }
+    }
+    if (filter.version !== 4) {
+      const words = this.index.keys6(recent);
+      const order = Array.from({ length: words.length / 4 }, (_, i) => i).sort((a, b) => compareWords(words, a, b));
+      for (let start = 0; start < order.length; start += EXPORT_CHUNK) {
+        const rows = this.guard('export', () => {
+          const out: ExportRow[] = [];
+          for (const i of order.slice(start, start + EXPORT_CHUNK)) {
+            const key = words.slice(4 * i, 4 * i + 4);
+            const row = rowOf({ text: formatIPv6(key), v4: -1, words: key });
+            if (row) out.push(row);
+          }
+          return out;
+        });
+        if (rows.length > 0) yield rows;
+      }
+    }
+  }
+
+  async version(): Promise<BlacklistVersion> {
+    return this.guard('read blacklist version', () => {
+      const state = this.sql.state.get()!;
+      return { seq: state.seq, changed_at: state.changed_at };
+    });
+  }
+
+  async deleteAddress(address: BlacklistAddress, now: Date): Promise<number> {
+    return this.guard('delete reports', () => {
+      this.refreshIfChangedElsewhere();
+      const deleted = this.write(() => {
+        const n = this.sql.deleteReports.run(address.text).changes;
+        if (n > 0) this.sql.touchAddress.run({ ip: address.text, country_code: null, isp: null, seq: this.sql.nextSeq.get(now.getTime())! });
+        return n;
+      });
+      this.index.delete(address.v4, address.words);
+      return deleted;
+    });
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    const cutoff = now.getTime() - this.policy.retentionMs;
+    let purged = 0;
+    // In slices, so that a big purge never holds the write lock for long.
+    for (;;) {
+      const n = this.guard('purge reports', () => this.sql.purgeReports.run(cutoff).changes);
+      purged += n;
+      if (n === 0) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.guard('purge addresses', () => this.sql.purgeAddresses.run());
+    const expired = (id: number) => this.index.lastAt[id] < cutoff;
+    for (const key of this.index.keys4(expired)) this.index.delete(key, []);
+    const words = this.index.keys6(expired);
+    for (let at = 0; at < words.length; at += 4) this.index.delete(-1, words.subarray(at, at + 4));
+    return purged;
+  }
+
+  async admitReport(reporter: string, limit: number, windowMs: number, now: Date): Promise<boolean> {
+    let window = this.reportWindows.get(windowMs);
+    if (window === undefined) this.reportWindows.set(windowMs, (window = new SlidingRateWindow(windowMs)));
+    return window.tryAdmit(reporter, limit, now.getTime());
+  }
+
+  async countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance> {
+    const day = dayKey(now);
+    const key = `${bucket}\u0000${client}`;
+    let entry = this.daily.get(key);
+    if (entry === undefined || entry.day !== day) {
+      // Counts of another day, or a full cache, go to SQLite before the entry is replaced.
+      if (entry !== undefined || this.daily.size >= DAILY_CACHE_LIMIT) this.flushDaily(this.daily.size >= DAILY_CACHE_LIMIT);
+      const stored = this.guard('read daily counter', () => this.sql.dailyCount.get(bucket, client, day));
+      entry = { day, count: stored ?? 0, unflushed: 0 };
+      this.daily.set(key, entry);
+    }
+    const allowed = entry.count < limit;
+    if (allowed) {
+      entry.count++;
+      entry.unflushed++;
+    }
+    return { allowed, used: entry.count, limit, resets_at: nextDayReset(now) };
+  }
+
+  // Internals
+
+  /** Saves one report inside the caller's transaction; true when it merged into an earlier one. */
+  private saveReport(input: ReportInput, nowMs: number): boolean {
+    const at = input.at.getTime();
+    const candidate = this.sql.mergeCandidate.get({ ip: input.ip, reporter: input.reporter, from: at - MERGE_WINDOW_MS, to: at + MERGE_WINDOW_MS, at });
+    const listedBefore = this.sql.reportedSince.get(input.ip, nowMs - this.policy.retentionMs) !== undefined;
+    const seq = this.sql.nextSeq.get(nowMs)!;
+    if (candidate !== undefined) {
+      this.sql.mergeReport.run({ id: candidate, at, message: input.message });
+    } else {
+      this.sql.insertReport.run({ ...input, created_at: at, last_at: at });
+    }
+    // The country and provider at listing time: captured when this report lists the address.
+    (listedBefore ? this.sql.touchAddress : this.sql.listAddress).run({ ip: input.ip, country_code: input.country_code, isp: input.isp, seq });
+    return candidate !== undefined;
+  }
+
+  /** Reads a written address's reports into the index; its facts now. */
+  private factsAfterWrite(ip: string, nowMs: number): ThreatFacts {
+    const address = parseBlacklistAddress(ip)!;
+    const id = this.reindex(address, nowMs - this.policy.retentionMs);
+    return id < 0 ? NO_THREAT_FACTS : this.factsOf(address, id, nowMs);
+  }
+
+  /**
+   * Runs a write transaction (each change in it takes the next change counter value). When no
+   * other connection wrote since the last refresh, the index stays known complete after the commit.
+   */
+  private write<T>(work: () => T): T {
+    let from = 0;
+    let to = 0;
+    const result = this.db
+      .transaction(() => {
+        from = this.sql.state.get()!.seq;
+        const value = work();
+        to = this.sql.state.get()!.seq;
+        return value;
+      })
+      .immediate();
+    if (from === this.refreshedSeq) this.refreshedSeq = to;
+    return result;
+  }
+
+  /** Recomputes an address's aggregate from its reports since `since` (ms); its entry id or -1. */
+  private reindex(address: BlacklistAddress, since: number): number {
+    const aggregate = aggregateReports(this.sql.reportsOf.all(address.text, since));
+    if (aggregate === null) {
+      this.index.delete(address.v4, address.words);
+      return -1;
+    }
+    this.index.set(address.v4, address.words, aggregate);
+    return address.v4 >= 0 ? this.index.find4(address.v4) : this.index.find6(address.words);
+  }
+
+  private factsOf(address: BlacklistAddress, entry: number, nowMs: number): ThreatFacts {
+    const cutoff = nowMs - this.policy.retentionMs;
+    const index = this.index;
+    if (index.lastAt[entry] < cutoff) return NO_THREAT_FACTS;
+    let id = entry;
+    // Its oldest report left the window: the counts and sums change, read them again.
+    if (index.oldestSec[id] * 1000 < cutoff) id = this.guard('read reports', () => this.reindex(address, cutoff));
+    if (id < 0) return NO_THREAT_FACTS;
+    return {
+      is_threat: true,
+      threat_type: index.threatType(id),
+      threat_confidence: confidenceOf(index.reportsAtAnchor[id], index.reportersAtAnchor[id], index.lastAt[id], nowMs),
+      threat_reports: index.reports[id],
+      threat_last_seen: blacklistTime(index.lastAt[id]),
+    };
+  }
+
+  /** Every stored report, grouped by address, into the index (at open). */
+  private loadIndex(): void {
+    this.guard('load blacklist', () => {
+      let ip: string | null = null;
+      let rows: ReportTimes[] = [];
+      const flush = () => {
+        const address = ip === null ? null : parseBlacklistAddress(ip);
+        const aggregate = aggregateReports(rows);
+        if (address && aggregate) this.index.set(address.v4, address.words, aggregate);
+      };
+      for (const row of this.sql.allReports.iterate()) {
+        if (row.ip !== ip) {
+          flush();
+          ip = row.ip;
+          rows = [];
+        }
+        rows.push(row);
+      }
+      flush();
+    });
+  }
+
+  /** Reads again the addresses another connection changed since the last refresh. */
+  private refreshIfChangedElsewhere(): void {
+    const version = this.sql.dataVersion.get()!;
+    if (version === this.seenDataVersion) return;
+    this.seenDataVersion = version;
+    const upTo = this.sql.state.get()!.seq;
+    if (upTo === this.refreshedSeq) return;
+    for (const ip of this.sql.changedSince.all(this.refreshedSeq, upTo)) {
+      const address = parseBlacklistAddress(ip);
+      // Every report counts until a read with its own clock finds the oldest outside the window.
+      if (address) this.reindex(address, -Infinity);
+    }
+    this.refreshedSeq = upTo;
+  }
+
+  private flushDaily(clear = false): void {
+    const pending = [...this.daily].filter(([, e]) => e.unflushed > 0);
+    if (pending.length > 0) {
+      this.guard('write daily counters', () =>
+        this.db.transaction(() => {
+          for (const [key, entry] of pending) {
+            const [bucket, client] = key.split('\u0000');
+            this.sql.addDaily.run(bucket, client, entry.day, entry.unflushed);
+          }
+        }).immediate(),
+      );
+      for (const [, entry] of pending) entry.unflushed = 0;
+    }
+    if (clear) this.daily.clear();
+  }
+}
+
+function compareWords(words: Uint32Array, a: number, b: number): number {
+  for (let i = 0; i < 4; i++) {
+    const d = words[4 * a + i] - words[4 * b + i];
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+    state: db.prepare<[], { seq: number; changed_at: number | null }>('SELECT seq, changed_at FROM blacklist_state WHERE id = 1'),
+    nextSeq: db.prepare<[number], number>('UPDATE blacklist_state SET seq = seq + 1, changed_at = ? WHERE id = 1 RETURNING seq').pluck(),
+    mergeCandidate: db
+      .prepare<[{ ip: string; reporter: string; from: number; to: number; at: number }], number>(
+        'SELECT id FROM blacklist_reports WHERE ip = @ip AND reporter = @reporter AND created_at BETWEEN @from AND @to ORDER BY abs(created_at - @at), id LIMIT 1',
+      )
+      .pluck(),
+    reportedSince: db.prepare<[string, number], number>('SELECT 1 FROM blacklist_reports WHERE ip = ? AND last_at >= ? LIMIT 1').pluck(),
+    insertReport: db.prepare(
+      'INSERT INTO blacklist_reports (ip, reporter, threat_type, message, source, created_at, last_at) VALUES (@ip, @reporter, @threat_type, @message, @source, @created_at, @last_at)',
+    ),
+    mergeReport: db.prepare(
+      'UPDATE blacklist_reports SET repeats = repeats + 1, created_at = min(created_at, @at), last_at = max(last_at, @at), message = coalesce(message, @message) WHERE id = @id',
+    ),
+    listAddress: db.prepare(
+      'INSERT INTO blacklist_addresses (ip, country_code, isp, seq) VALUES (@ip, @country_code, @isp, @seq) ON CONFLICT (ip) DO UPDATE SET country_code = excluded.country_code, isp = excluded.isp, seq = excluded.seq',
+    ),
+    touchAddress: db.prepare(
+      'INSERT INTO blacklist_addresses (ip, country_code, isp, seq) VALUES (@ip, @country_code, @isp, @seq) ON CONFLICT (ip) DO UPDATE SET seq = excluded.seq',
+    ),
+    reportsOf: db.prepare<[string, number], ReportRow>(
+      'SELECT id, reporter, threat_type, message, source, created_at, last_at FROM blacklist_reports WHERE ip = ? AND last_at >= ?',
+    ),
+    address: db.prepare<[string], { country_code: string | null; isp: string | null }>('SELECT country_code, isp FROM blacklist_addresses WHERE ip = ?'),
+    allReports: db.prepare<[], ReportTimes & { ip: string }>('SELECT ip, reporter, threat_type, created_at, last_at FROM blacklist_reports ORDER BY ip'),
+    changedSince: db.prepare<[number, number], string>('SELECT ip FROM blacklist_addresses WHERE seq > ? AND seq <= ?').pluck(),
+    deleteReports: db.prepare<[string]>('DELETE FROM blacklist_reports WHERE ip = ?'),
+    purgeReports: db.prepare<[number]>('DELETE FROM blacklist_reports WHERE id IN (SELECT id FROM blacklist_reports WHERE last_at < ? LIMIT 10000)'),
+    purgeAddresses: db.prepare('DELETE FROM blacklist_addresses WHERE NOT EXISTS (SELECT 1 FROM blacklist_reports r WHERE r.ip = blacklist_addresses.ip)'),
+    dailyCount: db.prepare<[string, string, string], number>('SELECT count FROM daily_counters WHERE bucket = ? AND client = ? AND day = ?').pluck(),
+    addDaily: db.prepare(
+      'INSERT INTO daily_counters (bucket, client, day, count) VALUES (?, ?, ?, ?) ON CONFLICT (bucket, client, day) DO UPDATE SET count = count + excluded.count',
+    ),
+  };
+}
