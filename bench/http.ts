@@ -597,7 +597,7 @@ try {
   }
   // The profiles: one more run of a case, in a fresh server child under --cpu-prof.
   for (const id of PROFILE_CASES) {
-    const def = id === 'bare' || id === 'maxmind' ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys.free, keys.paid).find((d) => d.id === id) : undefined;
+    const def = peerCases(0).some((d) => d.id === id) ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys.free, keys.paid).find((d) => d.id === id) : undefined;
     if (!def) {
       log(`BENCH_HTTP_PROFILE: no case ${id}${keys ? '' : ' (or the service was not started)'}; skipped`);
       continue;
