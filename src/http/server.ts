@@ -11,10 +11,10 @@ import { errorEnvelope } from './respond.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
-import { SqliteStore } from '../store/sqliteStore.js';
+import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
-import { blacklistSettings, type ServiceConfig } from './config.js';
+import type { ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -59,7 +59,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const logger = createLogger(config.logLevel);
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
-  const store = options.store ?? (await SqliteStore.open(config.dataDir, { blacklist: { retentionDays: blacklistSettings(config).retentionDays } }));
+  const store = options.store ?? (await openStore(config));
   const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
   let firstKey: RunningService['firstKey'] = null;
   if ((await store.countAccounts()) === 0) {
