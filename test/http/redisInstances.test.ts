@@ -112,3 +112,25 @@ describe('two instances on one Redis', () => {
     expectError(await request(a.url, '/v1/ip/8.8.8.8', { key: rolled.body.key.secret }), 'account_suspended');
   });
 });
+
+describe('serve --workers', () => {
+  it('two cluster workers on Redis share the port and hold the quota together', async () => {
+    const plansFile = path.join(dir, 'plans.json');
+    const workers = await serve(path.join(dir, 'w'), plansFile, { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'debug' }, ['--workers', '2']);
+    expect(workers.output()).toContain('2 workers on the shared store (redis)');
+    const { key } = await newAccount('free');
+    const replies = await Promise.all(Array.from({ length: 250 }, () => request(workers.url, '/v1/ip/8.8.8.8', { key: key.secret })));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
+    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 'quota_exceeded');
+    // both workers answered: the request log lines name two workers
+    const answeredBy = new Set([...workers.output().matchAll(/"worker":(\d+)[^\n]*"url":"\/v1\/ip\/8\.8\.8\.8"/g)].map((m) => m[1]));
+    expect(answeredBy).toEqual(new Set(['1', '2']));
+    workers.process.kill('SIGTERM');
+    expect(await workers.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('more than one worker on the embedded store is refused with a clear message', async () => {
+    const plansFile = path.join(dir, 'plans.json');
+    await expect(serve(path.join(dir, 'embedded'), plansFile, {}, ['--workers', '2'])).rejects.toThrow(/exited \(2\)[\s\S]*--workers 2 needs the shared store: set REDIS_URL/);
+  });
+});
