@@ -17,6 +17,8 @@ const demoDir = at('dist', 'demo');
 const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', sourcemap: true, logLevel: 'warning', legalComments: 'none' };
 await esbuild.build({ ...common, entryPoints: { netlookup: at('src/web/index.ts'), edge: at('src/web/edge.ts') }, outdir: browserDir });
 await esbuild.build({ ...common, entryPoints: { demo: at('src/web/demo/demo.ts') }, outdir: demoDir, minify: true });
+// boot.js is a classic script, run from the page's head: it starts the downloads early.
+await esbuild.build({ ...common, entryPoints: { boot: at('src/web/demo/boot.ts') }, outdir: demoDir, minify: true, format: 'iife' });
 execFileSync(process.execPath, [at('node_modules/typescript/bin/tsc'), '-p', at('tsconfig.web.json')], { stdio: 'inherit' });
 
 fs.copyFileSync(at('src/web/demo/index.html'), path.join(demoDir, 'index.html'));

@@ -38,9 +38,10 @@ function tableStream(response: Response, name: string): ReadableStream<Uint8Arra
 
 /** A table to place: bytes as they are, or a stream whose length is read from its header first. */
 export async function tableSource(source: Source, kind: string): Promise<TableSource> {
-  const name = nameOf(source, `${kind} table`);
   if (isBytes(source)) return bytesOf(source);
-  const reader = tableStream(await responseOf(source, name), name).getReader();
+  const response = await responseOf(source, nameOf(source, `${kind} table`));
+  const name = response.url || nameOf(source, `${kind} table`);
+  const reader = tableStream(response, name).getReader();
   const head: Uint8Array[] = [];
   let headBytes = 0;
   while (headBytes < FIXED_HEADER_BYTES) {

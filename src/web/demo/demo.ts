@@ -5,12 +5,15 @@
  */
 import { answerInput, loadCompactEngine, splitInputs, type CompactEngine, type CompactIpAnswer, type CompactMacAnswer, type InputAnswer } from '../index.js';
 import type { CompactManifest } from '../../tables/build/compactTables.js';
+import type { Downloads } from './downloads.js';
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-const started = performance.now();
+const downloads = (globalThis as { netlookupDownloads?: Downloads }).netlookupDownloads;
+if (!downloads) throw new Error('boot.js did not run');
+const { started, ...sources } = downloads;
 const manifest = fetch('tables/manifest.json').then((r) => r.json() as Promise<CompactManifest>);
-const engine = loadCompactEngine({ wasm: 'netlookup.wasm', ip4: 'tables/ip4c.nlt', ip6: 'tables/ip6c.nlt', mac: 'tables/macc.nlt' });
+const engine = loadCompactEngine(sources);
 
 type Answer = InputAnswer<CompactIpAnswer, CompactMacAnswer>;
 
