@@ -1,16 +1,41 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { buildTables } from '../tables/build/buildTables.js';
-import { packageRoot, defaultTablesDir } from '../engine/node.js';
+import { buildCompactTables, type CompactManifest } from '../tables/build/compactTables.js';
+import { packageRoot, defaultTablesDir, defaultCompactDir, loadEngine } from '../engine/node.js';
+import { MANIFEST_FILE } from '../tables/tableFiles.js';
 import { ProgressDisplay } from './progressDisplay.js';
 
 export interface BuildTablesFlags {
   out?: string;
   cityMmdb?: string;
+  compact?: boolean;
+  compactOut?: string;
 }
 
-export function runBuildTables(flags: BuildTablesFlags): void {
-  const progress = new ProgressDisplay();
+const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
+
+export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
   const outDir = path.resolve(flags.out ?? defaultTablesDir());
+  if (!flags.compact) buildFullTables(outDir, flags);
+  const compactDir = path.resolve(flags.compactOut ?? defaultCompactDir());
+  const started = Date.now();
+  const manifest = await deriveCompactTables(outDir, compactDir);
+  const lines = [`compact sets written to ${compactDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`];
+  for (const table of Object.values(manifest.tables)) lines.push(`  ${table.file} ${mb(table.bytes)}, ${mb(table.gzip_bytes)} gzip: ${JSON.stringify(table.counts)}`);
+  for (const [name, set] of Object.entries(manifest.sets)) lines.push(`  ${name} set (${set.tables.join(' + ')}): ${mb(set.gzip_bytes)} gzip`);
+  process.stderr.write(lines.join('\n') + '\n');
+}
+
+/** The compact sets from the full tables of `tablesDir`, checked by the engine as the server loads them. */
+export async function deriveCompactTables(tablesDir: string, compactDir: string): Promise<CompactManifest> {
+  const engine = await loadEngine({ tablesDir });
+  const fullManifest = JSON.parse(fs.readFileSync(path.join(tablesDir, MANIFEST_FILE), 'utf8'));
+  return buildCompactTables({ ip4: engine.ip4!, ip6: engine.ip6!, mac: engine.macTable!, manifest: fullManifest }, compactDir);
+}
+
+function buildFullTables(outDir: string, flags: BuildTablesFlags): void {
+  const progress = new ProgressDisplay();
   const summary = buildTables({
     outDir,
     cityMmdb: flags.cityMmdb ? path.resolve(flags.cityMmdb) : undefined,
@@ -19,7 +44,6 @@ export function runBuildTables(flags: BuildTablesFlags): void {
   });
   progress.finishPhase();
   const { manifest, stats } = summary;
-  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
   const lines = [
     `tables written to ${outDir} in ${(manifest.duration_ms / 1000).toFixed(1)} s`,
     `  ip4.nlt ${mb(manifest.tables.ip4.bytes)}: ${stats.ip4.ranges} ranges from ${stats.ip4.leaves} tree leaves, ${stats.ip4.locationRows} locations, ${stats.ip4.networkRows} networks, ${stats.ip4.asRows} AS rows`,

@@ -16,6 +16,8 @@ program
   .description('build the lookup tables from the installed public sources and data/curated')
   .option('--out <dir>', 'folder for the tables (default: $NETLOOKUP_TABLES or data/tables)')
   .option('--city-mmdb <file>', 'use an official MaxMind GeoLite2/GeoIP2 City .mmdb instead of DB-IP Lite')
+  .option('--compact', 'only derive the compact sets (browsers, edge) from the tables already built in --out')
+  .option('--compact-out <dir>', 'folder for the compact sets (default: $NETLOOKUP_COMPACT_TABLES or data/compact)')
   .action((flags) => runBuildTables(flags));
 
 program

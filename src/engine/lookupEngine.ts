@@ -5,22 +5,19 @@
  */
 import { ApiError } from '../errors.js';
 import { NONE, type IpTable } from '../tables/format/ipTable.js';
-import { blockBits, type MacTable } from '../tables/format/macTable.js';
+import type { MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from './ipAddress.js';
-import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
+import { parseMac, type MacParts } from './macAddress.js';
+import { MacAnswers } from './macAnswers.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
-import type { IpAnswer, IpBlock, MacAnswer, MacVendor, NetworkAnswer } from './answers.js';
+import type { IpAnswer, IpBlock, MacAnswer, NetworkAnswer } from './answers.js';
 
 export type { IpAnswer, MacAnswer } from './answers.js';
 
-const MULTICAST = 1;
-const LOCAL = 2;
-const RANDOMIZED = 4;
-
-export interface TableInfo {
-  kind: 'ip4' | 'ip6' | 'mac';
+export interface TableInfo<K extends string = 'ip4' | 'ip6' | 'mac'> {
+  kind: K;
   file: string;
   checksum: string;
   built_at: string;
@@ -38,10 +35,10 @@ export class LookupEngine {
   private readonly batchOutput32: Int32Array;
   private readonly batchFlags32: Uint32Array;
 
-  private readonly vmMatchers: VmMatcher[];
+  private readonly macAnswers: MacAnswers | null;
 
   private constructor(private readonly placed: PlacedTables) {
-    this.vmMatchers = placed.mac ? vmMatchers(placed.mac) : [];
+    this.macAnswers = placed.mac ? new MacAnswers(placed.exports, placed.mac) : null;
     const buffer = placed.exports.memory.buffer;
     this.batchInput32 = new Uint32Array(buffer, placed.batchInput, BATCH_CAPACITY * 4);
     this.batchOutput32 = new Int32Array(buffer, placed.batchOutput, BATCH_CAPACITY);
@@ -247,62 +244,12 @@ export class LookupEngine {
 
   /** Answers a MAC address or OUI prefix in text. Throws ApiError invalid_mac. */
   lookupMac(text: string): MacAnswer {
-    const parts = this.mac;
-    if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
-    const table = this.requireTable(this.placed.mac, 'MAC');
-    const { exports } = this.placed;
-    const flags = exports.macFlags(parts.hi24);
-    const row = exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
-    const answer: MacAnswer = {
-      mac: text,
-      oui: formatOui(parts.hi24),
-      normalized: parts.digits === 12 ? formatMac(parts.hi24, parts.lo24) : null,
-      is_multicast: (flags & MULTICAST) !== 0,
-      is_local: (flags & LOCAL) !== 0,
-      is_randomized: (flags & RANDOMIZED) !== 0,
-      found: row >= 0,
-      block: null,
-      vendor: null,
-      vm_platform: vmPlatformOf(this.vmMatchers, parts),
-    };
-    if (row < 0) return answer;
-    answer.block = this.blockAnswer(table, row);
-    answer.vendor = this.vendorAnswer(table, table.block(row).company);
-    return answer;
-  }
-
-  private readonly blockAnswers: (MacAnswer['block'] | undefined)[] = [];
-  private readonly vendorAnswers: (MacVendor | undefined)[] = [];
-
-  /** Block answers depend only on the row: built once, shared (frozen). */
-  private blockAnswer(table: MacTable, row: number): MacAnswer['block'] {
-    let cached = this.blockAnswers[row];
-    if (cached === undefined) {
-      const block = table.block(row);
-      const size = 2 ** (48 - blockBits[block.type]);
-      const first = block.hi24 * 0x1000000 + block.lo24;
-      cached = Object.freeze({ type: block.type === 'IAB' ? 'MA-S' : block.type, registry: block.type, start: hex12(first), end: hex12(first + size - 1), size });
-      this.blockAnswers[row] = cached;
+    if (!this.macAnswers) {
+      if (!parseMac(text, this.mac)) throw new ApiError('invalid_mac');
+      this.requireTable(this.placed.mac, 'MAC');
     }
-    return cached;
-  }
-
-  private vendorAnswer(table: MacTable, companyRow: number): MacVendor {
-    let cached = this.vendorAnswers[companyRow];
-    if (cached === undefined) {
-      const company = table.company(companyRow);
-      cached = Object.freeze({
-        company: company.name ?? '',
-        address: company.address,
-        country_code: company.country_code,
-        country: company.country_code ? table.countries.get(company.country_code)?.name ?? null : null,
-        short_name: company.short_name,
-        website: company.website,
-        total_ouis: company.total_ouis,
-      });
-      this.vendorAnswers[companyRow] = cached;
-    }
-    return cached;
+    // The full table (kind mac) always gives the vendor its address.
+    return this.macAnswers!.lookup(text) as MacAnswer;
   }
 }
 
@@ -313,37 +260,6 @@ function reservedAnswer(ip: string, version: IpVersion, reserved: ReservedRange)
 function networkAnswer(table: IpTable, networkRow: number): NetworkAnswer {
   const as = table.asRow(table.asRowOfNetwork(networkRow));
   return { asn: as.asn === 0 ? null : as.asn, organization: as.organization, domain: as.domain, connection_type: as.connection_type };
-}
-
-interface VmMatcher {
-  /** the prefix's hex digits as a number, left-aligned in 48 bits */
-  value: number;
-  /** 16 ** (hex digits not covered by the prefix) */
-  unit: number;
-  digits: number;
-  platform: string;
-}
-
-/** The VM prefixes as numbers, longest first (the table stores them so). */
-function vmMatchers(table: MacTable): VmMatcher[] {
-  return table.vmPrefixes.map((vm) => ({
-    value: parseInt(vm.prefix.padEnd(12, '0'), 16),
-    unit: 16 ** (12 - vm.prefix.length),
-    digits: vm.prefix.length,
-    platform: vm.platform,
-  }));
-}
-
-function vmPlatformOf(matchers: VmMatcher[], parts: MacParts): string | null {
-  const mac = parts.hi24 * 0x1000000 + parts.lo24;
-  for (const vm of matchers) {
-    if (vm.digits <= parts.digits && Math.floor(mac / vm.unit) * vm.unit === vm.value) return vm.platform;
-  }
-  return null;
-}
-
-function hex12(n: number): string {
-  return n.toString(16).toUpperCase().padStart(12, '0');
 }
 
 function decrement(words: Uint32Array, family: 4 | 6): void {

@@ -19,6 +19,11 @@ export function defaultTablesDir(): string {
   return process.env.NETLOOKUP_TABLES ?? path.join(packageRoot, 'data', 'tables');
 }
 
+/** The compact sets (browsers, edge): $NETLOOKUP_COMPACT_TABLES or data/compact. */
+export function defaultCompactDir(): string {
+  return process.env.NETLOOKUP_COMPACT_TABLES ?? path.join(packageRoot, 'data', 'compact');
+}
+
 export function defaultWasmPath(debug = false): string {
   return path.join(packageRoot, 'build', debug ? 'netlookup.debug.wasm' : 'netlookup.wasm');
 }

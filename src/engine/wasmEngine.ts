@@ -3,10 +3,10 @@
  * validates them (checksum in WASM, structure in the table readers) and points the engine at
  * their search sections. Platform-neutral: bytes in, no `node:` imports.
  */
-import { IpTable } from '../tables/format/ipTable.js';
+import { IpTable, INDEX_BITS, type Family } from '../tables/format/ipTable.js';
 import { MacTable } from '../tables/format/macTable.js';
+import { CompactIpTable, COMPACT_INDEX_BITS } from '../tables/format/compactIpTable.js';
 import { checksumHex } from '../tables/format/checksum.js';
-import { INDEX_BITS } from '../tables/format/ipTable.js';
 import { TableFormatError } from '../tables/format/container.js';
 import type { TableChecks } from '../tables/format/tableChecks.js';
 
@@ -84,10 +84,37 @@ export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
 const ALIGN = 16;
 
-export interface PlacedTables {
+/** What the WASM range search needs of a range table, full or compact. */
+export interface RangeTable {
+  bytes: Uint8Array;
+  family: Family;
+  rangeCount: number;
+  sectionOffset(id: string): number;
+}
+
+/** How placed bytes become validated tables: the full readers, or the compact sets'. */
+export interface TableReaders<I extends RangeTable> {
+  ip(bytes: Uint8Array, name: string, family: Family, checks: TableChecks): I;
+  mac(bytes: Uint8Array, name: string, checks: TableChecks): MacTable;
+  indexBits: Readonly<Record<Family, number>>;
+}
+
+export const fullReaders: TableReaders<IpTable> = {
+  ip: (bytes, name, family, checks) => new IpTable(bytes, name, family, checks),
+  mac: (bytes, name, checks) => new MacTable(bytes, name, checks),
+  indexBits: INDEX_BITS,
+};
+
+export const compactReaders: TableReaders<CompactIpTable> = {
+  ip: (bytes, name, family, checks) => new CompactIpTable(bytes, name, family, checks),
+  mac: (bytes, name, checks) => new MacTable(bytes, name, checks, 'macc'),
+  indexBits: { 4: COMPACT_INDEX_BITS, 6: COMPACT_INDEX_BITS },
+};
+
+export interface PlacedTables<I extends RangeTable = IpTable> {
   exports: WasmExports;
-  ip4: IpTable | null;
-  ip6: IpTable | null;
+  ip4: I | null;
+  ip6: I | null;
   mac: MacTable | null;
   /** batch scratch: inputs (16 bytes per item at most) and outputs (4 bytes per item) */
   batchInput: number;
@@ -107,7 +134,12 @@ export async function instantiateEngine(wasm: BufferSource | WebAssembly.Module)
  * Grows the module's memory once, copies every table in and validates it before use. Tables are
  * checked in the order their reads complete, so that checking overlaps the remaining reads.
  */
-export async function placeTables(exports: WasmExports, sources: TableSources, names: TableNames): Promise<PlacedTables> {
+export async function placeTables<I extends RangeTable = IpTable>(
+  exports: WasmExports,
+  sources: TableSources,
+  names: TableNames,
+  readers: TableReaders<I> = fullReaders as unknown as TableReaders<I>,
+): Promise<PlacedTables<I>> {
   const kinds = (['ip4', 'ip6', 'mac'] as const).filter((k) => sources[k] !== undefined);
   let cursor = alignUp(exports.heapBase());
   const batchInput = cursor;
@@ -125,7 +157,7 @@ export async function placeTables(exports: WasmExports, sources: TableSources, n
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
   const memory = new Uint8Array(exports.memory.buffer);
   const checks = wasmTableChecks(exports);
-  const placed: PlacedTables = { exports, ip4: null, ip6: null, mac: null, batchInput, batchOutput, batchFlags };
+  const placed: PlacedTables<I> = { exports, ip4: null, ip6: null, mac: null, batchInput, batchOutput, batchFlags };
   const destinations = new Map(kinds.map((kind) => [kind, memory.subarray(offsets[kind]!, offsets[kind]! + sources[kind]!.byteLength)]));
   const reads = new Map(
     kinds.map((kind) => {
@@ -142,25 +174,25 @@ export async function placeTables(exports: WasmExports, sources: TableSources, n
       const source = sources[kind]!;
       const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
       const destination = destinations.get(kind)!;
-      if (kind === 'mac') placed.mac = new MacTable(destination, name, checks);
-      else placed[kind] = new IpTable(destination, name, kind === 'ip4' ? 4 : 6, checks);
+      if (kind === 'mac') placed.mac = readers.mac(destination, name, checks);
+      else placed[kind] = readers.ip(destination, name, kind === 'ip4' ? 4 : 6, checks);
     }
   } finally {
     await Promise.allSettled(reads.values());
   }
-  configure(placed);
+  configure(placed, readers.indexBits);
   return placed;
 }
 
-function configure(placed: PlacedTables): void {
+function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<Family, number>>): void {
   const { exports, ip4, ip6, mac } = placed;
   if (ip4) {
     const base = ip4.bytes.byteOffset;
-    exports.v4Configure(base + ip4.sectionOffset('INDX'), base + ip4.sectionOffset('KEYS'), INDEX_BITS[4]);
+    exports.v4Configure(base + ip4.sectionOffset('INDX'), base + ip4.sectionOffset('KEYS'), indexBits[4]);
   }
   if (ip6) {
     const base = ip6.bytes.byteOffset;
-    exports.v6Configure(base + ip6.sectionOffset('INDX'), base + ip6.sectionOffset('KEYH'), base + ip6.sectionOffset('KEYL'), ip6.rangeCount, INDEX_BITS[6]);
+    exports.v6Configure(base + ip6.sectionOffset('INDX'), base + ip6.sectionOffset('KEYH'), base + ip6.sectionOffset('KEYL'), ip6.rangeCount, indexBits[6]);
   }
   if (mac) {
     exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset('HASH'), mac.slotBits);

@@ -690,6 +690,7 @@ const parameters: Record<string, JsonSchema> = {
   legacyIp: { name: 'ip', in: 'query', required: true, description: 'IPv4 or IPv6 address', schema: { type: 'string' }, example: '203.0.113.7' },
   accountId: { name: 'id', in: 'path', required: true, description: 'account id', schema: { type: 'string' } },
   keyId: { name: 'id', in: 'path', required: true, description: 'key id', schema: { type: 'string' } },
+  demoFile: { name: 'file', in: 'path', required: true, description: 'a file of the demo (dist/demo, written by npm run build:web)', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' } },
 };
 const param = (name: keyof typeof parameters & string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });
 
@@ -800,6 +801,23 @@ function operation(method: string, path: string, input: OperationInput): JsonSch
     ...input,
     ...(listed ? { 'x-plan': listed.plan, 'x-counted-as': listed.counted_as } : {}),
   };
+}
+
+/** A static file of the demo (dist/demo): 200 with ETag, 304 on If-None-Match, 404 for anything else. */
+function demoFileOperation(path: string, operationId: string, summary: string, mediaTypes: string[]): JsonSchema {
+  const schemaOf = (type: string): JsonSchema => (type === 'application/json' ? { type: 'object' } : type.startsWith('text/') ? { type: 'string' } : { type: 'string', contentEncoding: 'binary' });
+  return operation('get', path, {
+    operationId,
+    tags: ['operations'],
+    summary,
+    security: [],
+    parameters: [param('demoFile')],
+    responses: {
+      '200': { description: 'the file (ETag, Cache-Control: no-cache)', headers: everyResponseHeaders, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: schemaOf(type) }])) },
+      '304': { description: 'not modified (If-None-Match)', headers: everyResponseHeaders },
+      ...errorResponses(['not_found', 'internal_error']),
+    },
+  });
 }
 
 const common = [param('pretty')];
@@ -1126,6 +1144,25 @@ function paths(): Record<string, Record<string, JsonSchema>> {
         },
       }),
     },
+    '/demo': {
+      get: operation('get', '/demo', {
+        operationId: 'demoPage',
+        tags: ['operations'],
+        summary: 'The demo page: IP and MAC lookups computed in the browser by the WASM engine over the compact sets (/demo redirects to /demo/)',
+        security: [],
+        responses: {
+          '200': { description: 'the page', headers: everyResponseHeaders, content: { 'text/html': { schema: { type: 'string' } } } },
+          '302': { description: '/demo redirects to /demo/', headers: { ...everyResponseHeaders, Location: { schema: { type: 'string', const: '/demo/' } } } },
+          ...errorResponses(['not_found', 'internal_error']),
+        },
+      }),
+    },
+    '/demo/{file}': {
+      get: demoFileOperation('/demo/{file}', 'demoFile', "A file of the demo page: its script (demo.js), the engine's WASM module (netlookup.wasm)", ['text/javascript', 'application/wasm', 'application/json']),
+    },
+    '/demo/tables/{file}': {
+      get: demoFileOperation('/demo/tables/{file}', 'demoTable', 'A compact table (ip4c.nlt, ip6c.nlt, macc.nlt: gzip Content-Encoding when accepted), its .gz copy, or the compact manifest.json', ['application/octet-stream', 'application/gzip', 'application/json']),
+    },
     '/openapi.json': {
       get: operation('get', '/openapi.json', {
         operationId: 'openApi',
@@ -1172,7 +1209,7 @@ export function openApiDocument() {
       { name: 'account', description: 'endpoint list and usage' },
       { name: 'admin', description: 'administration (only when NETLOOKUP_ADMIN_TOKEN is set)' },
       { name: 'legacy', description: 'the legacy MAC and blacklist endpoints (SPEC 4.9)' },
-      { name: 'operations', description: 'health, metrics, this document' },
+      { name: 'operations', description: 'health, metrics, this document, the demo page' },
     ],
     paths: paths(),
     components: {

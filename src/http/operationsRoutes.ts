@@ -1,8 +1,9 @@
-/** Operations endpoints: GET /health (tables and store), GET /metrics (Prometheus), GET /openapi.json. */
+/** Operations endpoints: GET /health (tables and store), GET /metrics (Prometheus), GET /openapi.json, and the demo page (GET /demo/). */
 import Router from '@koa/router';
 import { sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { openApiDocument } from './openApi.js';
+import { demoRoutes } from './demoRoutes.js';
 
 export function operationsRouter(deps: ServiceDeps): Router {
   const router = new Router();
@@ -20,6 +21,8 @@ export function operationsRouter(deps: ServiceDeps): Router {
   });
 
   router.get('/openapi.json', (ctx) => sendJson(ctx, 200, openApiDocument()));
+
+  demoRoutes(router);
 
   return router;
 }

@@ -530,6 +530,24 @@ describe('responses of the running service match the document', () => {
     expect(served.body).toEqual(doc);
   });
 
+  it('the demo page (dist/demo): page, script, WASM module, compact tables gzip-encoded, revalidation, unknown files', async () => {
+    const page = await call('GET', '/demo', '/demo/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('nothing you type leaves your browser');
+    expect((await call('GET', '/demo', '/demo')).status).toBe(200);
+    expect((await call('GET', '/demo/{file}', '/demo/demo.js')).status).toBe(200);
+    const wasm = await call('GET', '/demo/{file}', '/demo/netlookup.wasm');
+    expect(wasm.headers.get('content-type')).toBe('application/wasm');
+    const table = await call('GET', '/demo/tables/{file}', '/demo/tables/macc.nlt', { headers: { 'accept-encoding': 'gzip' } });
+    expect([table.status, table.headers.get('content-encoding')]).toEqual([200, 'gzip']);
+    expect((await call('GET', '/demo/tables/{file}', '/demo/tables/manifest.json')).body.tables.macc.file).toBe('macc.nlt');
+    const etag = (await call('GET', '/demo/{file}', '/demo/demo.js')).headers.get('etag')!;
+    expect((await call('GET', '/demo/{file}', '/demo/demo.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expectError(await call('GET', '/demo/{file}', '/demo/nothing.js'), 404, 'not_found');
+    expectError(await call('GET', '/demo/{file}', '/demo/.hidden.js'), 404, 'not_found');
+    expectError(await call('GET', '/demo/tables/{file}', '/demo/tables/..%2Fdemo.js'), 404, 'not_found');
+  });
+
   it('GET /v1: the endpoint list, with the three ways to present a key, and the key refusals', async () => {
     const list = await call('GET', '/v1', '/v1', { key: free.secret });
     expect(list.status).toBe(200);
@@ -912,7 +930,8 @@ describe('responses of the running service match the document', () => {
       for (const method of Object.keys(item)) {
         const statuses = [...seenStatuses].filter((s) => s.startsWith(`${method.toUpperCase()} ${template} `)).map((s) => Number(s.split(' ').pop()));
         expect(statuses.some((s) => s < 300), `${method} ${template}: no success seen`).toBe(true);
-        if (!['/health', '/api/mac/v1/health', '/metrics', '/openapi.json'].includes(template)) expect(statuses.some((s) => s >= 400), `${method} ${template}: no refusal seen`).toBe(true);
+        // The demo page refuses (404) only where the demo is not built.
+        if (!['/health', '/api/mac/v1/health', '/metrics', '/openapi.json', '/demo'].includes(template)) expect(statuses.some((s) => s >= 400), `${method} ${template}: no refusal seen`).toBe(true);
       }
     }
   });

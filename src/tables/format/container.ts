@@ -12,7 +12,8 @@ export const DIRECTORY_ENTRY_BYTES = 16;
 export const SECTION_ALIGN = 16;
 export const CHECKED_FROM = 32;
 
-export const tableKinds = { ip4: 1, ip6: 2, mac: 3 } as const;
+/** ip4c, ip6c and macc are the compact sets for size-limited hosts (browsers, edge functions). */
+export const tableKinds = { ip4: 1, ip6: 2, mac: 3, ip4c: 4, ip6c: 5, macc: 6 } as const;
 export type TableKind = keyof typeof tableKinds;
 
 export interface SectionSpec {

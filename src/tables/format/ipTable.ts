@@ -87,10 +87,7 @@ export interface AsRow {
 }
 
 const sectionLayout = (family: Family) => ({
-  META: { elementBytes: 0 },
-  CTRY: { elementBytes: 0 },
-  INDX: { elementBytes: 4 },
-  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, KEYL: { elementBytes: 8 } }),
+  ...rangeHeadLayout(family),
   RLOC: { elementBytes: 4 },
   RNET: { elementBytes: 4 },
   LROW: { elementBytes: LOCATION_ROW_BYTES },
@@ -101,8 +98,7 @@ const sectionLayout = (family: Family) => ({
 });
 
 /** INDX[b] = first range whose key's top `bits` bits are >= b; INDX[2^bits] = range count. */
-export function bucketIndex(family: Family, keys: IpTableParts['keys']): Uint32Array {
-  const bits = INDEX_BITS[family];
+export function bucketIndex(family: Family, keys: IpTableParts['keys'], bits: number = INDEX_BITS[family]): Uint32Array {
   const buckets = 2 ** bits;
   const index = new Uint32Array(buckets + 1);
   const count = keys instanceof Uint32Array ? keys.length : keys.hi.length;
@@ -120,20 +116,9 @@ export function bucketIndex(family: Family, keys: IpTableParts['keys']): Uint32A
 }
 
 export function writeIpTable(parts: IpTableParts): Uint8Array {
-  const { family, keys } = parts;
-  const keySections: SectionSpec[] =
-    keys instanceof Uint32Array
-      ? [{ id: 'KEYS', count: keys.length, bytes: u8(keys) }]
-      : [
-          { id: 'KEYH', count: keys.hi.length, bytes: u8(keys.hi) },
-          { id: 'KEYL', count: keys.lo.length, bytes: u8(keys.lo) },
-        ];
-  const index = bucketIndex(family, keys);
+  const { family } = parts;
   return writeContainer(family === 4 ? 'ip4' : 'ip6', parts.builtAt, parts.sourceDate, [
-    { id: 'META', count: 0, bytes: jsonBytes(parts.meta) },
-    { id: 'CTRY', count: parts.countries.length, bytes: jsonBytes(parts.countries) },
-    { id: 'INDX', count: index.length, bytes: u8(index) },
-    ...keySections,
+    ...rangeHeadSections(parts, INDEX_BITS[family]),
     { id: 'RLOC', count: parts.rangeLocation.length, bytes: u8(parts.rangeLocation) },
     { id: 'RNET', count: parts.rangeNetwork.length, bytes: u8(parts.rangeNetwork) },
     { id: 'LROW', count: parts.locationRows.byteLength / LOCATION_ROW_BYTES, bytes: parts.locationRows },
@@ -144,7 +129,59 @@ export function writeIpTable(parts: IpTableParts): Uint8Array {
   ]);
 }
 
-function u8(a: ArrayBufferView): Uint8Array {
+/** The sections every range table, full or compact, starts with: provenance, countries, bucket index, keys. */
+export function rangeHeadSections(parts: Pick<IpTableParts, 'family' | 'meta' | 'countries' | 'keys'>, indexBits: number): SectionSpec[] {
+  const { keys } = parts;
+  const index = bucketIndex(parts.family, keys, indexBits);
+  const keySections: SectionSpec[] =
+    keys instanceof Uint32Array
+      ? [{ id: 'KEYS', count: keys.length, bytes: u8(keys) }]
+      : [
+          { id: 'KEYH', count: keys.hi.length, bytes: u8(keys.hi) },
+          { id: 'KEYL', count: keys.lo.length, bytes: u8(keys.lo) },
+        ];
+  return [
+    { id: 'META', count: 0, bytes: jsonBytes(parts.meta) },
+    { id: 'CTRY', count: parts.countries.length, bytes: jsonBytes(parts.countries) },
+    { id: 'INDX', count: index.length, bytes: u8(index) },
+    ...keySections,
+  ];
+}
+
+/** The section layout of rangeHeadSections. */
+export const rangeHeadLayout = (family: Family) => ({
+  META: { elementBytes: 0 },
+  CTRY: { elementBytes: 0 },
+  INDX: { elementBytes: 4 },
+  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, KEYL: { elementBytes: 8 } }),
+});
+
+/** What rangeHeadSections hold, read back as views over the bytes. */
+export interface RangeHead {
+  meta: TableMeta;
+  countries: Map<string, CountryFacts>;
+  rangeCount: number;
+  index: Uint32Array;
+  keys: Uint32Array | null;
+  keysHi: Uint32Array | null;
+  keysLo: Uint32Array | null;
+}
+
+export function readRangeHead(bytes: Uint8Array, header: TableHeader, file: string, family: Family): RangeHead {
+  const s = (id: string) => header.sections.get(id)!;
+  const meta = jsonSection<TableMeta>(bytes, s('META'), file);
+  const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
+  if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
+  const head = { meta, countries: new Map(countryList.map((c) => [c.code, c])), index: u32Section(bytes, s('INDX')) };
+  if (family === 4) {
+    const keys = u32Section(bytes, s('KEYS'));
+    return { ...head, keys, keysHi: null, keysLo: null, rangeCount: keys.length };
+  }
+  if (s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
+  return { ...head, keys: null, keysHi: u32Section(bytes, s('KEYH')), keysLo: u32Section(bytes, s('KEYL')), rangeCount: s('KEYH').count };
+}
+
+export function u8(a: ArrayBufferView): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
@@ -176,22 +213,7 @@ export class IpTable {
     this.header = header;
     const s = (id: string) => header.sections.get(id)!;
     const view = (id: string) => new DataView(bytes.buffer, bytes.byteOffset + s(id).offset, s(id).byteLength);
-    this.meta = jsonSection<TableMeta>(bytes, s('META'), file);
-    const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
-    if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
-    this.countries = new Map(countryList.map((c) => [c.code, c]));
-    this.index = u32Section(bytes, s('INDX'));
-    if (family === 4) {
-      this.keys = u32Section(bytes, s('KEYS'));
-      this.keysHi = this.keysLo = null;
-      this.rangeCount = this.keys.length;
-    } else {
-      this.keys = null;
-      this.keysHi = u32Section(bytes, s('KEYH'));
-      this.keysLo = u32Section(bytes, s('KEYL'));
-      this.rangeCount = s('KEYH').count;
-      if (s('KEYL').count !== this.rangeCount) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
-    }
+    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family));
     this.rangeLocation = u32Section(bytes, s('RLOC'));
     this.rangeNetwork = u32Section(bytes, s('RNET'));
     this.strings = new StringPool(u32Section(bytes, s('STRO')), sectionBytes(bytes, s('STRS')), file);
@@ -216,8 +238,7 @@ export class IpTable {
     const n = this.rangeCount;
     if (n === 0) fail('no ranges');
     if (this.rangeLocation.length !== n || this.rangeNetwork.length !== n) fail('range row sections differ in length from the keys');
-    if (this.index.length !== 2 ** INDEX_BITS[this.family] + 1) fail('bucket index has the wrong size');
-    this.validateKeys(fail);
+    validateRangeKeys(this, INDEX_BITS[this.family], this.checks, fail);
     const badLocation = this.checks.firstRowAtOrAbove(this.rangeLocation, this.locationCount);
     if (badLocation >= 0) fail(`range ${badLocation} points to location row ${this.rangeLocation[badLocation]} of ${this.locationCount}`);
     const badNetwork = this.checks.firstRowAtOrAbove(this.rangeNetwork, this.networkCount);
@@ -239,25 +260,6 @@ export class IpTable {
       }
       if (this.asRows.getUint8(at + 12) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
     }
-  }
-
-  private validateKeys(fail: (problem: string) => never): void {
-    const n = this.rangeCount;
-    const shift = (this.family === 4 ? 32 : 64) - INDEX_BITS[this.family];
-    let lastBucket: number;
-    if (this.keys) {
-      if (this.keys[0] !== 0) fail('the first range does not start at 0');
-      const bad = this.checks.firstBadKey4(this.keys, this.index, shift);
-      if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
-      lastBucket = this.keys[n - 1] >>> shift;
-    } else {
-      const hi = this.keysHi!;
-      if ((hi[0] | hi[1] | this.keysLo![0] | this.keysLo![1]) !== 0) fail('the first range does not start at ::');
-      const bad = this.checks.firstBadKey6(hi, this.keysLo!, this.index, shift);
-      if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
-      lastBucket = hi[2 * n - 1] >>> (shift - 32);
-    }
-    for (let b = lastBucket + 1; b < this.index.length; b++) if (this.index[b] !== n) fail('bucket index does not end at the range count');
   }
 
   /** The first address of range i: ip4 a u32; ip6 four words, most significant first. */
@@ -325,3 +327,33 @@ export class IpTable {
   }
 }
 
+/** The key sections of a range table (full or compact), as the key checks need them. */
+export interface RangeKeys {
+  family: Family;
+  rangeCount: number;
+  index: Uint32Array;
+  keys: Uint32Array | null;
+  keysHi: Uint32Array | null;
+  keysLo: Uint32Array | null;
+}
+
+/** Keys ascend strictly from the family's first address and the bucket index of `bits` bits agrees. */
+export function validateRangeKeys(table: RangeKeys, bits: number, checks: TableChecks, fail: (problem: string) => never): void {
+  const n = table.rangeCount;
+  if (table.index.length !== 2 ** bits + 1) fail('bucket index has the wrong size');
+  const shift = (table.family === 4 ? 32 : 64) - bits;
+  let lastBucket: number;
+  if (table.keys) {
+    if (table.keys[0] !== 0) fail('the first range does not start at 0');
+    const bad = checks.firstBadKey4(table.keys, table.index, shift);
+    if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
+    lastBucket = table.keys[n - 1] >>> shift;
+  } else {
+    const hi = table.keysHi!;
+    if ((hi[0] | hi[1] | table.keysLo![0] | table.keysLo![1]) !== 0) fail('the first range does not start at ::');
+    const bad = checks.firstBadKey6(hi, table.keysLo!, table.index, shift);
+    if (bad >= 0) fail(`range keys not ascending or bucket index wrong at range ${bad}`);
+    lastBucket = hi[2 * n - 1] >>> (shift - 32);
+  }
+  for (let b = lastBucket + 1; b < table.index.length; b++) if (table.index[b] !== n) fail('bucket index does not end at the range count');
+}

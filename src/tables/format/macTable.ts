@@ -118,7 +118,10 @@ function unpackCountry(packed: number): string | null {
   return packed === 0 ? null : String.fromCharCode(packed & 0xff, packed >>> 8);
 }
 
-export function writeMacTable(parts: MacTableParts): Uint8Array {
+/** `macc`: the compact set, the same layout without company addresses (every address id is 0). */
+export type MacKind = 'mac' | 'macc';
+
+export function writeMacTable(parts: MacTableParts, kind: MacKind = 'mac'): Uint8Array {
   const blocks = new Uint8Array(parts.blocks.length * BLOCK_ROW_BYTES);
   const bv = new DataView(blocks.buffer);
   const entries = new Map<bigint, number>();
@@ -161,7 +164,7 @@ export function writeMacTable(parts: MacTableParts): Uint8Array {
     cv.setUint32(at + 16, c.short_name, true);
     cv.setUint32(at + 20, c.website, true);
   });
-  return writeContainer('mac', parts.builtAt, parts.sourceDate, [
+  return writeContainer(kind, parts.builtAt, parts.sourceDate, [
     { id: 'META', count: 0, bytes: jsonBytes(parts.meta) },
     { id: 'CTRY', count: parts.countries.length, bytes: jsonBytes(parts.countries) },
     { id: 'VMPF', count: parts.vmPrefixes.length, bytes: jsonBytes(parts.vmPrefixes) },
@@ -186,8 +189,8 @@ export class MacTable {
   private readonly blocks: DataView;
   private readonly companies: DataView;
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, checks: TableChecks = jsTableChecks) {
-    const header = readContainer(bytes, file, 'mac', checks.checksum);
+  constructor(readonly bytes: Uint8Array, readonly file: string, checks: TableChecks = jsTableChecks, readonly kind: MacKind = 'mac') {
+    const header = readContainer(bytes, file, kind, checks.checksum);
     requireSections(header, file, layout);
     this.header = header;
     const s = (id: string) => header.sections.get(id)!;
@@ -237,6 +240,7 @@ export class MacTable {
     for (let r = 0; r < this.companyCount; r++) {
       const at = r * COMPANY_ROW_BYTES;
       for (const field of [0, 4, 16, 20]) if (!this.strings.has(this.companies.getUint32(at + field, true))) fail(`company row ${r} has a bad string id`);
+      if (this.kind === 'macc' && this.companies.getUint32(at + 4, true) !== 0) fail(`company row ${r} carries an address, which the compact set leaves out`);
     }
   }
 

@@ -1,0 +1,42 @@
+// `npm run build:web`: the browser/edge build of the engine (dist/browser: ESM bundles with their
+// types) and the demo as static files (dist/demo: page, script, WASM module and the compact sets,
+// each table also gzip-compressed beside it for servers that send precompressed files).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const at = (...parts) => path.join(root, ...parts);
+const compactDir = process.env.NETLOOKUP_COMPACT_TABLES ?? at('data', 'compact');
+const browserDir = at('dist', 'browser');
+const demoDir = at('dist', 'demo');
+
+// platform browser: a `node:` import anywhere in the graph fails the build instead of shipping.
+const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', sourcemap: true, logLevel: 'warning', legalComments: 'none' };
+await esbuild.build({ ...common, entryPoints: { netlookup: at('src/web/index.ts'), edge: at('src/web/edge.ts') }, outdir: browserDir });
+await esbuild.build({ ...common, entryPoints: { demo: at('src/web/demo/demo.ts') }, outdir: demoDir, minify: true });
+// boot.js is a classic script, run from the page's head: it starts the downloads early.
+await esbuild.build({ ...common, entryPoints: { boot: at('src/web/demo/boot.ts') }, outdir: demoDir, minify: true, format: 'iife' });
+execFileSync(process.execPath, [at('node_modules/typescript/bin/tsc'), '-p', at('tsconfig.web.json')], { stdio: 'inherit' });
+
+fs.copyFileSync(at('src/web/demo/index.html'), path.join(demoDir, 'index.html'));
+fs.copyFileSync(at('build/netlookup.wasm'), path.join(demoDir, 'netlookup.wasm'));
+const tablesDir = path.join(demoDir, 'tables');
+fs.rmSync(tablesDir, { recursive: true, force: true });
+fs.mkdirSync(tablesDir, { recursive: true });
+const manifestFile = path.join(compactDir, 'manifest.json');
+if (!fs.existsSync(manifestFile)) throw new Error(`${manifestFile}: missing (run \`npm run build:tables\` first)`);
+const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+for (const file of ['manifest.json', ...Object.values(manifest.tables).flatMap((t) => [t.file, t.gzip_file])]) {
+  // A hard link where the file system allows it: the demo copy of the tables costs no space.
+  const from = path.join(compactDir, file);
+  const to = path.join(tablesDir, file);
+  try {
+    fs.linkSync(from, to);
+  } catch {
+    fs.copyFileSync(from, to);
+  }
+}
+process.stderr.write(`web build written to ${path.relative(root, browserDir)} and ${path.relative(root, demoDir)}\n`);

@@ -1,0 +1,121 @@
+/**
+ * The compact IP range table (kinds ip4c and ip6c) for size-limited hosts: the ranges of the full
+ * table (ipTable.ts) reduced to country and AS, with neighbouring ranges of equal answer merged.
+ * Layout in src/tables/FORMAT.md ("Compact sets"). Searched in place by the same WASM range search.
+ */
+import { readContainer, requireSections, sectionBytes, TableFormatError, u32Section, writeContainer, type TableHeader } from './container.js';
+import { NONE, rangeHeadLayout, rangeHeadSections, readRangeHead, u8, validateRangeKeys, type Family } from './ipTable.js';
+import { StringPool } from './stringPool.js';
+import { jsTableChecks, type TableChecks } from './tableChecks.js';
+import type { CountryFacts, TableMeta } from './tableMeta.js';
+
+/** A smaller bucket index than the full tables': the compact sets are loaded, not searched millions of times. */
+export const COMPACT_INDEX_BITS = 16;
+export const ANSWER_ROW_BYTES = 12;
+/** Answer row flag: a network (ASN) source covers the range. */
+export const HAS_NETWORK = 1;
+
+export interface CompactIpTableParts {
+  family: Family;
+  builtAt: Date;
+  sourceDate: Date;
+  meta: TableMeta;
+  countries: CountryFacts[];
+  keys: Uint32Array | { hi: BigUint64Array; lo: BigUint64Array };
+  /** answer row of each range, NONE where no source knows the range */
+  rangeAnswer: Uint32Array;
+  /** rows of ANSWER_ROW_BYTES: country u16, flags u16, AS number u32, organisation string id u32 */
+  answerRows: Uint8Array;
+  strings: { offsets: Uint32Array; bytes: Uint8Array };
+}
+
+/** What a compact range answers: the country and network facts the full table's answer carries. */
+export interface CompactRow {
+  country_code: string | null;
+  /** null where no network source covers the range */
+  network: { asn: number | null; organization: string | null } | null;
+}
+
+const sectionLayout = (family: Family) => ({
+  ...rangeHeadLayout(family),
+  RANS: { elementBytes: 4 },
+  AROW: { elementBytes: ANSWER_ROW_BYTES },
+  STRO: { elementBytes: 4 },
+  STRS: { elementBytes: 1 },
+});
+
+export function writeCompactIpTable(parts: CompactIpTableParts): Uint8Array {
+  return writeContainer(parts.family === 4 ? 'ip4c' : 'ip6c', parts.builtAt, parts.sourceDate, [
+    ...rangeHeadSections(parts, COMPACT_INDEX_BITS),
+    { id: 'RANS', count: parts.rangeAnswer.length, bytes: u8(parts.rangeAnswer) },
+    { id: 'AROW', count: parts.answerRows.byteLength / ANSWER_ROW_BYTES, bytes: parts.answerRows },
+    { id: 'STRO', count: parts.strings.offsets.length, bytes: u8(parts.strings.offsets) },
+    { id: 'STRS', count: parts.strings.bytes.byteLength, bytes: parts.strings.bytes },
+  ]);
+}
+
+/** A validated compact IP table: views over the bytes as they lie (in WASM memory in the engine). */
+export class CompactIpTable {
+  readonly header: TableHeader;
+  readonly meta: TableMeta;
+  readonly countries: Map<string, CountryFacts>;
+  readonly rangeCount: number;
+  readonly index: Uint32Array;
+  readonly keys: Uint32Array | null;
+  readonly keysHi: Uint32Array | null;
+  readonly keysLo: Uint32Array | null;
+  readonly rangeAnswer: Uint32Array;
+  readonly answerCount: number;
+  readonly strings: StringPool;
+  private readonly answers: DataView;
+  private readonly rows: (CompactRow | undefined)[];
+
+  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checks: TableChecks = jsTableChecks) {
+    const header = readContainer(bytes, file, family === 4 ? 'ip4c' : 'ip6c', checks.checksum);
+    requireSections(header, file, sectionLayout(family));
+    this.header = header;
+    const s = (id: string) => header.sections.get(id)!;
+    const fail = (problem: string): never => {
+      throw new TableFormatError(file, problem);
+    };
+    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family));
+    this.rangeAnswer = u32Section(bytes, s('RANS'));
+    this.answerCount = s('AROW').count;
+    this.answers = new DataView(bytes.buffer, bytes.byteOffset + s('AROW').offset, s('AROW').byteLength);
+    this.strings = new StringPool(u32Section(bytes, s('STRO')), sectionBytes(bytes, s('STRS')), file);
+    this.rows = new Array(this.answerCount);
+    if (this.rangeCount === 0) fail('no ranges');
+    if (this.rangeAnswer.length !== this.rangeCount) fail('section RANS differs in length from the keys');
+    validateRangeKeys(this, COMPACT_INDEX_BITS, checks, fail);
+    const bad = checks.firstRowAtOrAbove(this.rangeAnswer, this.answerCount);
+    if (bad >= 0) fail(`range ${bad} points to answer row ${this.rangeAnswer[bad]} of ${this.answerCount}`);
+    for (let r = 0; r < this.answerCount; r++) {
+      const at = r * ANSWER_ROW_BYTES;
+      if (this.answers.getUint16(at + 2, true) > HAS_NETWORK) fail(`answer row ${r} has unknown flags`);
+      if (!this.strings.has(this.answers.getUint32(at + 8, true))) fail(`answer row ${r} has a bad string id`);
+    }
+  }
+
+  sectionOffset(id: string): number {
+    return this.header.sections.get(id)!.offset;
+  }
+
+  /** The answer of range i, or null where no source knows the range. Rows are decoded once. */
+  answer(range: number): CompactRow | null {
+    const row = this.rangeAnswer[range];
+    if (row === NONE) return null;
+    let decoded = this.rows[row];
+    if (decoded === undefined) {
+      const v = this.answers;
+      const at = row * ANSWER_ROW_BYTES;
+      const cc = v.getUint16(at, true);
+      const asn = v.getUint32(at + 4, true);
+      decoded = Object.freeze({
+        country_code: cc === 0 ? null : String.fromCharCode(cc & 0xff, cc >>> 8),
+        network: (v.getUint16(at + 2, true) & HAS_NETWORK) === 0 ? null : Object.freeze({ asn: asn === 0 ? null : asn, organization: this.strings.get(v.getUint32(at + 8, true)) }),
+      });
+      this.rows[row] = decoded;
+    }
+    return decoded;
+  }
+}
