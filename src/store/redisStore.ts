@@ -1,8 +1,8 @@
 /**
  * The shared store (ARCHITECTURE "Stores"): Redis through ioredis, selected by `REDIS_URL`, shared
- * by any number of instances and cluster workers. Nothing is cached in this process: every key
- * lookup reads Redis, so a roll, deletion or suspension made through any instance holds on the
- * next request everywhere.
+ * by any number of instances and cluster workers. Authentications are cached in the process and
+ * invalidated everywhere, acknowledged, before a change answers (src/store/redisKeyCache.ts), so a
+ * roll, deletion or suspension made through any instance holds on the next request everywhere.
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -15,6 +15,7 @@
  *   accounts                      set of account ids (countAccounts)
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
+ *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  * The indexes (keyacct, secret) live outside the account's slot, so they are written before and
  * removed after the account's records; authentication always checks the key record's own hash,
  * so an index that outlives its key (a crash between two writes) admits nothing.
@@ -49,6 +50,7 @@ import {
 } from './store.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
 import { OutageFallback, type CommandReceipt } from './redisFallback.js';
+import { KeyCache } from './redisKeyCache.js';
 import { connectRedis, execResult, isRedisOutage, neverSent, unavailable, type StoreRedis } from './redisScripts.js';
 
 const DAY_MS = 86_400_000;
@@ -75,6 +77,8 @@ export interface RedisStoreOptions {
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
   redisOptions?: RedisOptions;
+  /** false: no authentication cache (src/store/redisKeyCache.ts), every request reads its key from Redis */
+  keyCache?: boolean;
 }
 
 const shownKey = ({ hash: _hash, ...key }: KeyRecord): ApiKey => ({ ...key, websites: [...key.websites] });
@@ -95,7 +99,7 @@ export class RedisStore implements Store {
   private writingBack = false;
   private readonly timer: NodeJS.Timeout;
 
-  private constructor(readonly redis: StoreRedis, options: RedisStoreOptions) {
+  private constructor(readonly redis: StoreRedis, private readonly keyCache: KeyCache | null, options: RedisStoreOptions) {
     this.prefix = options.prefix ?? 'nl:';
     if (/[{}]/.test(this.prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     this.rateClock = options.rateClock ?? 'redis';
@@ -112,9 +116,12 @@ export class RedisStore implements Store {
   /** Connects to `url` and opens the store on it. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const redis = await connectRedis(url, options.redisOptions);
+    let keyCache: KeyCache | null = null;
     try {
-      return new RedisStore(redis, options);
+      if (options.keyCache !== false) keyCache = await KeyCache.open(redis, options.prefix ?? 'nl:');
+      return new RedisStore(redis, keyCache, options);
     } catch (e) {
+      await keyCache?.close();
       redis.disconnect();
       throw e;
     }
@@ -139,6 +146,7 @@ export class RedisStore implements Store {
     clearInterval(this.timer);
     await this.writeBack();
     this.closed = true;
+    await this.keyCache?.close();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
@@ -361,6 +369,9 @@ export class RedisStore implements Store {
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
     if (!isWellFormedSecret(secret)) return null;
     const hex = hashSecretHex(secret);
+    const cached = this.keyCache?.get(hex);
+    if (cached !== undefined) return cached;
+    const epoch = this.keyCache?.begin() ?? 0;
     let found: { key: ApiKey; account: Account } | null;
     try {
       found = await this.guard('authenticate', () => this.readAuthentication(hex));
@@ -372,6 +383,7 @@ export class RedisStore implements Store {
       return remembered;
     }
     this.fallback.rememberAuthentication(hex, found);
+    if (found !== null) this.keyCache?.set(hex, found, epoch);
     return found;
   }
 
@@ -384,7 +396,10 @@ export class RedisStore implements Store {
     const record = JSON.parse(keyJson) as KeyRecord;
     // The record is the authority: an index left behind by a roll or deletion matches no record.
     if (!sameHashHex(record.hash, hex)) return null;
-    return { key: shownKey(record), account: JSON.parse(accountJson) as Account };
+    // Frozen: a cached answer is handed to every request that presents the secret.
+    const key = shownKey(record);
+    Object.freeze(key.websites);
+    return { key: Object.freeze(key), account: Object.freeze(JSON.parse(accountJson) as Account) };
   }
 
   // Metering
@@ -494,6 +509,9 @@ export class RedisStore implements Store {
   private async changed<T>(what: string, work: () => Promise<T>): Promise<T> {
     const result = await this.guard(what, work);
     this.fallback.forgetAuthentications();
+    this.keyCache?.invalidate();
+    // Every instance drops its cache before this change's caller has its answer.
+    if (result !== null && result !== false) await this.guard(what, () => KeyCache.announce(this.redis, this.prefix, `${this.instance}:${this.sequence++}`));
     return result;
   }
 

@@ -72,14 +72,33 @@ describe('redis store: shared between instances', () => {
     expect(admitted).toBe(5);
   });
 
-  it('a key rolled through one instance is refused by the other at once', async () => {
+  it('a key rolled, changed or deleted through one instance is seen by the other at once', async () => {
     const { key } = await a.createAccount({ plan: 'free' });
     expect((await b.authenticate(key.secret))?.key.id).toBe(key.id);
     const rolled = await a.rollKey(key.id);
     expect(await b.authenticate(key.secret)).toBeNull();
     expect((await b.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    // b caches what it authenticated; a change through a reaches b's cache before a answers
+    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(false);
+    await a.updateAccount(key.account_id, { suspended: true });
+    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(true);
+    await a.updateKey(key.id, { websites: ['example.com'] });
+    expect((await b.authenticate(rolled!.secret))?.key.websites).toEqual(['example.com']);
     await a.deleteKey(key.id);
     expect(await b.authenticate(rolled!.secret)).toBeNull();
+  });
+
+  it('without the cache, authentication reads Redis every time and agrees', async () => {
+    const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, keyCache: false });
+    try {
+      const { key } = await a.createAccount({ plan: 'free' });
+      expect((await uncached.authenticate(key.secret))?.key.id).toBe(key.id);
+      const rolled = await a.rollKey(key.id);
+      expect(await uncached.authenticate(key.secret)).toBeNull();
+      expect((await uncached.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    } finally {
+      await uncached.close();
+    }
   });
 
   it('day and month counters carry TTLs past their period; nothing is kept without one', async () => {
