@@ -9,7 +9,9 @@
  * Environment: BENCH_HTTP_DURATION (seconds per timed run, default 10), BENCH_HTTP_WARMUP (seconds
  * of warm-up before each, default 2), BENCH_HTTP_CONNECTIONS (default 50), BENCH_SEED (default
  * 20260617), BENCH_HTTP_ONLY (comma-separated case ids), BENCH_HTTP_PROFILE (case id to run once
- * more under `node --cpu-prof`, default ip-paid; 0 to skip), BENCH_HTTP_PIN (0: no taskset).
+ * more under `node --cpu-prof`, default ip-paid; 0 to skip), BENCH_HTTP_PIN (0: no taskset),
+ * BENCH_REDIS_URL (the Redis of the shared-store cases, default redis://127.0.0.1:6379; `none` skips
+ * them; keys under a prefix of their own, removed at the end).
  * Writes bench/results/http.json and bench/results/http.md. See bench/README.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import maxmind, { type CityResponse } from 'maxmind';
 import { ipv4Inputs, macInputs } from './inputs.js';
 import { findLoadGenerator, which, type LoadGenerator, type LoadRequest, type LoadResult, type LoadSpec } from './httpLoad.js';
@@ -141,13 +144,20 @@ interface Server {
   child: ChildProcess;
   port: number;
   pid: number;
+  /** the server's processes: the child, and its cluster workers */
+  pids: number[];
   info: Record<string, unknown>;
   stderr: () => string;
 }
 
-function startServer(kind: 'bare' | 'maxmind' | 'service', extraEnv: Record<string, string>, nodeFlags: string[] = []): Promise<Server> {
+type ServerKind = 'bare' | 'maxmind' | 'service' | 'workers';
+
+/** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
+const pinnedKind = (kind: ServerKind) => kind !== 'workers';
+
+function startServer(kind: ServerKind, extraEnv: Record<string, string>, nodeFlags: string[] = []): Promise<Server> {
   const args = [...nodeFlags, '--import', 'tsx', SERVERS, kind];
-  const [command, argv] = pinning.server_cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(pinning.server_cpu), process.execPath, ...args]];
+  const [command, argv] = pinning.server_cpu === null || !pinnedKind(kind) ? [process.execPath, args] : ['taskset', ['-c', String(pinning.server_cpu), process.execPath, ...args]];
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err = (err + d).slice(-8000)));
@@ -162,9 +172,9 @@ function startServer(kind: 'bare' | 'maxmind' | 'service', extraEnv: Record<stri
       if (!line) return;
       ready = true;
       clearTimeout(timer);
-      const info = JSON.parse(line.slice('BENCH_READY '.length)) as { port: number; pid: number } & Record<string, unknown>;
+      const info = JSON.parse(line.slice('BENCH_READY '.length)) as { port: number; pid: number; worker_pids?: number[] } & Record<string, unknown>;
       out = '';
-      resolve({ kind, child, port: info.port, pid: info.pid, info, stderr: () => err });
+      resolve({ kind, child, port: info.port, pid: info.pid, pids: [info.pid, ...(info.worker_pids ?? [])], info, stderr: () => err });
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -232,7 +242,7 @@ type Validator = (status: number, headers: Headers, body: unknown, request: Load
 interface CaseDef {
   id: string;
   name: string;
-  server: 'bare' | 'maxmind' | 'service';
+  server: ServerKind;
   ours: boolean;
   connections: number;
   /** addresses per request (batch) */
@@ -265,6 +275,12 @@ interface CaseResult {
    * (server CPU busy − server process: > 0.05 means the machine was not quiet).
    */
   cpu_busy: { server_cpu: number | null; generator_cpu: number | null; server_process: number | null; others_on_server_cpu: number | null };
+  /**
+   * Cores in use over the timed run (CPU time / wall time): the whole machine, the server's
+   * processes (with its cluster workers), redis-server (shared-store cases), and the rest, which is
+   * the load generator plus anything else running (an upper bound on the generator's share).
+   */
+  cores: { machine: number | null; server: number | null; redis_server: number | null; generator_and_others: number | null };
   vs_ceiling: number | null;
   vs_maxmind: number | null;
   /** batch only: addresses/s over Koa + maxmind's req/s (one lookup each) */
@@ -377,17 +393,19 @@ async function checkSamples(def: CaseDef, port: number): Promise<number> {
 
 async function measure(def: CaseDef, server: Server, prepared: unknown): Promise<Omit<CaseResult, 'vs_ceiling' | 'vs_maxmind' | 'lookups_vs_maxmind' | 'target'> & { window: LoadResult }> {
   const samples = await checkSamples(def, server.port);
-  const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: pinning.generator_cpu };
+  const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: pinnedKind(def.server) ? pinning.generator_cpu : null };
   let warmup: CaseResult['warmup'] = null;
   if (WARMUP > 0) {
     const w = await generator.run(prepared, { ...options, seconds: WARMUP });
     warmup = { requests: w.requests, req_per_s: round(w.req_per_s), errors: totalErrors(w) };
   }
   const cpuBefore = cpuTicks();
-  const procBefore = processTicks(server.pid);
+  const procBefore = ticksOf(server.pids);
+  const redisBefore = redisPid === null ? null : processTicks(redisPid);
   const r = await generator.run(prepared, { ...options, seconds: DURATION });
   const cpuAfter = cpuTicks();
-  const procAfter = processTicks(server.pid);
+  const procAfter = ticksOf(server.pids);
+  const redisAfter = redisPid === null ? null : processTicks(redisPid);
   const share = (cpu: number | null) => {
     if (cpu === null || !cpuBefore || !cpuAfter || !cpuBefore[cpu] || !cpuAfter[cpu]) return null;
     const total = cpuAfter[cpu].total - cpuBefore[cpu].total;
@@ -411,7 +429,16 @@ async function measure(def: CaseDef, server: Server, prepared: unknown): Promise
     errors: r.errors,
     error_total: totalErrors(r),
     warmup,
-    cpu_busy: cpuBusy(share(pinning.server_cpu), share(pinning.generator_cpu), procBefore !== null && procAfter !== null ? round((procAfter - procBefore) / CLOCK_TICKS / wallS, 3) : null),
+    cpu_busy: cpuBusy(
+      pinnedKind(def.server) ? share(pinning.server_cpu) : null,
+      pinnedKind(def.server) ? share(pinning.generator_cpu) : null,
+      procBefore !== null && procAfter !== null ? round((procAfter - procBefore) / CLOCK_TICKS / wallS, 3) : null,
+    ),
+    cores: coresUsed(
+      cpuBefore && cpuAfter ? cpuAfter.reduce((sum, a, i) => sum + (a.busy - cpuBefore[i].busy), 0) / CLOCK_TICKS / wallS : null,
+      procBefore !== null && procAfter !== null ? (procAfter - procBefore) / CLOCK_TICKS / wallS : null,
+      redisBefore !== null && redisAfter !== null ? (redisAfter - redisBefore) / CLOCK_TICKS / wallS : null,
+    ),
     samples_checked: samples,
     window: r,
   };
@@ -422,6 +449,22 @@ async function measure(def: CaseDef, server: Server, prepared: unknown): Promise
       (result.addresses_per_s ? `  ${fmtRate(result.addresses_per_s)} addresses/s` : ''),
   );
   return result;
+}
+
+function coresUsed(machine: number | null, server: number | null, redis: number | null): CaseResult['cores'] {
+  const rest = machine !== null && server !== null ? Math.max(0, machine - server - (redis ?? 0)) : null;
+  const r2 = (n: number | null) => (n === null ? null : round(n, 2));
+  return { machine: r2(machine), server: r2(server), redis_server: r2(redis), generator_and_others: r2(rest) };
+}
+
+function ticksOf(pids: number[]): number | null {
+  let sum = 0;
+  for (const pid of pids) {
+    const ticks = processTicks(pid);
+    if (ticks === null) return null;
+    sum += ticks;
+  }
+  return sum;
 }
 
 function cpuBusy(serverCpu: number | null, generatorCpu: number | null, serverProcess: number | null): CaseResult['cpu_busy'] {
@@ -470,6 +513,10 @@ const serviceEnv = {
   LOG_LEVEL: 'info',
 };
 
+/** The shared-store cases' Redis (`none`: skipped) and its server's pid while they run (for its CPU time). */
+const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+let redisPid: number | null = null;
+
 const ipPaths = (prefix: string): LoadRequest[] => ips.map((ip) => ({ method: 'GET', path: `${prefix}${ip}` }));
 const wanted = (id: string) => ONLY === null || ONLY.has(id);
 
@@ -490,10 +537,16 @@ async function runCases(server: Server, defs: CaseDef[]): Promise<void> {
   }
 }
 
-async function withServer(kind: 'bare' | 'maxmind' | 'service', body: (server: Server) => Promise<void>, nodeFlags: string[] = []): Promise<number | null> {
-  const server = await startServer(kind, kind === 'service' ? serviceEnv : {}, nodeFlags);
+async function withServer(
+  kind: ServerKind,
+  body: (server: Server) => Promise<void>,
+  nodeFlags: string[] = [],
+  extraEnv: Record<string, string> = kind === 'bare' || kind === 'maxmind' ? {} : serviceEnv,
+  label: string = kind,
+): Promise<number | null> {
+  const server = await startServer(kind, extraEnv, nodeFlags);
   running.add(server);
-  servers[kind] ??= server.info;
+  servers[label] ??= server.info;
   try {
     await body(server);
   } finally {
@@ -537,6 +590,28 @@ function serviceCases(freeKey: string, paidKey: string): CaseDef[] {
   ];
 }
 
+/** Single lookups on the Redis store: in one process (`redis-…`, pinned as the others) or in two cluster workers (`redis2-…`, unpinned). */
+function redisCases(freeKey: string, paidKey: string, workers: 1 | 2): CaseDef[] {
+  return serviceCases(freeKey, paidKey)
+    .filter((d) => d.id === 'ip-free' || d.id === 'ip-paid')
+    .map((d) => ({
+      ...d,
+      id: `redis${workers === 1 ? '' : '2'}-${d.id}`,
+      name: `${d.name}, Redis store${workers === 1 ? '' : ', 2 workers (unpinned)'}`,
+      server: workers === 1 ? 'service' : 'workers',
+      target: undefined,
+    }));
+}
+
+/** Admin-created free and business accounts on a running service: their keys. */
+async function benchKeys(port: number): Promise<{ free: string; paid: string }> {
+  const auth = { authorization: `Bearer ${adminToken}` };
+  const free = await post(port, '/admin/accounts', { plan: 'free' }, auth);
+  const business = await post(port, '/admin/accounts', { plan: 'business' }, auth);
+  if (free.status !== 201 || business.status !== 201) throw new Error(`admin API: ${free.status} ${JSON.stringify(free.body)} / ${business.status} ${JSON.stringify(business.body)}`);
+  return { free: (free.body.key as { secret: string }).secret, paid: (business.body.key as { secret: string }).secret };
+}
+
 /** The ceiling and the peer; the same requests (paths, X-API-Key header) as ours. */
 function peerCases(port: number): CaseDef[] {
   const headers = { 'X-API-Key': dummyKey };
@@ -560,11 +635,7 @@ try {
   if (serviceWanted) {
     log('our service (startService, SQLite store, huge quotas)');
     await withServer('service', async (s) => {
-      const auth = { authorization: `Bearer ${adminToken}` };
-      const free = await post(s.port, '/admin/accounts', { plan: 'free' }, auth);
-      const business = await post(s.port, '/admin/accounts', { plan: 'business' }, auth);
-      if (free.status !== 201 || business.status !== 201) throw new Error(`admin API: ${free.status} ${JSON.stringify(free.body)} / ${business.status} ${JSON.stringify(business.body)}`);
-      keys = { free: (free.body.key as { secret: string }).secret, paid: (business.body.key as { secret: string }).secret };
+      keys = await benchKeys(s.port);
       // Every address of the pool, through the batch endpoint: what kind of record each gets.
       const kinds = { found: 0, not_found: 0, reserved: 0 };
       for (let i = 0; i < ips.length; i += 1000) {
@@ -594,6 +665,51 @@ try {
       checks.usage_after_run = { free: await usage(keys.free), business: await usage(keys.paid) };
       if (s.stderr().trim()) checks.service_stderr = s.stderr().slice(-2000);
     });
+  }
+  // 6. Ours on the shared store: one process, then two cluster workers, on one Redis.
+  const redisWanted = [1, 2].some((w) => redisCases('', '', w as 1 | 2).some((d) => wanted(d.id)));
+  if (redisWanted && REDIS_URL === 'none') log('BENCH_REDIS_URL=none: the Redis cases are skipped');
+  if (redisWanted && REDIS_URL !== 'none') {
+    const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
+    const redisEnv = { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix };
+    const client = new Redis(REDIS_URL);
+    try {
+      const info = await client.info('server');
+      redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]) || null;
+      checks.redis_server = { version: /redis_version:(\S+)/.exec(info)?.[1] ?? null, pid_seen: redisPid !== null, note: 'redis-server is not pinned; its CPU time is counted in cores.redis_server when its pid is visible' };
+      let redisKeys = null as { free: string; paid: string } | null;
+      log('our service on Redis (REDIS_URL), 1 process');
+      await withServer(
+        'service',
+        async (s) => {
+          redisKeys = await benchKeys(s.port);
+          await runCases(s, redisCases(redisKeys.free, redisKeys.paid, 1).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
+        },
+        [],
+        redisEnv,
+        'service-redis',
+      );
+      log('our service on Redis, 2 cluster workers (servers and load generator unpinned)');
+      await withServer(
+        'workers',
+        async (s) => {
+          const k = redisKeys ?? (await benchKeys(s.port));
+          await runCases(s, redisCases(k.free, k.paid, 2).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
+        },
+        [],
+        { ...redisEnv, BENCH_WORKERS: '2' },
+        'workers-redis',
+      );
+    } finally {
+      redisPid = null;
+      let cursor = '0';
+      do {
+        const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (found.length > 0) await client.unlink(...found);
+      } while (cursor !== '0');
+      client.disconnect();
+    }
   }
   // The profiles: one more run of a case, in a fresh server child under --cpu-prof.
   for (const id of PROFILE_CASES) {
@@ -659,6 +775,29 @@ for (const r of results) {
   }
 }
 
+// The shared store against the embedded one: the same lookup, and the scaling from 1 to 2 workers.
+const byId = new Map(results.map((r) => [r.id, r]));
+const sharedStore = ['ip-free', 'ip-paid'].flatMap((lookup) => {
+  const embedded = byId.get(lookup);
+  return [`redis-${lookup}`, `redis2-${lookup}`].flatMap((id) => {
+    const r = byId.get(id);
+    if (!r) return [];
+    const one = byId.get(`redis-${lookup}`);
+    return [{
+      case: id,
+      lookup,
+      workers: id.startsWith('redis2') ? 2 : 1,
+      req_per_s: r.req_per_s,
+      p99_ms: r.latency_ms.p99,
+      vs_embedded: embedded ? round(r.req_per_s / embedded.req_per_s, 3) : null,
+      vs_ceiling: r.vs_ceiling,
+      scaling_vs_1_worker: id.startsWith('redis2') && one ? round(r.req_per_s / one.req_per_s, 2) : null,
+      cores: r.cores,
+      target: id.startsWith('redis2') ? null : { text: 'within 25% of the embedded store (≥ 0.75×)', pass: embedded ? r.req_per_s / embedded.req_per_s >= 0.75 : null },
+    }];
+  });
+});
+
 const errorsTotal = results.reduce((sum, r) => sum + r.error_total, 0);
 const statusCounts = checks.service_requests_by_endpoint_and_status as Record<string, Record<string, number>> | undefined;
 const serviceNon200 = statusCounts
@@ -703,6 +842,7 @@ const report = {
   pinning,
   servers,
   cases: results,
+  shared_store: sharedStore,
   checks,
   targets: results.filter((r) => r.target).map((r) => ({ case: r.id, ...r.target! })),
   profiles,
@@ -771,8 +911,27 @@ const md = [
   `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ${sameBytesLine} ` +
     'Batch cases at 50 connections measure throughput (their latency is mostly queueing); the 1-connection runs measure the time to answer one batch.',
   '',
+  ...sharedStoreMarkdown(),
   ...profileMarkdown(profiles),
 ].join('\n');
+
+function sharedStoreMarkdown(): string[] {
+  if (sharedStore.length === 0) return [];
+  const cores = (c: CaseResult['cores']) => [c.machine, c.server, c.redis_server, c.generator_and_others].map((n) => (n === null ? '?' : n.toFixed(2))).join(' / ');
+  return [
+    '#### Shared store (Redis) against the embedded store',
+    '',
+    '| case | workers | req/s | p99 | vs embedded | vs bare Koa | scaling 1→2 | cores: machine / server / redis-server / generator + others | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    ...sharedStore.map((r) =>
+      `| ${r.case} | ${r.workers} | ${fmtRate(r.req_per_s)} | ${fmtMs(r.p99_ms)} | ${fmtRatio(r.vs_embedded)} | ${fmtRatio(r.vs_ceiling)} | ${r.scaling_vs_1_worker === null ? '' : `${r.scaling_vs_1_worker.toFixed(2)}×`} | ${cores(r.cores)} | ${r.target ? `${r.target.pass ? 'PASS' : 'FAIL'} (${r.target.text})` : ''} |`,
+    ),
+    '',
+    'One worker runs pinned like the other cases (server on CPU 0, wrk on CPU 1; redis-server floats). Two workers, redis-server and wrk share both CPUs unpinned: ' +
+      '"generator + others" is the machine\'s busy time not spent in the server processes or redis-server, an upper bound on what wrk took.',
+    '',
+  ];
+}
 fs.writeFileSync(path.join(RESULTS, 'http.md'), md + '\n');
 
 const pad = (rs: string[][]) => {
@@ -780,6 +939,9 @@ const pad = (rs: string[][]) => {
   return rs.map((r) => r.map((c, i) => c + ' '.repeat(widths[i] - [...c].length)).join('  ').trimEnd()).join('\n');
 };
 console.log(pad([HEAD, ...rows.map((r) => r.map((c) => c.replace(/\*\*/g, '')))]));
+for (const r of sharedStore) {
+  console.log(`${r.case}: ${fmtRate(r.req_per_s)} req/s, p99 ${fmtMs(r.p99_ms)}, ${fmtRatio(r.vs_embedded)} embedded${r.scaling_vs_1_worker === null ? '' : `, ${r.scaling_vs_1_worker}× 1 worker`}; cores machine ${r.cores.machine} server ${r.cores.server} redis ${r.cores.redis_server} rest ${r.cores.generator_and_others}`);
+}
 for (const p of profiles) {
   console.log(`\nprofile (${p.case}): ${p.busy_us_per_request} µs busy per request under the profiler (${fmtRate(p.req_per_s_under_profiler)} req/s)`);
   for (const c of p.categories) console.log(`  ${c.us_per_request.toFixed(2).padStart(7)} µs  ${(c.share_of_busy * 100).toFixed(1).padStart(5)} %  ${c.name}`);

@@ -65,12 +65,12 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
     await store.close();
   }
   let stopping = false;
-  let announced = false;
+  let listening = 0;
   const fork = () => {
     const worker = cluster.fork();
     worker.on('message', (message: ListeningMessage) => {
-      if (message?.netlookup !== 'listening' || announced) return;
-      announced = true;
+      // Announced once, when every worker listens (a restarted worker is not announced again).
+      if (message?.netlookup !== 'listening' || ++listening !== workers) return;
       process.stdout.write(`${workers} workers on the shared store (${config.redisUrl ? 'redis' : 'sqlite'})\n`);
       printStart(message.url, firstKey);
     });

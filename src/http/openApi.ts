@@ -518,7 +518,7 @@ function recordSchemas(): Record<string, JsonSchema> {
   // ---- Operations ----
   schemas.Health = shape('Health of the tables and the store.', {
     success: bool('true when the store is healthy'),
-    status: stringEnum(['ok', 'unavailable']),
+    status: stringEnum(['ok', 'degraded', 'unavailable'], 'degraded: the shared store (Redis) is unreachable; lookups are answered from this instance alone and its counts are written back on recovery'),
     tables: arrayOf(
       record<Pick<TableInfo, 'kind' | 'checksum' | 'built_at' | 'source_date' | 'bytes'>>('a loaded table', {
         kind: stringEnum(tableKinds),
@@ -1126,7 +1126,7 @@ function paths(): Record<string, Record<string, JsonSchema>> {
         security: [],
         parameters: common,
         responses: {
-          '200': json('healthy', ref('Health')),
+          '200': json('healthy, or degraded (Redis unreachable, lookups still answered)', ref('Health')),
           '503': json('the store is unavailable', ref('Health')),
           ...errorResponses(['internal_error']),
         },

@@ -11,8 +11,9 @@ export function operationsRouter(deps: ServiceDeps): Router {
   router.get('/health', async (ctx) => {
     const tables = deps.engine.engine.tables().map((t) => ({ kind: t.kind, checksum: t.checksum, built_at: t.built_at, source_date: t.source_date, bytes: t.bytes }));
     const storeHealthy = await deps.store.healthy().catch(() => false);
-    const status = storeHealthy ? 'ok' : 'unavailable';
-    sendJson(ctx, storeHealthy ? 200 : 503, { success: storeHealthy, status, tables, store: { kind: deps.store.kind, healthy: storeHealthy } });
+    // Degraded still serves lookups: 200, so a load balancer keeps the instance in rotation.
+    const status = storeHealthy ? 'ok' : deps.store.degraded?.() ? 'degraded' : 'unavailable';
+    sendJson(ctx, status === 'unavailable' ? 503 : 200, { success: storeHealthy, status, tables, store: { kind: deps.store.kind, healthy: storeHealthy } });
   });
 
   router.get('/metrics', async (ctx) => {

@@ -10,7 +10,8 @@
  *   bl:last                        sorted set: address → its last report (ms), for purgeExpired
  *   bl:state                       hash seq, changed_at (the export ETag)
  *   bl:{rep:<reporter>}:window:<ms> sorted set: report rate window (TTL window + 10 s)
- *   bl:daily:<bucket>:<day>:<client> the keyless legacy endpoints' daily counter (TTL: end of day + 1 day)
+ *   bl:daily:<bucket>:<day>:<client> the keyless legacy endpoints' daily counter (TTL: end of day + 1 day;
+ *                                  while Redis is away, each process counts on its own)
  *
  * Each report is one script on its address's keys (merging exact under concurrency); the index, the
  * last-report set and the version are written right after it. Reads aggregate an address's reports
@@ -37,7 +38,7 @@ import type {
   ThreatFacts,
 } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
-import type { StoreRedis } from './redisScripts.js';
+import { isRedisOutage, type StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
   /** the retention window in days (default 90) */
@@ -63,6 +64,7 @@ interface ReportRow extends StoredReportRecord {
 const EXPORT_CHUNK = 1024;
 const IMPORT_BATCH = 500;
 const PURGE_CHUNK = 1000;
+const LOCAL_DAILY_LIMIT = 100_000;
 
 /** The index member of an address: fixed-width hex sorts as the numbers do, `4:` before `6:`. */
 function indexMember(address: BlacklistAddress): string {
@@ -92,6 +94,8 @@ function rowsOf(flat: readonly string[], from = 0): ReportRow[] {
 export class RedisBlacklist implements BlacklistStore {
   readonly policy: BlacklistPolicy;
   private readonly base: string;
+  /** the daily counters counted here while Redis is away */
+  private readonly localDaily = new Map<string, number>();
 
   constructor(
     private readonly redis: StoreRedis,
@@ -230,10 +234,19 @@ export class RedisBlacklist implements BlacklistStore {
   async countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance> {
     const resetsAt = nextDayReset(now);
     const ttl = resetsAt.getTime() - now.getTime() + DAY_MS;
-    const [allowed, used] = await this.guard('count daily', () =>
-      this.redis.netlookupCountDaily(`${this.base}daily:${bucket}:${dayKey(now)}:${client}`, limit, ttl),
-    );
-    return { allowed: allowed === 1, used, limit, resets_at: resetsAt };
+    const key = `${this.base}daily:${bucket}:${dayKey(now)}:${client}`;
+    try {
+      const [allowed, used] = await this.guard('count daily', () => this.redis.netlookupCountDaily(key, limit, ttl));
+      return { allowed: allowed === 1, used, limit, resets_at: resetsAt };
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      // Redis is away: this process's own count of the day stands in (the keyless lookups keep answering).
+      if (this.localDaily.size >= LOCAL_DAILY_LIMIT) this.localDaily.clear();
+      const used = this.localDaily.get(key) ?? 0;
+      if (used >= limit) return { allowed: false, used, limit, resets_at: resetsAt };
+      this.localDaily.set(key, used + 1);
+      return { allowed: true, used: used + 1, limit, resets_at: resetsAt };
+    }
   }
 
   // Internals

@@ -43,13 +43,25 @@ local function slide(key, now, window, limit, member)
 end
 `;
 
+/** Raises an instance's receipt in a day hash to this command's sequence number. */
+const RECEIPT_LUA = `
+local function receipt(key, field, seq)
+  if (tonumber(redis.call('HGET', key, field)) or -1) < tonumber(seq) then redis.call('HSET', key, field, seq) end
+end
+`;
+
 /**
  * The per-request decision. KEYS: rate window, day counters, month counters.
  * ARGV: now ('' = server clock), window ms, rate limit, window member, api, cost, consume (1/0),
- * quota period (day/month), pooled (1/0), quota limit, day TTL ms, month TTL ms, day/month key names
+ * quota period (day/month), pooled (1/0), quota limit, day TTL ms, month TTL ms, the instance's
+ * receipt field and this request's sequence number.
  * Answers {outcome, used}: 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
+ *
+ * The receipt (`seq:<instance>:<connection>` in the day's hash: the last sequence number of that connection the
+ * account's day has counted) tells an instance, after an outage, whether a request whose answer was
+ * lost in the connection's fall was counted: one connection runs its commands in order.
  */
-const ADMIT_SCRIPT = `${SLIDING_WINDOW_LUA}
+const ADMIT_SCRIPT = `${SLIDING_WINDOW_LUA}${RECEIPT_LUA}
 local api = ARGV[5]
 local cost = tonumber(ARGV[6])
 local period = ARGV[8]
@@ -65,6 +77,8 @@ local function used()
   end
   return tonumber(redis.call('HGET', key, api)) or 0
 end
+
+receipt(KEYS[2], ARGV[13], ARGV[14])
 
 local function reject(code)
   redis.call('HINCRBY', KEYS[2], 'rejected', 1)
@@ -89,11 +103,13 @@ return 0
 `;
 
 /**
- * Adds usage counts written back after an outage, and any day/month counters. KEYS: counter hashes;
- * ARGV: per key, field count, ttl ms, then field/n pairs.
+ * Adds to counter hashes (a rejected request; counts written back after an outage). KEYS: counter
+ * hashes, the first the day's. ARGV: the instance's receipt field and sequence number, then per
+ * key: field count, ttl ms, field/n pairs.
  */
-const ADD_COUNTS_SCRIPT = `
-local a = 1
+const ADD_COUNTS_SCRIPT = `${RECEIPT_LUA}
+receipt(KEYS[1], ARGV[1], ARGV[2])
+local a = 3
 for i = 1, #KEYS do
   local fields = tonumber(ARGV[a])
   local ttl = ARGV[a + 1]
@@ -285,4 +301,20 @@ export function unavailable(message: string, cause: unknown): StoreUnavailableEr
   const error = new StoreUnavailableError(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`);
   error.cause = cause;
   return error;
+}
+
+/**
+ * True when a store failure is Redis being unreachable (closed connection, timeout, not connected)
+ * rather than Redis answering with an error: the failures the fallback stands in for.
+ */
+export function isRedisOutage(error: unknown): boolean {
+  if (!(error instanceof StoreUnavailableError)) return false;
+  const cause = error.cause;
+  return cause instanceof Error && cause.name !== 'ReplyError';
+}
+
+/** True when an outage's failure certainly never reached Redis (refused before sending: not connected). */
+export function neverSent(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error && /enableOfflineQueue/.test(cause.message);
 }

@@ -1,8 +1,8 @@
 /**
  * The shared store (ARCHITECTURE "Stores"): Redis through ioredis, selected by `REDIS_URL`, shared
- * by any number of instances and cluster workers. Nothing is cached in this process: every key
- * lookup reads Redis, so a roll, deletion or suspension made through any instance holds on the
- * next request everywhere.
+ * by any number of instances and cluster workers. Authentications are cached in the process and
+ * invalidated everywhere, acknowledged, before a change answers (src/store/redisKeyCache.ts), so a
+ * roll, deletion or suspension made through any instance holds on the next request everywhere.
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -15,6 +15,7 @@
  *   accounts                      set of account ids (countAccounts)
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
+ *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  * The indexes (keyacct, secret) live outside the account's slot, so they are written before and
  * removed after the account's records; authentication always checks the key record's own hash,
  * so an index that outlives its key (a crash between two writes) admits nothing.
@@ -48,13 +49,16 @@ import {
   type UsageCounts,
 } from './store.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
-import { connectRedis, execResult, unavailable, type StoreRedis } from './redisScripts.js';
+import { OutageFallback, type CommandReceipt } from './redisFallback.js';
+import { KeyCache } from './redisKeyCache.js';
+import { connectRedis, execResult, isRedisOutage, neverSent, unavailable, type StoreRedis } from './redisScripts.js';
 
 const DAY_MS = 86_400_000;
 /** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */
 export const DAY_COUNTER_GRACE_MS = 2 * DAY_MS;
 export const MONTH_COUNTER_GRACE_MS = 7 * DAY_MS;
 const RATE_WINDOW_MS = 1000;
+const WRITE_BACK_INTERVAL_MS = 1000;
 /** Compare-and-set retries of a record changed concurrently by another instance. */
 const CAS_ATTEMPTS = 20;
 
@@ -73,6 +77,8 @@ export interface RedisStoreOptions {
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
   redisOptions?: RedisOptions;
+  /** false: no authentication cache (src/store/redisKeyCache.ts), every request reads its key from Redis */
+  keyCache?: boolean;
 }
 
 const shownKey = ({ hash: _hash, ...key }: KeyRecord): ApiKey => ({ ...key, websites: [...key.websites] });
@@ -86,21 +92,36 @@ export class RedisStore implements Store {
   /** unique among instances: the members of the rate window's sorted sets */
   private readonly instance = crypto.randomBytes(6).toString('hex');
   private sequence = 0;
+  /** connections made so far: a receipt names its connection, whose commands Redis runs in order */
+  private generation = 0;
   private closed = false;
+  private readonly fallback = new OutageFallback();
+  private writingBack = false;
+  private readonly timer: NodeJS.Timeout;
 
-  private constructor(readonly redis: StoreRedis, options: RedisStoreOptions) {
+  private constructor(readonly redis: StoreRedis, private readonly keyCache: KeyCache | null, options: RedisStoreOptions) {
     this.prefix = options.prefix ?? 'nl:';
     if (/[{}]/.test(this.prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     this.rateClock = options.rateClock ?? 'redis';
     this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), options.blacklist ?? {});
+    // Counts made while Redis was away go back as soon as it answers, and are retried every second.
+    redis.on('ready', () => {
+      this.generation++;
+      void this.writeBack();
+    });
+    this.timer = setInterval(() => void this.writeBack(), WRITE_BACK_INTERVAL_MS);
+    this.timer.unref();
   }
 
   /** Connects to `url` and opens the store on it. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const redis = await connectRedis(url, options.redisOptions);
+    let keyCache: KeyCache | null = null;
     try {
-      return new RedisStore(redis, options);
+      if (options.keyCache !== false) keyCache = await KeyCache.open(redis, options.prefix ?? 'nl:');
+      return new RedisStore(redis, keyCache, options);
     } catch (e) {
+      await keyCache?.close();
       redis.disconnect();
       throw e;
     }
@@ -109,16 +130,73 @@ export class RedisStore implements Store {
   async healthy(): Promise<boolean> {
     if (this.closed || this.redis.status !== 'ready') return false;
     try {
-      return (await this.redis.ping()) === 'PONG';
+      return (await this.redis.ping()) === 'PONG' && !this.fallback.owesCounts;
     } catch {
       return false;
     }
   }
 
+  /** Redis is away (or counts of its absence are still owed to it): lookups are answered from the fallback. */
+  degraded(): boolean {
+    return !this.closed && (this.redis.status !== 'ready' || this.fallback.owesCounts);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
+    clearInterval(this.timer);
+    await this.writeBack();
     this.closed = true;
+    await this.keyCache?.close();
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Writes the counts made while Redis was away; those it cannot write stay owed for the next try. */
+  async writeBack(): Promise<void> {
+    if (this.writingBack || !this.fallback.owesCounts || this.redis.status !== 'ready') return;
+    this.writingBack = true;
+    try {
+      await this.settleUncertain();
+      for (const entry of this.fallback.takeOwed()) {
+        const { ip, blacklist, mac, rejected } = entry.counts;
+        const sent = this.nextCommand();
+        try {
+          await this.redis.netlookupAddCounts(
+            2,
+            this.dayKey(entry.accountId, entry.day),
+            this.monthKey(entry.accountId, entry.month),
+            sent.receipt, sent.seq,
+            4, this.dayTtl(entry.at), 'ip', ip, 'blacklist', blacklist, 'mac', mac, 'rejected', rejected,
+            3, this.monthTtl(entry.at), 'ip', ip, 'blacklist', blacklist, 'mac', mac,
+          );
+        } catch (e) {
+          if (neverSent(unavailable('write back', e))) this.fallback.giveBack(entry);
+          else this.fallback.uncertainWriteBack(entry, sent);
+        }
+      }
+    } finally {
+      this.writingBack = false;
+    }
+  }
+
+  /**
+   * Commands whose answer was lost: Redis counted one iff its connection's receipt in its account's
+   * day holds its sequence number or a later one (one connection's commands run in order; later
+   * connections write receipts of their own). Those Redis did not count become owed counts.
+   */
+  private async settleUncertain(): Promise<void> {
+    const uncertain = this.fallback.takeUncertain();
+    if (uncertain.length === 0) return;
+    let receipts: (string | null)[];
+    try {
+      receipts = await Promise.all(uncertain.map((u) => this.redis.hget(this.dayKey(u.accountId, u.day), u.receipt)));
+    } catch {
+      this.fallback.keepUncertain(uncertain);
+      return;
+    }
+    uncertain.forEach((entry, i) => {
+      if (receipts[i] !== null && Number(receipts[i]) >= entry.seq) return;
+      this.fallback.giveBack(entry);
+    });
   }
 
   // Keys of the layout
@@ -161,7 +239,7 @@ export class RedisStore implements Store {
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
     if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean') throw new StoreInputError('suspended must be true or false');
-    return this.guard('update account', () =>
+    return this.changed('update account', () =>
       this.compareAndSet(this.accountKey(id), (json) => {
         const current = JSON.parse(json) as Account;
         const plan = patch.plan === undefined ? current.plan : checkedPlan(patch.plan);
@@ -234,7 +312,7 @@ export class RedisStore implements Store {
   async updateKey(id: string, patch: KeyPatch): Promise<ApiKey | null> {
     const name = patch.name === undefined ? undefined : checkedName(patch.name);
     const websites = patch.websites === undefined ? undefined : normalizeWebsites(patch.websites);
-    return this.guard('update key', async () => {
+    return this.changed('update key', async () => {
       const accountId = await this.redis.get(this.keyAccountKey(id));
       if (accountId === null) return null;
       const next = await this.compareAndSet(this.keyRecordKey(accountId, id), (json) => {
@@ -248,7 +326,7 @@ export class RedisStore implements Store {
   async rollKey(id: string): Promise<KeyWithSecret | null> {
     const secret = newSecret();
     const hash = hashSecretHex(secret);
-    return this.guard('roll key', async () => {
+    return this.changed('roll key', async () => {
       const accountId = await this.redis.get(this.keyAccountKey(id));
       if (accountId === null) return null;
       await this.redis.set(this.secretKey(hash), `${accountId} ${id}`);
@@ -269,7 +347,7 @@ export class RedisStore implements Store {
   }
 
   async deleteKey(id: string): Promise<boolean> {
-    return this.guard('delete key', async () => {
+    return this.changed('delete key', async () => {
       const accountId = await this.redis.get(this.keyAccountKey(id));
       if (accountId === null) return false;
       const recordKey = this.keyRecordKey(accountId, id);
@@ -291,17 +369,37 @@ export class RedisStore implements Store {
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
     if (!isWellFormedSecret(secret)) return null;
     const hex = hashSecretHex(secret);
-    return this.guard('authenticate', async () => {
-      const ids = await this.redis.get(this.secretKey(hex));
-      if (ids === null) return null;
-      const [accountId, keyId] = ids.split(' ');
-      const [accountJson, keyJson] = await this.redis.mget(this.accountKey(accountId), this.keyRecordKey(accountId, keyId));
-      if (accountJson === null || keyJson === null) return null;
-      const record = JSON.parse(keyJson) as KeyRecord;
-      // The record is the authority: an index left behind by a roll or deletion matches no record.
-      if (!sameHashHex(record.hash, hex)) return null;
-      return { key: shownKey(record), account: JSON.parse(accountJson) as Account };
-    });
+    const cached = this.keyCache?.get(hex);
+    if (cached !== undefined) return cached;
+    const epoch = this.keyCache?.begin() ?? 0;
+    let found: { key: ApiKey; account: Account } | null;
+    try {
+      found = await this.guard('authenticate', () => this.readAuthentication(hex));
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      // Redis is away: the last answer it gave for this secret, else unavailable (retryable).
+      const remembered = this.fallback.authenticate(hex);
+      if (remembered === null) throw e;
+      return remembered;
+    }
+    this.fallback.rememberAuthentication(hex, found);
+    if (found !== null) this.keyCache?.set(hex, found, epoch);
+    return found;
+  }
+
+  private async readAuthentication(hex: string): Promise<{ key: ApiKey; account: Account } | null> {
+    const ids = await this.redis.get(this.secretKey(hex));
+    if (ids === null) return null;
+    const [accountId, keyId] = ids.split(' ');
+    const [accountJson, keyJson] = await this.redis.mget(this.accountKey(accountId), this.keyRecordKey(accountId, keyId));
+    if (accountJson === null || keyJson === null) return null;
+    const record = JSON.parse(keyJson) as KeyRecord;
+    // The record is the authority: an index left behind by a roll or deletion matches no record.
+    if (!sameHashHex(record.hash, hex)) return null;
+    // Frozen: a cached answer is handed to every request that presents the secret.
+    const key = shownKey(record);
+    Object.freeze(key.websites);
+    return { key: Object.freeze(key), account: Object.freeze(JSON.parse(accountJson) as Account) };
   }
 
   // Metering
@@ -314,7 +412,10 @@ export class RedisStore implements Store {
     const month = monthKey(now);
     const nowMs = now.getTime();
     const rateLimit = Number.isFinite(request.rate_limit_per_second) ? Math.floor(request.rate_limit_per_second) : Number.MAX_SAFE_INTEGER;
-    const [code, used] = await this.guard('admit', () =>
+    const sent = this.nextCommand();
+    let reply: [number, number];
+    try {
+      reply = await this.guard('admit', () =>
       this.redis.netlookupAdmit(
         this.rateKey(accountId),
         this.dayKey(accountId, day),
@@ -322,7 +423,7 @@ export class RedisStore implements Store {
         this.rateClock === 'redis' ? '' : nowMs,
         RATE_WINDOW_MS,
         rateLimit,
-        `${nowMs}:${this.instance}:${this.sequence++}`,
+        `${nowMs}:${this.instance}:${sent.seq}`,
         api,
         cost,
         request.consume ? '1' : '0',
@@ -331,18 +432,34 @@ export class RedisStore implements Store {
         rule.limit,
         this.dayTtl(now),
         this.monthTtl(now),
+        sent.receipt,
+        sent.seq,
       ),
     );
-    return {
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      return this.fallback.admit(request, rateLimit, neverSent(e) ? null : sent);
+    }
+    const [code, used] = reply;
+    const decision: AdmitDecision = {
       outcome: outcomes[code],
       quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: nextReset(rule.period, now) },
     };
+    this.fallback.rememberDecision(request, decision);
+    return decision;
   }
 
   async countRejected(accountId: string, now: Date): Promise<void> {
-    await this.guard('count rejected', () =>
-      this.redis.netlookupAddCounts(1, this.dayKey(accountId, dayKey(now)), 1, this.dayTtl(now), 'rejected', 1),
-    );
+    const sent = this.nextCommand();
+    try {
+      await this.guard('count rejected', () =>
+        this.redis.netlookupAddCounts(1, this.dayKey(accountId, dayKey(now)), sent.receipt, sent.seq, 1, this.dayTtl(now), 'rejected', 1),
+      );
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      if (neverSent(e)) this.fallback.count(accountId, now, 'rejected', 1);
+      else this.fallback.countUncertain(accountId, now, sent, 'rejected', 1);
+    }
   }
 
   async usage(accountId: string, now: Date): Promise<UsageCounts> {
@@ -351,7 +468,7 @@ export class RedisStore implements Store {
     );
     const counts = Object.fromEntries(counterNames.map((name) => [name, Number(today[name] ?? 0)])) as UsageCounts['today'];
     const monthUsed = apis.reduce((sum, api) => sum + Number(month[api] ?? 0), 0);
-    return { today: counts, month_used: monthUsed };
+    return this.fallback.addPending(accountId, now, { today: counts, month_used: monthUsed });
   }
 
   // Internals
@@ -381,6 +498,21 @@ export class RedisStore implements Store {
       if ((await this.redis.netlookupCas(key, key, json, JSON.stringify(next), '')) === 1) return next;
     }
     throw new StoreUnavailableError(`redis store: ${key} kept changing during ${CAS_ATTEMPTS} attempts`);
+  }
+
+  /** A counting command's identity: this connection's receipt field and the next sequence number. */
+  private nextCommand(): CommandReceipt {
+    return { receipt: `seq:${this.instance}:${this.generation}`, seq: this.sequence++ };
+  }
+
+  /** An account or key change: no answer remembered for outages survives it. */
+  private async changed<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const result = await this.guard(what, work);
+    this.fallback.forgetAuthentications();
+    this.keyCache?.invalidate();
+    // Every instance drops its cache before this change's caller has its answer.
+    if (result !== null && result !== false) await this.guard(what, () => KeyCache.announce(this.redis, this.prefix, `${this.instance}:${this.sequence++}`));
+    return result;
   }
 
   /** Runs Redis work; a failure of Redis becomes StoreUnavailableError. */

@@ -105,6 +105,11 @@ export interface Store {
   readonly kind: 'sqlite' | 'redis';
   /** true while the store can answer and record */
   healthy(): Promise<boolean>;
+  /**
+   * Optional: true while the store answers lookups from a per-process fallback (the shared store
+   * with Redis unreachable, or still writing back what it counted meanwhile); /health says degraded.
+   */
+  degraded?(): boolean;
   /** writes buffered counters and releases the store */
   close(): Promise<void>;
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { nextDayReset } from '../../src/store/quotaPeriod.js';
 import { DAY_COUNTER_GRACE_MS, RedisStore } from '../../src/store/redisStore.js';
 import type { AdmitRequest } from '../../src/store/store.js';
@@ -72,14 +73,33 @@ describe('redis store: shared between instances', () => {
     expect(admitted).toBe(5);
   });
 
-  it('a key rolled through one instance is refused by the other at once', async () => {
+  it('a key rolled, changed or deleted through one instance is seen by the other at once', async () => {
     const { key } = await a.createAccount({ plan: 'free' });
     expect((await b.authenticate(key.secret))?.key.id).toBe(key.id);
     const rolled = await a.rollKey(key.id);
     expect(await b.authenticate(key.secret)).toBeNull();
     expect((await b.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    // b caches what it authenticated; a change through a reaches b's cache before a answers
+    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(false);
+    await a.updateAccount(key.account_id, { suspended: true });
+    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(true);
+    await a.updateKey(key.id, { websites: ['example.com'] });
+    expect((await b.authenticate(rolled!.secret))?.key.websites).toEqual(['example.com']);
     await a.deleteKey(key.id);
     expect(await b.authenticate(rolled!.secret)).toBeNull();
+  });
+
+  it('without the cache, authentication reads Redis every time and agrees', async () => {
+    const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, keyCache: false });
+    try {
+      const { key } = await a.createAccount({ plan: 'free' });
+      expect((await uncached.authenticate(key.secret))?.key.id).toBe(key.id);
+      const rolled = await a.rollKey(key.id);
+      expect(await uncached.authenticate(key.secret)).toBeNull();
+      expect((await uncached.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    } finally {
+      await uncached.close();
+    }
   });
 
   it('day and month counters carry TTLs past their period; nothing is kept without one', async () => {
@@ -98,5 +118,39 @@ describe('redis store: shared between instances', () => {
     expect(ttls.get('rate')).toBeLessThanOrEqual(11_000);
     // accounts and keys live until deleted
     expect(ttls.get('account')).toBe(-1);
+  });
+});
+
+describe('redis blacklist: exports in chunks', () => {
+  const prefix = redisTestPrefix('export');
+  let store: RedisStore;
+  beforeAll(async () => {
+    store = await RedisStore.open(REDIS_TEST_URL, { prefix });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await removeKeys(prefix);
+  });
+
+  it('streams more than one chunk in address order, IPv4 before IPv6, each address once', async () => {
+    const now = new Date();
+    const v4 = Array.from({ length: 2600 }, (_, i) => `45.${(i >> 8) & 255}.${i & 255}.${7 + (i % 3)}`);
+    const v6 = Array.from({ length: 30 }, (_, i) => `2a01:4f8::${(i + 1).toString(16)}:1`);
+    const inputs = [...v6, ...v4].map((ip) => ({ ip, reporter: 'acc_x', threat_type: 'scanner' as const, message: null, source: 'import', at: now, country_code: null, isp: null }));
+    await store.blacklist.reportMany(inputs, now);
+    const chunks: number[] = [];
+    const rows: string[] = [];
+    for await (const chunk of store.blacklist.exportRows({ min_confidence: 0, version: null, max_age_ms: null }, now)) {
+      chunks.push(chunk.length);
+      rows.push(...chunk.map((r) => r.ip));
+    }
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(Math.max(...chunks)).toBeLessThanOrEqual(1024);
+    const key = (ip: string) => parseBlacklistAddress(ip)!;
+    const expected = [...new Set(v4)].sort((a, b) => key(a).v4 - key(b).v4).concat(v6);
+    expect(rows).toEqual(expected);
+    const only6: string[] = [];
+    for await (const chunk of store.blacklist.exportRows({ min_confidence: 0, version: 6, max_age_ms: null }, now)) only6.push(...chunk.map((r) => r.ip));
+    expect(only6).toEqual(v6);
   });
 });

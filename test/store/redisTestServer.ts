@@ -41,13 +41,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A private redis-server (no persistence) that a test may stop and start again on the same port. */
+/**
+ * A private redis-server that a test may stop and start again on the same port: without
+ * persistence, or with the README's advice (AOF, fsync at every write) in `aofDir`.
+ */
 export class PrivateRedis {
   private child: ChildProcess | null = null;
-  private constructor(readonly port: number) {}
+  private constructor(readonly port: number, private readonly aofDir: string | undefined) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  static async start(options: { aofDir?: string } = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), options.aofDir);
     await redis.start();
     return redis;
   }
@@ -57,7 +60,8 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    const persistence = this.aofDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.aofDir];
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'], {
       stdio: 'ignore',
     });
     this.child = child;
@@ -68,13 +72,14 @@ export class PrivateRedis {
     throw new Error(`redis-server on port ${this.port} did not start`);
   }
 
-  async stop(): Promise<void> {
+  /** Stops the server: SIGTERM is Redis's own shutdown (AOF written), SIGKILL a crash. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.child;
     if (child === null || child.exitCode !== null) return;
     this.child = null;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
-      child.kill('SIGKILL');
+      child.kill(signal);
     });
   }
 }
