@@ -2,9 +2,8 @@
  * Where browsers and edge runtimes get the engine's inputs: URLs (fetched), Responses, or bytes the
  * caller already holds. A table arrives as a stream and is copied chunk by chunk straight into WASM
  * memory: its length comes from its own header (the first chunk), so memory grows once and no
- * second copy of the file is made. Gzip is the transport's (Content-Encoding, decoded by the
- * runtime's network stack off the main thread); a URL ending in .gz that arrives without it is
- * decoded by DecompressionStream. Web APIs only: no `node:` imports.
+ * second copy of the file is made. A URL ending in .gz is decoded here by DecompressionStream
+ * (unless the transport already did, by Content-Encoding). Web APIs only: no `node:` imports.
  */
 import { FIXED_HEADER_BYTES, TABLE_MAGIC } from '../tables/format/container.js';
 import type { TableSource } from '../engine/wasmEngine.js';
