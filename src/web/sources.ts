@@ -31,7 +31,7 @@ function bytesOf(source: ArrayBuffer | ArrayBufferView): Uint8Array {
 const isBytes = (source: Source): source is ArrayBuffer | ArrayBufferView => source instanceof ArrayBuffer || ArrayBuffer.isView(source);
 
 /** The body of a table response, gunzipped here only when the transport did not do it. */
-function tableStream(response: Response, name: string): ReadableStream<Uint8Array> {
+export function tableStream(response: Response, name: string): ReadableStream<Uint8Array> {
   if (!response.body) throw new Error(`${name}: the response has no body`);
   const gzipFile = new URL(response.url || name, 'http://relative/').pathname.endsWith('.gz');
   const decoded = /gzip/i.test(response.headers.get('content-encoding') ?? '');
