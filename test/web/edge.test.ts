@@ -87,6 +87,11 @@ describe('the edge fetch handler', () => {
     expect(fromUrls.lookupIp('1.1.1.1')).toEqual(fromBytes.lookupIp('1.1.1.1'));
     expect(fromUrls.lookupMac('00:00:0c:12:34:56').vendor.company).toBe(full.lookupMac('00:00:0c:12:34:56').vendor!.company);
     await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/nothing.nlt` })).rejects.toThrow(/nothing\.nlt: HTTP 404/);
+    // The full tables in the same build: the server's answers exactly.
+    const tables = path.join(projectRoot, 'data', 'tables');
+    const fullWeb = await web.loadEngine({ wasm: read('netlookup.wasm'), ip4: fs.readFileSync(path.join(tables, 'ip4.nlt')), mac: fs.readFileSync(path.join(tables, 'mac.nlt')) });
+    for (const ip of ['8.8.8.8', '81.2.69.160', '10.0.0.1']) expect(fullWeb.lookupIp(ip)).toEqual(full.lookupIp(ip));
+    expect(fullWeb.lookupMac('00:00:0c:12:34:56')).toEqual(full.lookupMac('00:00:0c:12:34:56'));
     await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` })).rejects.toThrow(/wrong table kind: holds macc, expected ip4c/);
   });
 });

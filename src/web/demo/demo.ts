@@ -10,7 +10,7 @@ import type { Downloads } from './downloads.js';
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const downloads = (globalThis as { netlookupDownloads?: Downloads }).netlookupDownloads;
-if (!downloads) throw new Error('boot.js did not run');
+if (!downloads) throw new Error('the boot script of the page did not run');
 const { started, ...sources } = downloads;
 const manifest = fetch('tables/manifest.json').then((r) => r.json() as Promise<CompactManifest>);
 const engine = loadCompactEngine(sources);
