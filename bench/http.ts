@@ -22,7 +22,7 @@ import maxmind, { type CityResponse } from 'maxmind';
 import { ipv4Inputs, macInputs } from './inputs.js';
 import { findLoadGenerator, which, type LoadGenerator, type LoadRequest, type LoadResult, type LoadSpec } from './httpLoad.js';
 import { profileMarkdown, summariseProfile, type ProfileSummary } from './httpProfile.js';
-import { MMDB_IPV4, STATIC_RECORD } from './httpServers.js';
+import { MMDB_IPV4, STATIC_FULL_RECORD, STATIC_RECORD } from './httpServers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -284,6 +284,11 @@ function jsonContentType(headers: Headers): string | null {
 const validateBare: Validator = (status, headers, body) =>
   status !== 200 ? `status ${status}` : jsonContentType(headers) ?? (JSON.stringify(body) === JSON.stringify(STATIC_RECORD) ? null : 'not the static record');
 
+const validateBareFull: Validator = (status, headers, body) =>
+  status !== 200
+    ? `status ${status}`
+    : jsonContentType(headers) ?? (JSON.stringify(body) !== JSON.stringify(STATIC_FULL_RECORD) ? 'not the static full record' : headers.get('x-quota-remaining') === null ? 'no quota headers' : null);
+
 const validateMaxmind: Validator = (status, headers, body) => {
   if (status !== 200) return `status ${status}`;
   const b = json(body);
@@ -537,6 +542,7 @@ function peerCases(port: number): CaseDef[] {
   const headers = { 'X-API-Key': dummyKey };
   return [
     { id: 'bare', name: 'bare Koa, static ~600-byte JSON (ceiling)', server: 'bare', ours: false, connections: CONNECTIONS, addresses: 1, spec: { port, headers, requests: ipPaths('/ip/') }, validate: validateBare },
+    { id: 'bare-full', name: 'bare Koa, static ~1.2 KB full record + quota headers (same-bytes ceiling)', server: 'bare', ours: false, connections: CONNECTIONS, addresses: 1, spec: { port, headers, requests: ipPaths('/full/') }, validate: validateBareFull },
     { id: 'maxmind', name: 'Koa + maxmind reader, GET /ip/{ip} (record as JSON)', server: 'maxmind', ours: false, connections: CONNECTIONS, addresses: 1, spec: { port, headers, requests: ipPaths('/ip/') }, validate: validateMaxmind },
   ];
 }
@@ -591,7 +597,7 @@ try {
   }
   // The profiles: one more run of a case, in a fresh server child under --cpu-prof.
   for (const id of PROFILE_CASES) {
-    const def = id === 'bare' || id === 'maxmind' ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys.free, keys.paid).find((d) => d.id === id) : undefined;
+    const def = peerCases(0).some((d) => d.id === id) ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys.free, keys.paid).find((d) => d.id === id) : undefined;
     if (!def) {
       log(`BENCH_HTTP_PROFILE: no case ${id}${keys ? '' : ' (or the service was not started)'}; skipped`);
       continue;
@@ -736,6 +742,13 @@ const rows = results.map((r) => [
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 const ratioLine =
   ceiling && peer ? `Koa + maxmind runs at ${((peer.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the bare-Koa ceiling here, so 80% of the ceiling is ${((0.8 * ceiling.req_per_s) / peer.req_per_s).toFixed(2)}× the peer.` : '';
+const fullCeiling = results.find((r) => r.id === 'bare-full');
+const paid = results.find((r) => r.id === 'ip-paid');
+const sameBytesLine =
+  fullCeiling && paid && ceiling
+    ? `Bare Koa answering a static full record with the quota headers (${fullCeiling.bytes_per_response} bytes) runs at ${((fullCeiling.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the ~600-byte ceiling: ` +
+      `that is what the bigger answer costs Node and Koa alone; our paid lookup (${paid.bytes_per_response} bytes on average) runs at ${((paid.req_per_s / fullCeiling.req_per_s) * 100).toFixed(0)}% of it.`
+    : '';
 const pool = checks.ip_pool_records as { found: number; not_found: number; reserved: number } | undefined;
 const md = [
   `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
@@ -755,7 +768,7 @@ const md = [
     `, ${macs.length} seeded MACs, ${BATCH_BODIES} batch bodies per size; every request carries an X-API-Key header. ` +
     `Each case's first ${SAMPLE_CHECKS} requests were checked (200, JSON, the record's shape, quota headers) before timing; errors = socket errors + timeouts + non-2xx/3xx counted by the load generator` +
     (serviceNon200 === null ? '.' : `; the service's own metrics count ${serviceNon200} non-200 /v1 responses over the run.`),
-  `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ` +
+  `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ${sameBytesLine} ` +
     'Batch cases at 50 connections measure throughput (their latency is mostly queueing); the 1-connection runs measure the time to answer one batch.',
   '',
   ...profileMarkdown(profiles),

@@ -103,7 +103,6 @@ const STRINGIFY = 'JSON.stringify';
 const HEADERS = 'headers (set, type, vary, render)';
 const METRICS = 'metrics (prom-client counter + histogram, measure())';
 const LOGGING = 'logging (pino, redaction)';
-const KOA = 'Koa (application, context, response, compose)';
 const NODE_HTTP = 'node http + net (parser, socket writes, response)';
 const NODE_ASYNC = 'node events, nextTick, promises, timers';
 const NODE_OTHER = 'node internals (other)';
@@ -146,12 +145,10 @@ function categoryOf(frame: CallFrame): string | null {
     if (/^node:(events$|internal\/process\/task_queues|internal\/process\/promises|internal\/timers|timers$|async_hooks$|internal\/async_hooks)/.test(url)) return NODE_ASYNC;
     return NODE_OTHER;
   }
-  const file = url.replace(/^file:\/\//, '');
-  const src = file.indexOf('/src/');
-  if (src < 0) return OTHER;
-  const rel = file.slice(src + 1);
+  const rel = sourceOf(url);
+  if (rel === null) return OTHER;
   if (rel.startsWith('src/engine/') || rel.startsWith('src/tables/')) return ENGINE;
-  if (rel === 'src/records/ipRecord.ts' || rel === 'src/records/macRecord.ts') return SHAPING;
+  if (/^src\/records\/(ipRecord|macRecord|ipRecordJson|macRecordJson|jsonTemplate)\.ts$/.test(rel)) return SHAPING;
   if (rel === 'src/records/metaRecord.ts') return META;
   if (rel === 'src/records/fieldsFilter.ts') return FIELDS;
   if (rel === 'src/http/respond.ts') return fn === 'wantsPretty' ? FIELDS : STRINGIFY;
@@ -161,9 +158,22 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' ? HEADERS : METRICS;
   if (rel === 'src/http/metrics.ts') return METRICS;
   if (rel === 'src/http/logger.ts') return LOGGING;
-  if (rel === 'src/http/v1Routes.ts') return HANDLER;
+  if (/^src\/http\/(v1Routes|singleLookups|eventually|blacklistRoutes)\.ts$/.test(rel)) return HANDLER;
   return `${OTHER} (${rel})`;
 }
+
+/**
+ * The source file of a frame's URL, as `src/…/x.ts`: the service runs from src/ (tsx) or from
+ * its compiled dist/ (`npm start`, the default here); null for code outside the project.
+ */
+function sourceOf(url: string): string | null {
+  const file = url.replace(/^file:\/\//, '');
+  const src = file.lastIndexOf('/src/');
+  if (src >= 0) return file.slice(src + 1);
+  const dist = file.lastIndexOf('/dist/');
+  return dist >= 0 ? `src/${file.slice(dist + 6).replace(/\.js$/, '.ts')}` : null;
+}
+const fromFile = (f: CallFrame, name: string) => sourceOf(f.url)?.endsWith(name) === true;
 
 /** Functions whose inclusive time is reported: label → test on a frame. */
 const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
@@ -174,15 +184,15 @@ const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
   ['router dispatch (@koa/router)', (f) => f.url.includes('/@koa/router/') && /dispatch/.test(f.functionName)],
   ['CORS middleware (@koa/cors)', (f) => f.url.includes('/@koa/cors/')],
   ['identifyCaller (auth, all of it)', (f) => f.functionName === 'identifyCaller'],
-  ['  store.authenticate', (f) => f.functionName === 'authenticate' && f.url.endsWith('sqliteStore.ts')],
+  ['  store.authenticate', (f) => f.functionName === 'authenticate' && fromFile(f, 'sqliteStore.ts')],
   ['  hashSecret (SHA-256)', (f) => f.functionName === 'hashSecret'],
   ['  presentedKey / requestingHost / websiteAllowed', (f) => /^(presentedKey|requestingHost|websiteAllowed)$/.test(f.functionName)],
-  ['admit (metering.ts: rate + quota)', (f) => f.functionName === 'admit' && f.url.endsWith('metering.ts')],
-  ['  store.admit', (f) => f.functionName === 'admit' && f.url.endsWith('sqliteStore.ts')],
+  ['admit (metering.ts: rate + quota)', (f) => f.functionName === 'admit' && fromFile(f, 'metering.ts')],
+  ['  store.admit', (f) => f.functionName === 'admit' && fromFile(f, 'sqliteStore.ts')],
   ['  nextReset (quota state)', (f) => f.functionName === 'nextReset'],
   ['canonicalIp (parse + format)', (f) => f.functionName === 'canonicalIp'],
-  ['engine.lookupIp', (f) => f.functionName === 'lookupIp' && f.url.endsWith('engine/lookupEngine.ts')],
-  ['engine.lookupMac', (f) => f.functionName === 'lookupMac' && f.url.endsWith('engine/lookupEngine.ts')],
+  ['engine.lookupIp', (f) => f.functionName === 'lookupIp' && fromFile(f, 'engine/lookupEngine.ts')],
+  ['engine.lookupMac', (f) => f.functionName === 'lookupMac' && fromFile(f, 'engine/lookupEngine.ts')],
   ['ipRecord (shaping)', (f) => f.functionName === 'ipRecord'],
   ['  tickedClock (timezone fields)', (f) => f.functionName === 'tickedClock'],
   ['macRecord (shaping)', (f) => f.functionName === 'macRecord'],
@@ -330,7 +340,7 @@ function round(value: number, digits: number): number {
 /** Lines of Markdown for the report: the profiles side by side, µs per request. */
 export function profileMarkdown(profiles: (ProfileSummary & { case: string; req_per_s_under_profiler: number; req_per_s_without: number | null })[]): string[] {
   if (profiles.length === 0) return [];
-  const cell = (p: ProfileSummary, rows: ProfileRow[], name: string) => {
+  const cell = (rows: ProfileRow[], name: string) => {
     const r = rows.find((x) => x.name === name);
     return r ? `${r.us_per_request.toFixed(2)} (${(r.share_of_busy * 100).toFixed(0)} %)` : '';
   };
@@ -355,12 +365,12 @@ export function profileMarkdown(profiles: (ProfileSummary & { case: string; req_
     '',
     `${head.replace('| |', '| self time by category |')}`,
     rule,
-    ...union((p) => p.categories).map((name) => `| ${name} | ${profiles.map((p) => cell(p, p.categories, name)).join(' | ')} |`),
+    ...union((p) => p.categories).map((name) => `| ${name} | ${profiles.map((p) => cell(p.categories, name)).join(' | ')} |`),
     `| **busy total** | ${profiles.map((p) => `**${p.busy_us_per_request.toFixed(2)}**`).join(' | ')} |`,
     '',
     `${head.replace('| |', '| inclusive time of |')}`,
     rule,
-    ...union((p) => p.inclusive).map((name) => `| ${name.replace(/^ {2}/, '↳ ')} | ${profiles.map((p) => cell(p, p.inclusive, name)).join(' | ')} |`),
+    ...union((p) => p.inclusive).map((name) => `| ${name.replace(/^ {2}/, '↳ ')} | ${profiles.map((p) => cell(p.inclusive, name)).join(' | ')} |`),
     '',
   ];
   return out;

@@ -1,7 +1,8 @@
 /**
  * The servers of the HTTP bench (bench/http.ts), one per child process:
  *
- *   node --import tsx bench/httpServers.ts bare       Koa answering a static ~600-byte JSON object (the ceiling)
+ *   node --import tsx bench/httpServers.ts bare       Koa answering a static ~600-byte JSON object (the ceiling);
+ *                                                     under /full/ a ~1.2 KB full record with the quota headers
  *   node --import tsx bench/httpServers.ts maxmind    Koa + the `maxmind` reader on the DB-IP city mmdb: GET /ip/:ip
  *   node --import tsx bench/httpServers.ts service    our service, `startService(configFromEnv())`
  *
@@ -44,6 +45,88 @@ export const STATIC_RECORD = {
   meta: { plan: 'free', fields: 'basic', quota: { limit: 1000, used: 1, remaining: 999, period: 'day', resets_at: '2026-11-23T00:00:00+00:00' } },
 };
 
+/**
+ * The transport ceiling of our paid answer: the full record of 8.8.8.8 with its meta (as our
+ * service renders it), ~1.2 KB, with the six headers a metered answer carries besides Koa's own.
+ * Same question as the ceiling above for a bigger body and more headers: what Node and Koa alone
+ * cost for such an answer.
+ */
+export const STATIC_FULL_RECORD = {
+  success: true,
+  ip: '8.8.8.8',
+  version: 4,
+  location: { ...STATIC_RECORD.location },
+  timezone: {
+    id: 'America/Los_Angeles',
+    utc_offset: '-08:00',
+    is_dst: false,
+    current_time: '2026-11-23T04:00:00-08:00',
+  },
+  network: {
+    asn: 15169,
+    isp: 'Google LLC',
+    organization: 'Google LLC',
+    domain: 'google.com',
+    connection_type: 'hosting',
+    asn_name: 'Google LLC',
+    org_domain: 'google.com',
+    holding: null,
+    holding_domain: null,
+    usage: null,
+    hostname: null,
+    range: {
+      start: '8.8.8.0',
+      end: '8.8.8.255',
+      size: 256,
+    },
+    rpki: null,
+    speed_mbps: null,
+  },
+  country_info: {
+    calling_code: '+1',
+    tld: '.us',
+    currency: {
+      code: 'USD',
+      symbol: '$',
+    },
+    languages: ['English'],
+  },
+  security: {
+    is_vpn: false,
+    vpn_provider: null,
+    is_proxy: false,
+    is_tor: false,
+    is_hosting: true,
+    is_threat: false,
+    threat_type: null,
+    threat_confidence: 0,
+    threat_reports: 0,
+    threat_last_seen: null,
+  },
+  abuse: {
+    email: null,
+  },
+  meta: {
+    plan: 'business',
+    fields: 'full',
+    quota: {
+      limit: 6000000,
+      used: 1,
+      remaining: 5999999,
+      period: 'month',
+      resets_at: '2026-12-01T00:00:00+00:00',
+    },
+  },
+};
+export const FULL_RECORD_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'X-Plan': 'business',
+  'X-RateLimit-Limit': '30',
+  'X-Quota-Limit': '6000000',
+  'X-Quota-Remaining': '5999999',
+  'X-Quota-Reset': '1796083200',
+};
+
 type Stop = () => Promise<void>;
 
 async function listen(handler: http.RequestListener): Promise<{ server: http.Server; port: number }> {
@@ -64,14 +147,22 @@ function closer(server: http.Server): Stop {
     });
 }
 
-/** 1. The ceiling: nothing but Koa and a JSON body. Any path answers. */
+/**
+ * 1. The ceiling: nothing but Koa and a JSON body. Any path answers; paths under /full/ answer
+ * the full record with the metered answer's headers (the same-bytes ceiling of our paid lookups).
+ */
 async function bare(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
   const app = new Koa();
   app.use((ctx) => {
+    if (ctx.path.startsWith('/full/')) {
+      ctx.set(FULL_RECORD_HEADERS);
+      ctx.body = STATIC_FULL_RECORD;
+      return;
+    }
     ctx.body = STATIC_RECORD;
   });
   const { server, port } = await listen(app.callback());
-  return { port, stop: closer(server), info: { body_bytes: JSON.stringify(STATIC_RECORD).length } };
+  return { port, stop: closer(server), info: { body_bytes: JSON.stringify(STATIC_RECORD).length, full_body_bytes: JSON.stringify(STATIC_FULL_RECORD).length } };
 }
 
 /**

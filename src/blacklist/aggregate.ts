@@ -2,7 +2,8 @@
  * The aggregates of one address over its reports within the retention window: what scoring
  * (scoring.ts) and the IP record's threat facts need, kept by a store per listed address.
  */
-import { reportWeight } from './scoring.js';
+import type { Listing } from '../store/blacklistStore.js';
+import { confidenceOf, reportWeight } from './scoring.js';
 import type { ThreatType } from './threatTypes.js';
 
 /** A stored report as aggregation sees it (times in epoch ms). */
@@ -61,4 +62,39 @@ export function aggregateReports(rows: readonly ReportTimes[]): Aggregate | null
     }
   }
   return { lastAt, oldestAt, reports: rows.length, reporters: latestByReporter.size, reportsAtAnchor, reportersAtAnchor, threatType };
+}
+
+/** A stored report as a listing shows it. */
+export interface ListedReport extends ReportTimes {
+  /** the store's order of insertion: ties of created_at show the later report first */
+  id: number;
+  message: string | null;
+  source: string;
+}
+
+/** The listing of an address (SPEC 2.4) from its reports within the window at `nowMs`; null when none. */
+export function listingOf(
+  ip: string,
+  rows: readonly ListedReport[],
+  place: { country_code: string | null; isp: string | null },
+  nowMs: number,
+  reportLimit: number,
+): Listing | null {
+  const aggregate = aggregateReports(rows);
+  if (aggregate === null) return null;
+  const sources = new Set(rows.map((r) => r.source));
+  const recent = [...rows].sort((a, b) => b.created_at - a.created_at || b.id - a.id).slice(0, Math.max(0, reportLimit));
+  return {
+    ip,
+    threat_type: aggregate.threatType,
+    confidence: confidenceOf(aggregate.reportsAtAnchor, aggregate.reportersAtAnchor, aggregate.lastAt, nowMs),
+    first_seen: aggregate.oldestAt,
+    last_seen: aggregate.lastAt,
+    total_reports: aggregate.reports,
+    distinct_reporters: aggregate.reporters,
+    source: sources.size === 1 ? rows[0].source : 'multiple',
+    country_code: place.country_code,
+    isp: place.isp,
+    reports: recent.map((r) => ({ threat_type: r.threat_type, message: r.message, source: r.source, created_at: r.created_at })),
+  };
 }

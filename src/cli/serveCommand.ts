@@ -1,48 +1,141 @@
-/** `netlookup serve`: the HTTP API on the embedded store (or Redis with REDIS_URL, issue 5). */
-import { configFromEnv } from '../http/config.js';
-import { startService } from '../http/server.js';
+/**
+ * `netlookup serve`: the HTTP API on the embedded store, or on Redis with REDIS_URL (issue 5).
+ * `--workers N` runs N processes sharing the port through Node's cluster module: the primary
+ * creates the first account if needed, forks the workers, restarts one that dies, and passes
+ * SIGTERM/SIGINT (graceful stop) and SIGHUP (table reload) on to them. More than one worker needs
+ * the shared store: the embedded one keeps rate windows and counters in its process's memory.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { configFromEnv, type ServiceConfig } from '../http/config.js';
+import { createFirstAccount, startService, type RunningService } from '../http/server.js';
+import { openStore } from '../store/openStore.js';
 
 export interface ServeFlags {
   port?: string;
   host?: string;
+  workers?: string;
+}
+
+/** What a worker tells its primary once it listens. */
+interface ListeningMessage {
+  netlookup: 'listening';
+  url: string;
 }
 
 export async function runServe(flags: ServeFlags): Promise<void> {
   const config = configFromEnv({ ...process.env, ...(flags.port ? { PORT: flags.port } : {}), ...(flags.host ? { HOST: flags.host } : {}) });
-  const service = await startService(config);
-  process.stdout.write(`netlookup listening on ${service.url}\n`);
-  if (service.firstKey) {
-    process.stdout.write(
-      [
-        '',
-        'First start: created a free account and its API key (shown only now, stored only hashed):',
-        `  account ${service.firstKey.account}`,
-        `  key     ${service.firstKey.secret}`,
-        '',
-        'Try:',
-        `  curl -H 'X-API-Key: ${service.firstKey.secret}' ${service.url}/v1/ip/8.8.8.8`,
-        `  curl -H 'X-API-Key: ${service.firstKey.secret}' ${service.url}/v1/mac/00:00:0c:12:34:56`,
-        `  curl -H 'X-API-Key: ${service.firstKey.secret}' ${service.url}/v1/blacklist/1.2.3.4`,
-        '',
-      ].join('\n'),
+  if (cluster.isWorker) return runWorker(config);
+  const workers = workerCount(flags.workers);
+  if (workers > 1 && !config.redisUrl) {
+    throw new Error(
+      `--workers ${workers} needs the shared store: set REDIS_URL. The embedded SQLite store keeps the per-second windows and usage counters in one process's memory, so several workers on it would each let the full limits through.`,
     );
   }
-  const stop = (signal: string) => {
-    process.stdout.write(`${signal}: finishing in-flight requests\n`);
-    service.stop().then(
-      () => process.exit(0),
-      (error: Error) => {
-        process.stderr.write(`netlookup: ${error.message}\n`);
-        process.exit(1);
-      },
-    );
+  if (workers === 1) return runSingle(config);
+  return runPrimary(config, workers);
+}
+
+function workerCount(text: string | undefined): number {
+  const n = Number(text ?? '1');
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--workers ${text} is not a number of processes (1 to 256)`);
+  return n;
+}
+
+async function runSingle(config: ServiceConfig): Promise<void> {
+  const service = await startService(config);
+  printStart(service.url, service.firstKey);
+  onStopSignals((signal) => stopService(service, signal));
+  process.on('SIGHUP', () => reloadTables(service));
+}
+
+async function runWorker(config: ServiceConfig): Promise<void> {
+  const service = await startService(config, { firstStart: false });
+  process.send?.({ netlookup: 'listening', url: service.url } satisfies ListeningMessage);
+  onStopSignals((signal) => stopService(service, signal, false));
+  process.on('SIGHUP', () => reloadTables(service));
+}
+
+async function runPrimary(config: ServiceConfig, workers: number): Promise<void> {
+  // One process creates the first account, before any worker can count an empty store.
+  const store = await openStore(config);
+  let firstKey: RunningService['firstKey'];
+  try {
+    firstKey = await createFirstAccount(store);
+  } finally {
+    await store.close();
+  }
+  let stopping = false;
+  let announced = false;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('message', (message: ListeningMessage) => {
+      if (message?.netlookup !== 'listening' || announced) return;
+      announced = true;
+      process.stdout.write(`${workers} workers on the shared store (${config.redisUrl ? 'redis' : 'sqlite'})\n`);
+      printStart(message.url, firstKey);
+    });
+    return worker;
   };
+  for (let i = 0; i < workers; i++) fork();
+  cluster.on('exit', (worker: Worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    process.stderr.write(`netlookup: worker ${worker.process.pid} exited (${code ?? signal}); starting another\n`);
+    fork();
+  });
+  onStopSignals((signal) => {
+    stopping = true;
+    process.stdout.write(`${signal}: finishing in-flight requests in ${workers} workers\n`);
+    const running = Object.values(cluster.workers ?? {});
+    if (running.length === 0) process.exit(0);
+    for (const worker of running) worker?.process.kill('SIGTERM');
+  });
+  process.on('SIGHUP', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+  });
+}
+
+function printStart(url: string, firstKey: RunningService['firstKey']): void {
+  process.stdout.write(`netlookup listening on ${url}\n`);
+  if (!firstKey) return;
+  process.stdout.write(
+    [
+      '',
+      'First start: created a free account and its API key (shown only now, stored only hashed):',
+      `  account ${firstKey.account}`,
+      `  key     ${firstKey.secret}`,
+      '',
+      'Try:',
+      `  curl -H 'X-API-Key: ${firstKey.secret}' ${url}/v1/ip/8.8.8.8`,
+      `  curl -H 'X-API-Key: ${firstKey.secret}' ${url}/v1/mac/00:00:0c:12:34:56`,
+      `  curl -H 'X-API-Key: ${firstKey.secret}' ${url}/v1/blacklist/1.2.3.4`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function onStopSignals(stop: (signal: string) => void): void {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => {
-    service.deps.engine.reload().then(
-      (engine) => service.deps.logger.info({ tables: engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'tables reloaded'),
-      (error: Error) => service.deps.logger.error({ err: error.message }, 'table reload refused; the loaded tables stay in use'),
-    );
-  });
+}
+
+/** Stops accepting, finishes in-flight requests, writes the store's buffered counters, exits. */
+function stopService(service: RunningService, signal: string, announce = true): void {
+  if (announce) process.stdout.write(`${signal}: finishing in-flight requests\n`);
+  service.stop().then(
+    () => process.exit(0),
+    (error: Error) => {
+      process.stderr.write(`netlookup: ${error.message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+function reloadTables(service: RunningService): void {
+  service.deps.engine.reload().then(
+    (engine) => service.deps.logger.info({ tables: engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'tables reloaded'),
+    (error: Error) => service.deps.logger.error({ err: error.message }, 'table reload refused; the loaded tables stay in use'),
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * What the admin commands (`netlookup account …`, `netlookup key …`) share: the store the server
- * uses (the embedded SQLite file under NETLOOKUP_DATA_DIR, default ./var, or `--data-dir`), the
+ * uses (Redis when REDIS_URL is set, else the embedded SQLite file under NETLOOKUP_DATA_DIR,
+ * default ./var, or `--data-dir`), the
  * admin API's input checks (src/http/adminRoutes.ts), output as text or JSON, and exit codes.
  *
  * Exit codes: 0 done; 1 the command was understood but refused or failed (unknown id, invalid
@@ -8,15 +9,17 @@
  * option, missing argument or required option, conflicting options).
  *
  * The store is closed (its counters flushed) before the command's output is written. A running
- * server sees the change at its next request (SqliteStore watches `PRAGMA data_version`).
+ * server sees the change at its next request (SqliteStore watches `PRAGMA data_version`; the Redis
+ * store caches nothing).
  */
 import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } from '../plans/plans.js';
 import { StoreInputError } from '../store/keyWebsites.js';
-import { DATABASE_FILE, SqliteStore } from '../store/sqliteStore.js';
-import { blacklistSettings, configFromEnv } from '../http/config.js';
+import { openStore } from '../store/openStore.js';
+import { DATABASE_FILE } from '../store/sqliteStore.js';
+import { configFromEnv } from '../http/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type ApiKey, type KeyWithSecret, type Store } from '../store/store.js';
 
 /** The error codes of the admin commands, the same as the admin API's where they overlap. */
@@ -135,12 +138,12 @@ export async function runAdmin(
 ): Promise<void> {
   let output: CommandOutput;
   try {
-    const dir = dataDirOf(flags);
-    const file = path.join(dir, DATABASE_FILE);
-    if (!options.createIfMissing && !fs.existsSync(file)) {
+    const config = { ...configFromEnv(), dataDir: dataDirOf(flags) };
+    const file = path.join(config.dataDir, DATABASE_FILE);
+    if (!config.redisUrl && !options.createIfMissing && !fs.existsSync(file)) {
       throw new CliError('unavailable', `no store at ${file} (set NETLOOKUP_DATA_DIR or --data-dir to the server's data folder)`);
     }
-    const store = SqliteStore.open(dir, { blacklist: { retentionDays: blacklistSettings(configFromEnv()).retentionDays } });
+    const store = await openStore(config);
     let plans: PlanTable | undefined;
     try {
       output = await work({ store, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });

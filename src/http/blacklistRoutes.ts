@@ -215,9 +215,18 @@ async function exportForKey(ctx: Context, deps: ServiceDeps): Promise<void> {
   await sendExport(ctx, deps, request!, deps.now());
 }
 
+/**
+ * Routes named so answer only 405 on a path that a parameter route would otherwise take
+ * (`GET /v1/blacklist/report` is not an address to check); they are not operations of their own.
+ */
+export const METHOD_NOT_ALLOWED_ROUTE = 'method_not_allowed';
+
 /** Adds the report and export routes to the v1 router (before `/blacklist/:ip`, which would match them). */
 export function registerBlacklistRoutes(router: Router, deps: ServiceDeps): void {
   const readBody = reportBodyReader();
   router.post('/blacklist/report', (ctx) => receiveReport(ctx, deps, readBody));
+  router.get(METHOD_NOT_ALLOWED_ROUTE, '/blacklist/report', () => {
+    throw new ApiError('method_not_allowed', 'Reports are sent with POST.', { Allow: 'POST' });
+  });
   router.get('/blacklist/export', (ctx) => exportForKey(ctx, deps));
 }

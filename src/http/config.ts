@@ -9,6 +9,8 @@ export interface ServiceConfig {
   tablesDir: string | undefined;
   plansFile: string | undefined;
   redisUrl: string | undefined;
+  /** prefix of every Redis key (NETLOOKUP_REDIS_PREFIX, default `nl:`): several deployments may share one Redis */
+  redisPrefix?: string;
   adminToken: string | undefined;
   trustProxy: NetworkList;
   /** largest accepted request body */
@@ -48,7 +50,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     dataDir: path.resolve(env.NETLOOKUP_DATA_DIR ?? './var'),
     tablesDir: env.NETLOOKUP_TABLES,
     plansFile: env.NETLOOKUP_PLANS,
-    redisUrl: env.REDIS_URL,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.NETLOOKUP_REDIS_PREFIX ?? 'nl:',
     adminToken: env.NETLOOKUP_ADMIN_TOKEN || undefined,
     trustProxy: parseNetworkList(env.NETLOOKUP_TRUST_PROXY ?? '', 'NETLOOKUP_TRUST_PROXY'),
     bodyLimitBytes: 1024 * 1024,

@@ -24,8 +24,43 @@ import { blacklistSettings } from './config.js';
 import { sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
+import type { MacSearchResult } from '../records/macRecord.js';
 
 type Family = 'mac' | 'blacklist';
+
+/** SPEC 4.9: the legacy MAC lookup answer. */
+export interface LegacyMacAnswer {
+  success: true;
+  found: boolean;
+  macAddress: { oui: string; isRandomized: boolean; transmission: 'unicast' | 'multicast'; administration: 'UAA' | 'LAA' };
+  vendor: { company: string; website: string | null; country: string | null; countryName: string | null } | null;
+}
+
+/** The legacy reverse search (`vendor=`): company name → its OUI prefixes. */
+export interface LegacyVendorAnswer {
+  success: true;
+  found: boolean;
+  vendor: string;
+  count: number;
+  prefixes: { oui: string; company: string; country: string | null; blockType: MacSearchResult['block_type'] }[];
+}
+
+export interface LegacyMacHealth {
+  success: boolean;
+  status: 'ok' | 'unavailable';
+  mac_table: { loaded: true; built_at: string; source_date: string; blocks: number | null } | { loaded: false };
+}
+
+/** The compact legacy blacklist check (README "Legacy endpoints"). */
+export interface LegacyCheckAnswer {
+  success: true;
+  ip: string;
+  listed: boolean;
+  threat_type: string | null;
+  confidence: number;
+  reports: number;
+  last_seen: string | null;
+}
 
 function firstQueryValue(ctx: Context, name: string): string | undefined {
   const value = ctx.query[name];
@@ -53,7 +88,7 @@ async function allow(ctx: Context, deps: ServiceDeps, family: Family): Promise<v
 }
 
 /** SPEC 4.9 lookup by MAC: success, found, macAddress {oui, isRandomized, transmission, administration}, vendor. */
-function legacyMac(deps: ServiceDeps, mac: string) {
+function legacyMac(deps: ServiceDeps, mac: string): LegacyMacAnswer {
   const answer = deps.engine.engine.lookupMac(mac);
   const vendor = answer.found ? answer.vendor : null;
   return {
@@ -70,7 +105,7 @@ function legacyMac(deps: ServiceDeps, mac: string) {
 }
 
 /** Reverse search: the OUI prefixes registered to companies whose name contains `vendor`. */
-function legacyVendor(deps: ServiceDeps, query: string) {
+function legacyVendor(deps: ServiceDeps, query: string): LegacyVendorAnswer {
   if (query.length < 2) throw new ApiError('invalid_query');
   if (!deps.engine.engine.macTable) throw new ApiError('unavailable', 'The MAC table is not loaded.');
   const results = searchVendors(deps.engine.engine, query);
@@ -99,11 +134,12 @@ export function legacyRouter(deps: ServiceDeps): Router {
 
   router.get('/api/mac/v1/health', (ctx) => {
     const table = deps.engine.engine.tables().find((t) => t.kind === 'mac');
-    sendJson(ctx, table ? 200 : 503, {
+    const health: LegacyMacHealth = {
       success: table !== undefined,
       status: table ? 'ok' : 'unavailable',
       mac_table: table ? { loaded: true, built_at: table.built_at, source_date: table.source_date, blocks: deps.engine.engine.macTable?.blockCount ?? null } : { loaded: false },
-    });
+    };
+    sendJson(ctx, table ? 200 : 503, health);
   });
 
   const check = async (ctx: Context) => {
@@ -112,7 +148,7 @@ export function legacyRouter(deps: ServiceDeps): Router {
     const address = parseBlacklistAddress(text);
     if (address === null) throw new ApiError('invalid_ip');
     const facts = await deps.store.blacklist.threatFacts(address, deps.now());
-    sendJson(ctx, 200, {
+    const answer: LegacyCheckAnswer = {
       success: true,
       ip: address.text,
       listed: facts.is_threat,
@@ -120,7 +156,8 @@ export function legacyRouter(deps: ServiceDeps): Router {
       confidence: facts.threat_confidence,
       reports: facts.threat_reports,
       last_seen: facts.threat_last_seen,
-    });
+    };
+    sendJson(ctx, 200, answer);
   };
   router.get('/api/check.php', check);
   router.get('/api/check', check);

@@ -1,8 +1,11 @@
 /** Structured JSON logs (pino). API keys never reach a log line: headers are not logged, ?key= is redacted. */
+import cluster from 'node:cluster';
 import pino, { type Logger } from 'pino';
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'netlookup' } });
+  // Under `serve --workers N` each line names its worker, so an operator can tell them apart.
+  const worker = cluster.isWorker ? { worker: cluster.worker!.id } : {};
+  return pino({ level, base: { service: 'netlookup', ...worker } });
 }
 
 /** The request URL with the value of any parameter whose decoded name is `key` replaced. */

@@ -49,6 +49,7 @@ import type { MetaRecord } from '../records/metaRecord.js';
 import type { FreeUsageRecord, PaidUsageRecord } from '../records/usageRecord.js';
 import { ALWAYS_KEPT } from '../records/fieldsFilter.js';
 import { endpoints, type endpointList } from './endpointList.js';
+import type { LegacyCheckAnswer, LegacyMacAnswer, LegacyMacHealth, LegacyVendorAnswer } from './legacyRoutes.js';
 import { MAX_SEARCH_RESULTS } from './vendorSearch.js';
 import { threatTypes } from '../blacklist/threatTypes.js';
 import { exportFormats } from '../blacklist/exportFormats.js';
@@ -530,6 +531,59 @@ function recordSchemas(): Record<string, JsonSchema> {
     store: shape('', { kind: stringEnum(['sqlite', 'redis']), healthy: bool() }),
   });
 
+  // ---- Legacy (SPEC 4.9; README "Legacy endpoints") ----
+  schemas.LegacyMacAnswer = record<LegacyMacAnswer>('GET /lookup?mac=: the SPEC 4.9 legacy MAC answer.', {
+    success: constant(true),
+    found: bool('whether a registered block holds the address'),
+    macAddress: record<LegacyMacAnswer['macAddress']>('the address bits', {
+      oui: str('AA:BB:CC', OUI),
+      isRandomized: bool('locally administered unicast: a privacy (random) address'),
+      transmission: stringEnum(['unicast', 'multicast']),
+      administration: stringEnum(['UAA', 'LAA'], 'universally or locally administered'),
+    }),
+    vendor: orNull(
+      record<NonNullable<LegacyMacAnswer['vendor']>>('the registered company (null when not found)', {
+        company: str(),
+        website: strOrNull(),
+        country: strOrNull('country code', COUNTRY_CODE),
+        countryName: strOrNull(),
+      }),
+    ),
+  });
+  schemas.LegacyVendorAnswer = record<LegacyVendorAnswer>('GET /lookup?vendor=: OUI prefixes of companies whose name contains the text.', {
+    success: constant(true),
+    found: bool(),
+    vendor: str('the text searched (trimmed)'),
+    count: int(undefined, { minimum: 0, maximum: MAX_SEARCH_RESULTS }),
+    prefixes: arrayOf(
+      record<LegacyVendorAnswer['prefixes'][number]>('one block', {
+        oui: str('AA:BB:CC', OUI),
+        company: str(),
+        country: strOrNull('country code', COUNTRY_CODE),
+        blockType: stringEnum(macBlockTypes),
+      }),
+      `ordered by company name, at most ${MAX_SEARCH_RESULTS}`,
+      { maxItems: MAX_SEARCH_RESULTS },
+    ),
+  });
+  schemas.LegacyMacHealth = record<LegacyMacHealth>('GET /api/mac/v1/health: the MAC table.', {
+    success: bool('true when the MAC table is loaded'),
+    status: stringEnum(['ok', 'unavailable']),
+    mac_table: oneOf(
+      shape('loaded', { loaded: constant(true), built_at: str(undefined, DATE_TIME), source_date: str(undefined, DATE_TIME), blocks: { type: ['integer', 'null'], minimum: 0 } }),
+      shape('not loaded', { loaded: constant(false) }),
+    ),
+  });
+  schemas.LegacyCheckAnswer = record<LegacyCheckAnswer>('GET /api/check?ip=: the compact legacy blacklist check.', {
+    success: constant(true),
+    ip: { ...IP_ADDRESS, description: 'the address, canonical' },
+    listed: bool('at least one report within the retention window'),
+    threat_type: stringEnumOrNull(threatTypes, 'the most reported type'),
+    confidence: int('0 to 100', { minimum: 0, maximum: 100 }),
+    reports: int('reports within the window', { minimum: 0 }),
+    last_seen: strOrNull('time of the last report, YYYY-MM-DD HH:MM:SS UTC', BLACKLIST_TIME),
+  });
+
   // ---- Admin ----
   const accountId = str('account id', { pattern: '^acc_[0-9a-f]+$' });
   const keyId = str('key id', { pattern: '^key_[0-9a-f]+$' });
@@ -631,6 +685,9 @@ const parameters: Record<string, JsonSchema> = {
   version: { name: 'version', in: 'query', required: false, description: 'only IPv4 (4) or IPv6 (6)', schema: stringEnum(['4', '6']) },
   max_age: { name: 'max_age', in: 'query', required: false, description: 'only addresses reported within this time: 7d, 12h, 30m, 3600s, or a number of days', schema: { type: 'string' } },
   name: { name: 'name', in: 'query', required: false, description: 'set/table/chain name for ipset, nftables and iptables (default netlookup)', schema: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,23}$' } },
+  legacyMac: { name: 'mac', in: 'query', required: false, description: 'MAC address or OUI prefix in any common format (one of mac or vendor is required)', schema: { type: 'string' }, example: '3C:22:FB:12:34:56' },
+  legacyVendor: { name: 'vendor', in: 'query', required: false, description: 'company-name substring, at least 2 characters: reverse search', schema: { type: 'string' } },
+  legacyIp: { name: 'ip', in: 'query', required: true, description: 'IPv4 or IPv6 address', schema: { type: 'string' }, example: '203.0.113.7' },
   accountId: { name: 'id', in: 'path', required: true, description: 'account id', schema: { type: 'string' } },
   keyId: { name: 'id', in: 'path', required: true, description: 'key id', schema: { type: 'string' } },
   demoFile: { name: 'file', in: 'path', required: true, description: 'a file of the demo (dist/demo, written by npm run build:web)', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' } },
@@ -649,6 +706,9 @@ const headers: Record<string, JsonSchema> = {
   QuotaResetOnRefusal: { ...integerHeader('quota_exceeded: Unix time (UTC) of the next reset'), required: false },
   RetryAfter: { ...integerHeader('rate_limited: seconds to wait (1)', { minimum: 1 }), required: false },
   Allow: { description: 'methods allowed on the endpoint', required: true, schema: { type: 'string' } },
+  KeylessQuotaLimit: { ...integerHeader('without a key: requests allowed per day per client address'), required: false },
+  KeylessQuotaRemaining: { ...integerHeader('without a key: requests left today for this client address'), required: false },
+  KeylessQuotaReset: { ...integerHeader('without a key: Unix time (UTC) of the next reset'), required: false },
   ETag: { description: 'identifies this export: the blacklist\'s change counter, the parameters and the quarter hour', required: true, schema: { type: 'string' } },
   LastModified: { description: 'the later of the last change and the start of the quarter hour (HTTP date)', required: true, schema: { type: 'string' } },
 };
@@ -660,6 +720,12 @@ const quotaHeaders = {
   'X-Quota-Limit': header('XQuotaLimit'),
   'X-Quota-Remaining': header('XQuotaRemaining'),
   'X-Quota-Reset': header('XQuotaReset'),
+};
+/** The allowance headers of a legacy request sent without a key (README "Legacy endpoints"). */
+const keylessQuotaHeaders = {
+  'X-Quota-Limit': header('KeylessQuotaLimit'),
+  'X-Quota-Remaining': header('KeylessQuotaRemaining'),
+  'X-Quota-Reset': header('KeylessQuotaReset'),
 };
 /** Headers that belong to one refusal status. */
 const refusalHeaders: Partial<Record<number, Record<string, JsonSchema>>> = {
@@ -689,7 +755,7 @@ function json(description: string, schema: JsonSchema, extraHeaders: Record<stri
 const metered = (description: string, schemaName: string) => json(description, ref(schemaName), quotaHeaders);
 
 /** The error responses of an operation: its codes grouped under their errorTable statuses. */
-function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+function errorResponses(codes: readonly ErrorCode[], extraHeaders: Record<string, JsonSchema> = {}): Record<string, JsonSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes) {
     if (!codes.includes(code)) continue;
@@ -700,7 +766,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema>
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const description = list.map((c) => `${c}: ${errorTable[c].message}`).join(' | ');
     const schema = { $ref: '#/components/schemas/ErrorEnvelope', properties: { error: { properties: { code: { enum: list } } } } };
-    out[String(status)] = json(description, schema, refusalHeaders[status] ?? {});
+    out[String(status)] = json(description, schema, { ...extraHeaders, ...refusalHeaders[status] });
   }
   return out;
 }
@@ -805,6 +871,69 @@ function adminOperation(method: string, path: string, input: Omit<OperationInput
 
 const adminBody = (schemaName: string): JsonSchema => ({ required: false, content: { 'application/json': { schema: ref(schemaName) } } });
 
+/** The 200 and 304 of a firewall export (v1 and legacy), with the caller's metering headers. */
+function exportResponses(metering: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const cache = { ETag: header('ETag'), 'Last-Modified': header('LastModified') };
+  return {
+    '200': {
+      description: 'the list in the asked format (plain, cidr, ipset, nftables and iptables are text/plain)',
+      headers: { ...everyResponseHeaders, ...metering, ...cache },
+      content: {
+        'text/plain': { schema: { type: 'string' } },
+        'text/csv': { schema: { type: 'string' } },
+        'application/json': { schema: ref('BlacklistExportJson') },
+      },
+    },
+    '304': { description: 'not modified since the ETag or date sent', headers: { ...everyResponseHeaders, ...metering, ...cache } },
+  };
+}
+
+/** A key is optional on the legacy endpoints: without one, the client address's daily allowance applies. */
+const optionalKeySecurity: SecurityRequirement[] = [{}, ...apiKeySecurity];
+/** Refusals of a legacy request: a key, when given, is checked as v1 checks it; or the keyless allowance. */
+const legacyErrors: ErrorCode[] = [...callerErrors.filter((code) => code !== 'missing_key'), 'quota_exceeded'];
+
+/** The legacy paths (SPEC 4.9): each under both its names (`/lookup` and `/lookup.php`, ...). */
+function legacyPaths(): Record<string, Record<string, JsonSchema>> {
+  const twice = (path: string, id: string, input: Omit<OperationInput, 'operationId' | 'tags'>) => ({
+    [path]: { get: operation('get', path, { ...input, operationId: id, tags: ['legacy'] }) },
+    [`${path}.php`]: { get: operation('get', `${path}.php`, { ...input, operationId: `${id}Php`, tags: ['legacy'] }) },
+  });
+  return {
+    ...twice('/lookup', 'legacyMacLookup', {
+      summary: 'Legacy MAC lookup (mac=) or reverse search by company (vendor=)',
+      security: optionalKeySecurity,
+      parameters: [param('legacyMac'), param('legacyVendor'), ...v1Common],
+      responses: {
+        '200': json('the MAC answer (mac=) or the prefixes of matching companies (vendor=)', oneOf(ref('LegacyMacAnswer'), ref('LegacyVendorAnswer')), keylessQuotaHeaders),
+        ...errorResponses([...legacyErrors, 'invalid_mac', 'invalid_query', 'invalid_input'], keylessQuotaHeaders),
+      },
+    }),
+    '/api/mac/v1/health': {
+      get: operation('get', '/api/mac/v1/health', {
+        operationId: 'legacyMacHealth',
+        tags: ['legacy'],
+        summary: 'Legacy MAC health: whether the MAC table is loaded, and its dates',
+        security: [],
+        parameters: common,
+        responses: { '200': json('the MAC table is loaded', ref('LegacyMacHealth')), '503': json('the MAC table is not loaded', ref('LegacyMacHealth')), ...errorResponses(['internal_error']) },
+      }),
+    },
+    ...twice('/api/check', 'legacyBlacklistCheck', {
+      summary: 'Legacy compact blacklist check',
+      security: optionalKeySecurity,
+      parameters: [param('legacyIp'), ...v1Common],
+      responses: { '200': json('the check', ref('LegacyCheckAnswer'), keylessQuotaHeaders), ...errorResponses([...legacyErrors, 'invalid_ip'], keylessQuotaHeaders) },
+    }),
+    ...twice('/api/export', 'legacyBlacklistExport', {
+      summary: 'Legacy firewall export: the v1 export under the blacklist host',
+      security: optionalKeySecurity,
+      parameters: [param('format'), param('min_confidence'), param('version'), param('max_age'), param('name'), ...v1Common],
+      responses: { ...exportResponses(keylessQuotaHeaders), ...errorResponses([...legacyErrors, 'invalid_input'], keylessQuotaHeaders) },
+    }),
+  };
+}
+
 function paths(): Record<string, Record<string, JsonSchema>> {
   return {
     '/v1': {
@@ -881,19 +1010,7 @@ function paths(): Record<string, Record<string, JsonSchema>> {
           'Evaluated at the start of the current quarter hour. Send If-None-Match (or If-Modified-Since) to get 304 while nothing changed.',
         security: apiKeySecurity,
         parameters: [param('format'), param('min_confidence'), param('version'), param('max_age'), param('name'), ...v1Common],
-        responses: {
-          '200': {
-            description: 'the list in the asked format (plain, cidr, ipset, nftables and iptables are text/plain)',
-            headers: { ...everyResponseHeaders, ...quotaHeaders, ETag: header('ETag'), 'Last-Modified': header('LastModified') },
-            content: {
-              'text/plain': { schema: { type: 'string' } },
-              'text/csv': { schema: { type: 'string' } },
-              'application/json': { schema: ref('BlacklistExportJson') },
-            },
-          },
-          '304': { description: 'not modified since the ETag or date sent', headers: { ...everyResponseHeaders, ...quotaHeaders, ETag: header('ETag'), 'Last-Modified': header('LastModified') } },
-          ...errorResponses([...meterErrors, 'invalid_input']),
-        },
+        responses: { ...exportResponses(quotaHeaders), ...errorResponses([...meterErrors, 'invalid_input']) },
       }),
     },
     '/v1/mac/{mac}': {
@@ -1000,6 +1117,7 @@ function paths(): Record<string, Record<string, JsonSchema>> {
       }),
     },
 
+    ...legacyPaths(),
     '/health': {
       get: operation('get', '/health', {
         operationId: 'health',
@@ -1090,6 +1208,7 @@ export function openApiDocument() {
       { name: 'mac', description: 'MAC vendor lookup and search' },
       { name: 'account', description: 'endpoint list and usage' },
       { name: 'admin', description: 'administration (only when NETLOOKUP_ADMIN_TOKEN is set)' },
+      { name: 'legacy', description: 'the legacy MAC and blacklist endpoints (SPEC 4.9)' },
       { name: 'operations', description: 'health, metrics, this document, the demo page' },
     ],
     paths: paths(),

@@ -37,7 +37,8 @@ export function errorEnvelope(code: ErrorCode, message: string) {
 /** Maps anything thrown below to an ApiError: our own, body parser failures, store outages. */
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
-  if (error instanceof StoreUnavailableError) return new ApiError('unavailable', 'The account store is temporarily unavailable; retry later.');
+  // Retryable: the store answers again once its database (or Redis) is back.
+  if (error instanceof StoreUnavailableError) return new ApiError('unavailable', 'The store is temporarily unavailable; retry later.', { 'Retry-After': '1' });
   // Body parsing (co-body, raw-body) throws http-errors with a status; their text is for us, not for callers.
   const { status, type } = error as { status?: number; type?: string };
   if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');

@@ -11,10 +11,10 @@ import { errorEnvelope } from './respond.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
-import { SqliteStore } from '../store/sqliteStore.js';
+import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
-import { blacklistSettings, type ServiceConfig } from './config.js';
+import type { ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -53,19 +53,27 @@ const PURGE_INTERVAL_MS = 3600_000;
 export interface StartOptions {
   now?: () => Date;
   store?: Store;
+  /** false in cluster workers: their primary created the first account before forking them */
+  firstStart?: boolean;
+}
+
+/**
+ * SPEC 5.2: on an empty store, a free account and its key, so a newcomer can call the API at once.
+ * Null when the store already has accounts.
+ */
+export async function createFirstAccount(store: Store): Promise<RunningService['firstKey']> {
+  if ((await store.countAccounts()) !== 0) return null;
+  const created = await store.createAccount({ plan: 'free' });
+  return { account: created.account.id, secret: created.key.secret };
 }
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
-  const store = options.store ?? (await SqliteStore.open(config.dataDir, { blacklist: { retentionDays: blacklistSettings(config).retentionDays } }));
+  const store = options.store ?? (await openStore(config));
   const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
-  let firstKey: RunningService['firstKey'] = null;
-  if ((await store.countAccounts()) === 0) {
-    const created = await store.createAccount({ plan: 'free' });
-    firstKey = { account: created.account.id, secret: created.key.secret };
-  }
+  const firstKey = options.firstStart === false ? null : await createFirstAccount(store);
   // Retention needs no manual job: reads already ignore expired reports; this reclaims their space.
   const purge = setInterval(() => {
     store.blacklist.purgeExpired(deps.now()).catch((err) => logger.warn({ err }, 'blacklist purge failed'));

@@ -203,24 +203,37 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
     const quota = await admit(deps, caller, { api, cost: valid.length, refusal });
     const filter = fieldsOf(ctx);
-    const level = caller.plan.field_level;
-    const results: unknown[] = [];
-    const now = caller.now;
-    for (const item of items) {
-      if (item.ip === null) {
-        results.push({ success: false, ip: item.text, error: { code: 'invalid_ip', message: new ApiError('invalid_ip').message } });
-        continue;
-      }
-      const threat = api === 'ip' ? threatFactsOf(deps, item.ip, level, now) : undefined;
-      const record =
-        api === 'ip'
-          ? ipRecordOf(deps.engine.engine.answerOf(item.ip), level, now, threat instanceof Promise ? await threat : threat)
-          : ((await blacklistRecordOf(deps, item.ip, level, now)) as unknown as Record<string, unknown>);
-      results.push(applyFields(record, filter));
-    }
+    const { code, field_level: level } = caller.plan;
     setQuotaHeaders(ctx, caller, quota);
-    sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(caller.plan.code, level, quota) });
+    // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
+    if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
+      const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
+      sendJsonText(ctx, 200, `{"success":true,"count":${results.length},"results":[${results.join(',')}],"meta":${metaJson(code, level, quota)}}`);
+      return;
+    }
+    const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
+      api === 'ip'
+        ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat))
+        : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
+    const results = await batchResults(items, (ip) => whenReady(record(ip), (r) => applyFields(r, filter)), (failed) => failed);
+    sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(code, level, quota) });
   };
+}
+
+const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
+
+/** One result per unique entry, in order: the answer for an address, the invalid_ip failure otherwise. */
+async function batchResults<T>(items: readonly BatchItem[], answer: (ip: ParsedIp) => Eventually<T>, failure: (failed: object) => T): Promise<T[]> {
+  const results: T[] = [];
+  for (const item of items) {
+    if (item.ip === null) {
+      results.push(failure({ success: false, ip: item.text, error: { code: 'invalid_ip', message: INVALID_IP_MESSAGE } }));
+      continue;
+    }
+    const result = answer(item.ip);
+    results.push(result instanceof Promise ? await result : result);
+  }
+  return results;
 }
 
 /**

@@ -27,6 +27,11 @@ import {
 
 /** Templates kept per renderer; past this many the cache starts afresh (memory stays bounded). */
 const TEMPLATE_LIMIT = 65_536;
+/**
+ * A template costs several object-path renders to make, so it is made on a range's second
+ * request: traffic that never comes back to a range (a scan) pays only for remembering it.
+ */
+const SEEN_ONCE_LIMIT = 4 * TEMPLATE_LIMIT;
 
 const holesOf = (level: FieldLevel, version: 4 | 6): readonly string[] =>
   level === 'basic' ? ['ip'] : version === 4 ? ['ip', 'timezone', 'security'] : ['ip', 'timezone', 'network.range', 'security'];
@@ -41,6 +46,8 @@ interface RangeTemplate {
 export class IpRecordRenderer {
   /** by range and level; null: the range has no data (a not-found answer) */
   private readonly templates = new Map<number, RangeTemplate | null>();
+  /** ranges (with level) asked for once, not yet worth a template */
+  private readonly seenOnce = new Set<number>();
   /** the full level's timezone JSON per zone, for the second it was made in */
   private readonly clocks = new Map<string | null, { second: number; json: string }>();
   /** the security block without threat facts, by is_hosting */
@@ -69,15 +76,19 @@ export class IpRecordRenderer {
     const id = (version === 4 ? range : -1 - range) * 2 + (level === 'full' ? 1 : 0);
     let entry = this.templates.get(id);
     if (entry === undefined) {
+      if (!this.seenOnce.has(id)) {
+        if (this.seenOnce.size >= SEEN_ONCE_LIMIT) this.seenOnce.clear();
+        this.seenOnce.add(id);
+        return null;
+      }
+      this.seenOnce.delete(id);
       const answer = engine.answerOf(ip);
       entry = null;
       if (answer.status === 'found') {
         const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: string | null } };
-        entry = {
-          template: JsonTemplate.compile(record, holesOf(level, version)),
-          zone: record.timezone.id,
-          isHosting: record.network.connection_type === 'hosting',
-        };
+        const zone = record.timezone.id;
+        const isHosting = record.network.connection_type === 'hosting';
+        entry = { template: JsonTemplate.compile(record, holesOf(level, version)), zone, isHosting };
       }
       if (this.templates.size >= TEMPLATE_LIMIT) this.templates.clear();
       this.templates.set(id, entry);

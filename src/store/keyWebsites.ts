@@ -1,4 +1,7 @@
-/** Rules every store applies to input: a refusal of the caller's input and the key website list form. */
+/** Rules every store applies to input: a refusal of the caller's input, plans, expiry, key names and the key website list form. */
+import { planCodes, type PlanCode } from '../plans/plans.js';
+import { newId, newSecret } from './apiKeySecret.js';
+import type { Account, ApiKey, NewAccount } from './store.js';
 
 /** Refusal of a caller's input (a bad host, plan or date, an unknown account): the caller's fault, not the store's. */
 export class StoreInputError extends Error {
@@ -30,4 +33,45 @@ export function normalizeWebsites(websites: unknown): string[] {
     if (!out.includes(host)) out.push(host);
   }
   return out;
+}
+
+export function checkedPlan(plan: unknown): PlanCode {
+  if (!planCodes.includes(plan as PlanCode)) throw new StoreInputError(`unknown plan ${JSON.stringify(plan)}`);
+  return plan as PlanCode;
+}
+
+export function checkedInstant(value: unknown): string | null {
+  if (value === null) return null;
+  const date = typeof value === 'string' ? new Date(value) : null;
+  if (date === null || Number.isNaN(date.getTime())) throw new StoreInputError('expires_at must be an ISO 8601 date or null');
+  return date.toISOString();
+}
+
+/** An account's plan and expiry as stored: a free plan never carries an expiry. */
+export function planAndExpiry(plan: PlanCode, expiresAt: string | null | undefined, current: string | null): string | null {
+  if (plan === 'free') {
+    if (expiresAt !== undefined && expiresAt !== null) throw new StoreInputError('expires_at applies to paid plans only');
+    return null;
+  }
+  return expiresAt === undefined ? current : checkedInstant(expiresAt);
+}
+
+export function checkedName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim().length === 0) throw new StoreInputError('a key name must be a non-empty string');
+  return name.trim();
+}
+
+/** A new account and its first key (SPEC 5.2), checked, with the key's secret: what every store saves. */
+export function newAccountWithKey(input: NewAccount): { account: Account; key: ApiKey; secret: string } {
+  const plan = checkedPlan(input.plan);
+  const account: Account = {
+    id: newId('acc'),
+    plan,
+    expires_at: planAndExpiry(plan, input.expires_at ?? null, null),
+    suspended: false,
+    email: input.email ?? null,
+    created_at: new Date().toISOString(),
+  };
+  const key: ApiKey = { id: newId('key'), account_id: account.id, name: 'default', websites: [], created_at: account.created_at, rolled_at: null };
+  return { account, key, secret: newSecret() };
 }

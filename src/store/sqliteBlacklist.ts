@@ -19,7 +19,7 @@
 import type Database from 'better-sqlite3';
 import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
 import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
-import { aggregateReports, type ReportTimes } from '../blacklist/aggregate.js';
+import { aggregateReports, listingOf, type ReportTimes } from '../blacklist/aggregate.js';
 import { blacklistTime } from '../blacklist/blacklistTime.js';
 import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
 import { NO_THREAT_FACTS } from '../records/ipRecord.js';
@@ -142,24 +142,9 @@ export class SqliteBlacklist implements BlacklistStore {
       this.refreshIfChangedElsewhere();
       const nowMs = now.getTime();
       const rows = this.sql.reportsOf.all(address.text, nowMs - this.policy.retentionMs);
-      const aggregate = aggregateReports(rows);
-      if (aggregate === null) return null;
-      const facts = this.sql.address.get(address.text);
-      const sources = new Set(rows.map((r) => r.source));
-      const recent = [...rows].sort((a, b) => b.created_at - a.created_at || b.id - a.id).slice(0, Math.max(0, reportLimit));
-      return {
-        ip: address.text,
-        threat_type: aggregate.threatType,
-        confidence: confidenceOf(aggregate.reportsAtAnchor, aggregate.reportersAtAnchor, aggregate.lastAt, nowMs),
-        first_seen: aggregate.oldestAt,
-        last_seen: aggregate.lastAt,
-        total_reports: aggregate.reports,
-        distinct_reporters: aggregate.reporters,
-        source: sources.size === 1 ? rows[0].source : 'multiple',
-        country_code: facts?.country_code ?? null,
-        isp: facts?.isp ?? null,
-        reports: recent.map((r) => ({ threat_type: r.threat_type, message: r.message, source: r.source, created_at: r.created_at })),
-      };
+      if (rows.length === 0) return null;
+      const place = this.sql.address.get(address.text);
+      return listingOf(address.text, rows, { country_code: place?.country_code ?? null, isp: place?.isp ?? null }, nowMs, reportLimit);
     });
   }
 

@@ -17,7 +17,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { apis, planCodes, type Api, type PlanCode } from '../plans/plans.js';
+import { apis, type Api, type PlanCode } from '../plans/plans.js';
 import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
@@ -38,7 +38,7 @@ import {
   type Store,
   type UsageCounts,
 } from './store.js';
-import { normalizeWebsites, StoreInputError } from './keyWebsites.js';
+import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
 
 export { normalizeWebsites, StoreInputError };
 
@@ -110,32 +110,6 @@ const toKey = (row: KeyRow): ApiKey => ({
 
 const copyKey = (key: ApiKey): ApiKey => ({ ...key, websites: [...key.websites] });
 const frozenKey = (key: ApiKey): ApiKey => Object.freeze({ ...key, websites: Object.freeze([...key.websites]) as string[] });
-
-function checkedPlan(plan: unknown): PlanCode {
-  if (!planCodes.includes(plan as PlanCode)) throw new StoreInputError(`unknown plan ${JSON.stringify(plan)}`);
-  return plan as PlanCode;
-}
-
-function checkedInstant(value: unknown): string | null {
-  if (value === null) return null;
-  const date = typeof value === 'string' ? new Date(value) : null;
-  if (date === null || Number.isNaN(date.getTime())) throw new StoreInputError('expires_at must be an ISO 8601 date or null');
-  return date.toISOString();
-}
-
-/** An account's plan and expiry as stored: a free plan never carries an expiry. */
-function planAndExpiry(plan: PlanCode, expiresAt: string | null | undefined, current: string | null): string | null {
-  if (plan === 'free') {
-    if (expiresAt !== undefined && expiresAt !== null) throw new StoreInputError('expires_at applies to paid plans only');
-    return null;
-  }
-  return expiresAt === undefined ? current : checkedInstant(expiresAt);
-}
-
-function checkedName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim().length === 0) throw new StoreInputError('a key name must be a non-empty string');
-  return name.trim();
-}
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -216,24 +190,7 @@ export class SqliteStore implements Store {
   // Accounts
 
   async createAccount(input: NewAccount): Promise<{ account: Account; key: KeyWithSecret }> {
-    const plan = checkedPlan(input.plan);
-    const account: Account = {
-      id: newId('acc'),
-      plan,
-      expires_at: planAndExpiry(plan, input.expires_at ?? null, null),
-      suspended: false,
-      email: input.email ?? null,
-      created_at: new Date().toISOString(),
-    };
-    const secret = newSecret();
-    const key: ApiKey = {
-      id: newId('key'),
-      account_id: account.id,
-      name: 'default',
-      websites: [],
-      created_at: account.created_at,
-      rolled_at: null,
-    };
+    const { account, key, secret } = newAccountWithKey(input);
     this.guard('create account', () =>
       this.db
         .transaction(() => {

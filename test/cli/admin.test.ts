@@ -16,6 +16,8 @@ import { writeIpTable } from '../../src/tables/format/ipTable.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
 import { TABLE_FILES } from '../../src/tables/tableFiles.js';
 import { DATABASE_FILE } from '../../src/store/sqliteStore.js';
+import { RedisStore } from '../../src/store/redisStore.js';
+import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { tinyIp4, tinyIp6, tinyMac } from '../tables/tinyTables.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -402,5 +404,30 @@ describe('a running server sees CLI changes at its next request', () => {
     expect(deleted.status).toBe(401);
     expect(deleted.body.error?.code).toBe('invalid_key');
     expect((await usage(second.key.secret)).status).toBe(200);
+  });
+});
+
+describe('admin commands on Redis (REDIS_URL)', () => {
+  const prefix = redisTestPrefix('cli');
+  const env = { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix };
+  afterAll(() => removeKeys(prefix));
+
+  it('create, roll and suspend in the shared store; no embedded file is written', async () => {
+    const dir = newDataDir();
+    const created = await ok(dir, ['account', 'create', '--plan', 'starter', '--expires', '2031-01-01'], env);
+    const store = await RedisStore.open(REDIS_TEST_URL, { prefix });
+    try {
+      expect(await store.getAccount(created.account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-01-01T00:00:00.000Z' });
+      expect((await store.authenticate(created.key.secret))?.key.id).toBe(created.key.id);
+      const rolled = await ok(dir, ['key', 'roll', created.key.id], env);
+      expect(await store.authenticate(created.key.secret)).toBeNull();
+      expect((await store.authenticate(rolled.key.secret))?.key.id).toBe(created.key.id);
+      await ok(dir, ['account', 'update', created.account.id, '--suspend'], env);
+      expect((await store.authenticate(rolled.key.secret))?.account.suspended).toBe(true);
+      expect((await ok(dir, ['key', 'list', created.account.id], env)).keys).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+    expect(fs.existsSync(dir)).toBe(false);
   });
 });

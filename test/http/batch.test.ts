@@ -167,3 +167,19 @@ describe('batch body errors', () => {
     expectError(r, 'invalid_body', 400);
   });
 });
+
+describe('IP batch rendered from templates', () => {
+  it('is byte for byte the object path (?pretty), for every kind of result, threats included', async () => {
+    const listed = '45.133.1.7';
+    expect((await h.call('/v1/blacklist/report', { key: pro, json: { ip: listed, threat_type: 'scanner' } })).status).toBe(201);
+    const entries = [listed, '8.8.8.8', '8.8.8.8', '::ffff:1.1.1.1', '2a00:1450:4001:80b::200e', '10.1.2.3', 'fe80::1', '3ffe::1', '192.0.0.9', 'bogus', 42, null, '2001:4860:4860::8888'];
+    const fast = await h.call('/v1/ip/batch', { key: pro, json: entries });
+    const objects = await h.call('/v1/ip/batch?pretty', { key: pro, json: entries, tick: 0 });
+    expect(fast.status).toBe(200);
+    expect(objects.text).toContain('\n  ');
+    expect(fast.text).toBe(JSON.stringify(fast.body));
+    expect(JSON.stringify(fast.body.results)).toBe(JSON.stringify(objects.body.results));
+    expect(fast.body.results[0].security).toMatchObject({ is_threat: true, threat_type: 'scanner' });
+    expect(Object.keys(fast.body)).toEqual(['success', 'count', 'results', 'meta']);
+  });
+});

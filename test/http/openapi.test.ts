@@ -31,6 +31,8 @@ import { startService, type RunningService } from '../../src/http/server.js';
 import { v1Router } from '../../src/http/v1Routes.js';
 import { adminRouter } from '../../src/http/adminRoutes.js';
 import { operationsRouter } from '../../src/http/operationsRoutes.js';
+import { legacyRouter } from '../../src/http/legacyRoutes.js';
+import { METHOD_NOT_ALLOWED_ROUTE } from '../../src/http/blacklistRoutes.js';
 import { quotaRule } from '../../src/http/metering.js';
 import type { Caller } from '../../src/http/caller.js';
 
@@ -45,6 +47,8 @@ const DOC_ID = 'openapi.json';
 const doc: Json = openApiDocument();
 const QUOTA_HEADERS = ['x-plan', 'x-ratelimit-limit', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset'];
 const REFUSAL_HEADERS = ['retry-after', 'allow'];
+/** The legacy endpoints that take an optional key, with a keyless daily allowance. */
+const LEGACY_KEYED = /^\/(lookup|api\/check|api\/export)(\.php)?$/;
 
 // ---------------------------------------------------------------------------------------------
 // JSON pointers, $refs, validators
@@ -396,6 +400,11 @@ describe('the OpenAPI document', () => {
           expect(op.security, `${method} ${template}`).toEqual([{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }, { ApiKeyQuery: [] }]);
           expect(params).toEqual(expect.arrayContaining(['key', 'pretty']));
           for (const code of ['missing_key', 'invalid_key', 'origin_not_allowed', 'account_suspended']) expect(codesOf(op), `${method} ${template}`).toContain(code);
+        } else if (LEGACY_KEYED.test(template)) {
+          expect(op.security, `${method} ${template}`).toEqual([{}, { ApiKeyHeader: [] }, { ApiKeyBearer: [] }, { ApiKeyQuery: [] }]);
+          expect(params).toEqual(expect.arrayContaining(['key', 'pretty']));
+          expect(codesOf(op)).toEqual(expect.arrayContaining(['invalid_key', 'origin_not_allowed', 'account_suspended', 'quota_exceeded']));
+          expect(codesOf(op)).not.toContain('missing_key');
         } else if (template.startsWith('/admin')) {
           expect(op.security).toEqual([{ AdminToken: [] }]);
           expect(codesOf(op)).toContain('admin_unauthorized');
@@ -419,7 +428,7 @@ describe('the OpenAPI document', () => {
           if (Number(status) < 400) continue;
           const schema = deref(response).content['application/json'].schema;
           if (schema.$ref !== '#/components/schemas/ErrorEnvelope') {
-            expect(`${method} ${template} ${status}`).toBe('get /health 503'); // the one refusal with its own body
+            expect(['get /health 503', 'get /api/mac/v1/health 503'], 'the health refusals have their own body').toContain(`${method} ${template} ${status}`);
             continue;
           }
           const codes = schema.properties.error.properties.code.enum as string[];
@@ -436,7 +445,14 @@ describe('the OpenAPI document', () => {
         const ok = deref(op.responses['200'] ?? op.responses['201']);
         const names = Object.keys(ok.headers ?? {}).map((h) => h.toLowerCase());
         if (metered) expect(names, `${method} ${template}`).toEqual(expect.arrayContaining(QUOTA_HEADERS));
-        else expect(names.filter((h) => QUOTA_HEADERS.includes(h)), `${method} ${template}`).toEqual([]);
+        else if (LEGACY_KEYED.test(template)) {
+          // without a key, the client address's daily allowance: on every answer, refusals too, never required
+          for (const response of Object.values(op.responses) as Json[]) {
+            const legacyHeaders = Object.entries(deref(response).headers) as [string, Json][];
+            expect(legacyHeaders.filter(([name]) => QUOTA_HEADERS.includes(name.toLowerCase())).map(([name]) => name), `${method} ${template}`).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']);
+            for (const [name, h] of legacyHeaders) if (QUOTA_HEADERS.includes(name.toLowerCase())) expect(deref(h).required, name).not.toBe(true);
+          }
+        } else expect(names.filter((h) => QUOTA_HEADERS.includes(h)), `${method} ${template}`).toEqual([]);
         expect(names).toContain('access-control-allow-origin');
         if (op.responses['429']) expect(Object.keys(deref(op.responses['429']).headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Quota-Reset']));
         if (op.responses['405']) expect(Object.keys(deref(op.responses['405']).headers)).toContain('Allow');
@@ -466,9 +482,10 @@ describe('the OpenAPI document', () => {
 
   it('documents exactly the routes registered in the Koa routers', () => {
     const routes = new Set<string>();
-    const routers = [v1Router(service.deps), adminRouter(service.deps, ADMIN_TOKEN), operationsRouter(service.deps)];
+    const routers = [v1Router(service.deps), adminRouter(service.deps, ADMIN_TOKEN), operationsRouter(service.deps), legacyRouter(service.deps)];
     for (const router of routers) {
-      for (const layer of router.stack as { path: string; methods: string[] }[]) {
+      for (const layer of router.stack as { path: string; methods: string[]; name?: string }[]) {
+        if (layer.name === METHOD_NOT_ALLOWED_ROUTE) continue;
         const template = layer.path.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
         for (const method of layer.methods) if (method !== 'HEAD') routes.add(`${method} ${template}`);
       }
@@ -738,6 +755,42 @@ describe('responses of the running service match the document', () => {
     expectError(await call('DELETE', '/admin/blacklist/{ip}', '/admin/blacklist/nope', { headers: admin }), 400, 'invalid_ip');
   });
 
+  it('legacy endpoints: MAC lookup and reverse search, MAC health, compact check, export; with and without a key', async () => {
+    for (const path of ['/lookup', '/lookup.php']) {
+      for (const mac of ['3C:22:FB:12:34:56', '02:42:ac:11:00:02', '001A2B']) {
+        const ex = await call('GET', path, `${path}?mac=${encodeURIComponent(mac)}`);
+        expect(ex.status, mac).toBe(200);
+        expectSchema('LegacyMacAnswer', ex.body);
+        capture(`legacyMac${ex.body.found ? '' : 'NotFound'}`, ex);
+      }
+      const vendor = await call('GET', path, `${path}?vendor=apple`, { key: free.secret });
+      expectSchema('LegacyVendorAnswer', vendor.body);
+      expect(vendor.body.count).toBeGreaterThan(0);
+      capture('legacyVendor', vendor);
+      expectError(await call('GET', path, `${path}?mac=zz`), 400, 'invalid_mac');
+      expectError(await call('GET', path, `${path}?vendor=a`), 400, 'invalid_query');
+      expectError(await call('GET', path, path), 400, 'invalid_input');
+      expectError(await call('GET', path, `${path}?mac=001A2B`, { key: 'not-a-key' }), 401, 'invalid_key');
+    }
+    const health = await call('GET', '/api/mac/v1/health', '/api/mac/v1/health');
+    expect(health.status).toBe(200);
+    capture('legacyMacHealth', health);
+    for (const path of ['/api/check', '/api/check.php']) {
+      const listed = await call('GET', path, `${path}?ip=45.95.1.1`);
+      expectSchema('LegacyCheckAnswer', listed.body);
+      capture('legacyCheck', listed);
+      await call('GET', path, `${path}?ip=2001:db8::1`, { key: business.secret });
+      expectError(await call('GET', path, `${path}?ip=nope`), 400, 'invalid_ip');
+    }
+    for (const path of ['/api/export', '/api/export.php']) {
+      const json = await call('GET', path, `${path}?format=json`);
+      expect(json.status).toBe(200);
+      await call('GET', path, `${path}?format=nftables&version=4`, { key: business.secret });
+      expect((await call('GET', path, `${path}?format=json`, { headers: { 'if-none-match': json.headers.get('etag')! } })).status).toBe(304);
+      expectError(await call('GET', path, `${path}?format=pdf`), 400, 'invalid_input');
+    }
+  });
+
   it('usage: free (daily_quota) and paid (monthly_quota), fields, an expired paid plan acts as free', async () => {
     const f = await call('GET', '/v1/usage', '/v1/usage', { key: free.secret });
     expectSchema('UsageFree', f.body);
@@ -864,7 +917,7 @@ describe('responses of the running service match the document', () => {
   });
 
   it('a known path with another method: 405 method_not_allowed with Allow', async () => {
-    for (const [method, p, allow] of [['POST', '/v1/ip/8.8.8.8', 'GET'], ['PUT', '/admin/accounts', 'POST'], ['DELETE', '/v1/usage', 'GET']] as const) {
+    for (const [method, p, allow] of [['POST', '/v1/ip/8.8.8.8', 'GET'], ['PUT', '/admin/accounts', 'POST'], ['DELETE', '/v1/usage', 'GET'], ['GET', '/v1/blacklist/report', 'POST'], ['POST', '/v1/blacklist/export', 'GET']] as const) {
       const response = await fetch(`${service.url}${p}`, { method, headers: { 'X-API-Key': business.secret } });
       expect(response.status, `${method} ${p}`).toBe(405);
       expect(response.headers.get('allow') ?? '').toContain(allow);
@@ -878,7 +931,7 @@ describe('responses of the running service match the document', () => {
         const statuses = [...seenStatuses].filter((s) => s.startsWith(`${method.toUpperCase()} ${template} `)).map((s) => Number(s.split(' ').pop()));
         expect(statuses.some((s) => s < 300), `${method} ${template}: no success seen`).toBe(true);
         // The demo page refuses (404) only where the demo is not built.
-        if (!['/health', '/metrics', '/openapi.json', '/demo'].includes(template)) expect(statuses.some((s) => s >= 400), `${method} ${template}: no refusal seen`).toBe(true);
+        if (!['/health', '/api/mac/v1/health', '/metrics', '/openapi.json', '/demo'].includes(template)) expect(statuses.some((s) => s >= 400), `${method} ${template}: no refusal seen`).toBe(true);
       }
     }
   });
@@ -903,7 +956,7 @@ describe('record schemas are exact', () => {
         'adminAccount', 'adminAccountCreated', 'adminAccountWithKeys', 'adminKey', 'adminKeyDeleted', 'adminKeySecret', 'blacklist', 'blacklistBatch',
         'blacklistListedBasic', 'blacklistListedFull', 'blacklistReport', 'blacklistExport', 'adminBlacklistDeleted',
         'endpointList', 'health', 'ipBasic', 'ipBatch', 'ipFull', 'ipNotFound', 'ipReserved', 'macBasic', 'macBasicNotFound', 'macFull', 'macFullNotFound',
-        'macSearch', 'usageFree', 'usagePaid',
+        'macSearch', 'usageFree', 'usagePaid', 'legacyMac', 'legacyMacNotFound', 'legacyVendor', 'legacyMacHealth', 'legacyCheck',
       ].sort(),
     );
   });

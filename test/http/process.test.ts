@@ -4,26 +4,17 @@
  * a working key and a restart does not create another account; secrets never reach the logs (the
  * child runs with LOG_LEVEL=debug, which logs every request's URL); SIGTERM finishes in-flight work.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, expectError, KEY_PATTERN, projectRoot, request, TEST_PLANS, tempDir } from './harness.js';
+import { ADMIN_TOKEN, expectError, KEY_PATTERN, request, TEST_PLANS, tempDir } from './harness.js';
+import { killChildren, serve } from './serveProcess.js';
 
-interface Child {
-  process: ChildProcess;
-  url: string;
-  /** everything written so far */
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killChildren();
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -33,33 +24,6 @@ function setup(): { dataDir: string; plansFile: string } {
   const plansFile = path.join(dir, 'plans.json');
   fs.writeFileSync(plansFile, JSON.stringify(TEST_PLANS));
   return { dataDir: path.join(dir, 'data'), plansFile };
-}
-
-async function serve(dataDir: string, plansFile: string, extraEnv: Record<string, string> = {}): Promise<Child> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', NETLOOKUP_DATA_DIR: dataDir, NETLOOKUP_PLANS: plansFile, NETLOOKUP_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'debug', ...extraEnv };
-  delete env.NETLOOKUP_TABLES;
-  delete env.NETLOOKUP_TRUST_PROXY;
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" line within 60 s; output:\n${out}`)), 60_000);
-    const check = () => {
-      const match = /netlookup listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        // the first-start banner follows the listening line in the same write burst; give it a moment
-        setTimeout(() => resolve(match[1]), 100);
-      }
-    };
-    child.stdout!.on('data', check);
-    exited.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before listening:\n${out}`)));
-  });
-  return { process: child, url, output: () => out, exited };
 }
 
 const admin = (url: string, method: string, p: string, json?: unknown) =>

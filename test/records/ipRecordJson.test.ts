@@ -35,10 +35,12 @@ describe('JsonTemplate', () => {
     expect(() => JsonTemplate.compile({ a: 1, b: 2 }, ['b', 'a'])).toThrow(/key order/);
   });
 
-  it('leaves the record it was made from unchanged', () => {
-    const record = { a: { b: 1 } };
-    JsonTemplate.compile(record, ['a.b']);
-    expect(record).toEqual({ a: { b: 1 } });
+  it('keeps nothing of the record it used up: later changes to it do not show', () => {
+    const record = { a: { b: 1 }, c: [2] };
+    const template = JsonTemplate.compile(record, ['a.b']);
+    record.c.push(3);
+    record.a.b = 5;
+    expect(template.render(['7'])).toBe('{"a":{"b":7},"c":[2]}');
   });
 });
 

@@ -1,0 +1,14 @@
+/**
+ * The store a configuration names: Redis when REDIS_URL is set (shared by every instance), else the
+ * embedded SQLite file under the data directory. The server and the admin commands open it here.
+ */
+import { blacklistSettings, type ServiceConfig } from '../http/config.js';
+import { RedisStore } from './redisStore.js';
+import { SqliteStore } from './sqliteStore.js';
+import type { Store } from './store.js';
+
+export async function openStore(config: ServiceConfig): Promise<Store> {
+  const blacklist = { retentionDays: blacklistSettings(config).retentionDays };
+  if (config.redisUrl) return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, blacklist });
+  return SqliteStore.open(config.dataDir, { blacklist });
+}

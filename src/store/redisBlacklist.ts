@@ -1,0 +1,295 @@
+/**
+ * The blacklist of the shared store (BlacklistStore on Redis), composed into RedisStore on the
+ * same connection. Key layout (under the store's prefix; `{ip:<address>}` is a hash tag, so one
+ * address's keys share a Cluster slot):
+ *   bl:{ip:<address>}:reports      hash report id → report JSON (reporter, type, message, source,
+ *                                  created_at, last_at, repeats); TTL: retention after its last report
+ *   bl:{ip:<address>}:facts        hash next_id, country_code, isp (captured when a report lists it)
+ *   bl:index                       sorted set by lex: `4:<8 hex>` / `6:<32 hex>` of every reported
+ *                                  address, so exports stream in address order, IPv4 first
+ *   bl:last                        sorted set: address → its last report (ms), for purgeExpired
+ *   bl:state                       hash seq, changed_at (the export ETag)
+ *   bl:{rep:<reporter>}:window:<ms> sorted set: report rate window (TTL window + 10 s)
+ *   bl:daily:<bucket>:<day>:<client> the keyless legacy endpoints' daily counter (TTL: end of day + 1 day)
+ *
+ * Each report is one script on its address's keys (merging exact under concurrency); the index, the
+ * last-report set and the version are written right after it. Reads aggregate an address's reports
+ * at read time (src/blacklist/aggregate.ts), so nothing is cached in this process and every
+ * instance sees every report at once. Report rate windows run on the request's clock.
+ */
+import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
+import { aggregateReports, listingOf, type Aggregate } from '../blacklist/aggregate.js';
+import { blacklistTime } from '../blacklist/blacklistTime.js';
+import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
+import type { ThreatType } from '../blacklist/threatTypes.js';
+import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
+import { NO_THREAT_FACTS } from '../records/ipRecord.js';
+import type {
+  BlacklistPolicy,
+  BlacklistStore,
+  BlacklistVersion,
+  DailyAllowance,
+  ExportFilter,
+  ExportRow,
+  Listing,
+  ReportInput,
+  ReportOutcome,
+  ThreatFacts,
+} from './blacklistStore.js';
+import { dayKey, nextDayReset } from './quotaPeriod.js';
+import type { StoreRedis } from './redisScripts.js';
+
+export interface RedisBlacklistOptions {
+  /** the retention window in days (default 90) */
+  retentionDays?: number;
+}
+
+export type RedisGuard = <T>(what: string, work: () => Promise<T>) => Promise<T>;
+
+interface StoredReportRecord {
+  reporter: string;
+  threat_type: ThreatType;
+  message: string | null;
+  source: string;
+  created_at: number;
+  last_at: number;
+  repeats: number;
+}
+
+interface ReportRow extends StoredReportRecord {
+  id: number;
+}
+
+const EXPORT_CHUNK = 1024;
+const IMPORT_BATCH = 500;
+const PURGE_CHUNK = 1000;
+
+/** The index member of an address: fixed-width hex sorts as the numbers do, `4:` before `6:`. */
+function indexMember(address: BlacklistAddress): string {
+  if (address.v4 >= 0) return `4:${address.v4.toString(16).padStart(8, '0')}`;
+  let hex = '6:';
+  for (const word of address.words) hex += word.toString(16).padStart(8, '0');
+  return hex;
+}
+
+function addressOfMember(member: string): BlacklistAddress {
+  if (member.startsWith('4:')) {
+    const v4 = parseInt(member.slice(2), 16);
+    return { text: formatIPv4(v4), v4, words: new Uint32Array(0) };
+  }
+  const words = new Uint32Array(4);
+  for (let i = 0; i < 4; i++) words[i] = parseInt(member.slice(2 + 8 * i, 10 + 8 * i), 16);
+  return { text: formatIPv6(words), v4: -1, words };
+}
+
+/** An HGETALL reply (flat id/JSON pairs) as report rows. */
+function rowsOf(flat: readonly string[], from = 0): ReportRow[] {
+  const rows: ReportRow[] = [];
+  for (let i = from; i + 1 < flat.length; i += 2) rows.push({ id: Number(flat[i]), ...(JSON.parse(flat[i + 1]) as StoredReportRecord) });
+  return rows;
+}
+
+export class RedisBlacklist implements BlacklistStore {
+  readonly policy: BlacklistPolicy;
+  private readonly base: string;
+
+  constructor(
+    private readonly redis: StoreRedis,
+    prefix: string,
+    private readonly guard: RedisGuard,
+    options: RedisBlacklistOptions = {},
+  ) {
+    const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    if (!(days > 0)) throw new RangeError('the blacklist retention must be a positive number of days');
+    this.policy = { retentionMs: days * DAY_MS };
+    this.base = `${prefix}bl:`;
+  }
+
+  private reportsKey = (ip: string) => `${this.base}{ip:${ip}}:reports`;
+  private factsKey = (ip: string) => `${this.base}{ip:${ip}}:facts`;
+  private indexKey = () => `${this.base}index`;
+  private lastKey = () => `${this.base}last`;
+  private stateKey = () => `${this.base}state`;
+
+  async report(input: ReportInput, now: Date): Promise<ReportOutcome> {
+    return this.guard('save report', async () => {
+      const { merged, rows } = await this.save(input, now.getTime());
+      return { merged, facts: this.factsOf(this.current(rows, now.getTime()), now.getTime()) };
+    });
+  }
+
+  async reportMany(inputs: readonly ReportInput[], now: Date): Promise<ReportOutcome[]> {
+    const outcomes: ReportOutcome[] = [];
+    for (let start = 0; start < inputs.length; start += IMPORT_BATCH) {
+      const batch = inputs.slice(start, start + IMPORT_BATCH);
+      await this.guard('save reports', async () => {
+        // Issued together, executed in order on the one connection: merges within the batch hold.
+        const saved = await Promise.all(batch.map((input) => this.save(input, now.getTime())));
+        const facts = new Map<string, ThreatFacts>();
+        for (const input of batch) {
+          if (!facts.has(input.ip)) facts.set(input.ip, await this.facts(input.ip, now.getTime()));
+        }
+        batch.forEach((input, i) => outcomes.push({ merged: saved[i].merged, facts: facts.get(input.ip)! }));
+      });
+    }
+    return outcomes;
+  }
+
+  async threatFacts(address: BlacklistAddress, now: Date): Promise<ThreatFacts> {
+    return this.guard('read threat facts', () => this.facts(address.text, now.getTime()));
+  }
+
+  async listing(address: BlacklistAddress, now: Date, reportLimit: number): Promise<Listing | null> {
+    return this.guard('read listing', async () => {
+      const nowMs = now.getTime();
+      const [flat, facts] = await Promise.all([this.redis.hgetall(this.reportsKey(address.text)), this.redis.hgetall(this.factsKey(address.text))]);
+      const rows = this.current(rowsOf(Object.entries(flat).flat()), nowMs);
+      return listingOf(address.text, rows, { country_code: facts.country_code ?? null, isp: facts.isp ?? null }, nowMs, reportLimit);
+    });
+  }
+
+  async *exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]> {
+    const nowMs = now.getTime();
+    const since = Math.max(nowMs - this.policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
+    // A cursor over the lex index: each chunk is read by range from the last member seen.
+    let from = filter.version === 6 ? '[6:' : '[4:';
+    const to = filter.version === 4 ? '(5' : '(7';
+    for (;;) {
+      const members = await this.guard('export', () => this.redis.zrangebylex(this.indexKey(), from, to, 'LIMIT', 0, EXPORT_CHUNK));
+      if (members.length === 0) return;
+      from = `(${members[members.length - 1]}`;
+      const addresses = members.map(addressOfMember);
+      const replies = await this.guard('export', () => Promise.all(addresses.map((a) => this.redis.hgetall(this.reportsKey(a.text)))));
+      const rows: ExportRow[] = [];
+      addresses.forEach((address, i) => {
+        const aggregate = aggregateReports(this.current(rowsOf(Object.entries(replies[i]).flat()), nowMs));
+        if (aggregate === null || aggregate.lastAt < since) return;
+        const confidence = confidenceOf(aggregate.reportsAtAnchor, aggregate.reportersAtAnchor, aggregate.lastAt, nowMs);
+        if (confidence < filter.min_confidence) return;
+        rows.push({
+          ip: address.text,
+          version: address.v4 >= 0 ? 4 : 6,
+          threat_type: aggregate.threatType,
+          confidence,
+          total_reports: aggregate.reports,
+          // whole seconds, as the embedded store's index keeps them
+          first_seen: Math.floor(aggregate.oldestAt / 1000) * 1000,
+          last_seen: aggregate.lastAt,
+        });
+      });
+      if (rows.length > 0) yield rows;
+      if (members.length < EXPORT_CHUNK) return;
+    }
+  }
+
+  async version(): Promise<BlacklistVersion> {
+    return this.guard('read blacklist version', async () => {
+      const [seq, changedAt] = await this.redis.hmget(this.stateKey(), 'seq', 'changed_at');
+      return { seq: Number(seq ?? 0), changed_at: changedAt === null ? null : Number(changedAt) };
+    });
+  }
+
+  async deleteAddress(address: BlacklistAddress, now: Date): Promise<number> {
+    return this.guard('delete reports', async () => {
+      const deleted = await this.redis.netlookupDeleteAddress(this.reportsKey(address.text), this.factsKey(address.text));
+      await this.redis.zrem(this.indexKey(), indexMember(address));
+      await this.redis.zrem(this.lastKey(), address.text);
+      if (deleted > 0) await this.redis.netlookupBumpVersion(this.stateKey(), now.getTime());
+      return deleted;
+    });
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    const cutoff = now.getTime() - this.policy.retentionMs;
+    let purged = 0;
+    // Addresses whose last report left the window; reports of still-listed addresses that left it
+    // are dropped by their address's next report, and everything expires by TTL anyway.
+    for (;;) {
+      const ips = await this.guard('purge reports', () => this.redis.zrangebyscore(this.lastKey(), '-inf', `(${cutoff}`, 'LIMIT', 0, PURGE_CHUNK));
+      if (ips.length === 0) return purged;
+      for (const ip of ips) {
+        const address = parseBlacklistAddress(ip);
+        purged += await this.guard('purge reports', async () => {
+          const n = await this.redis.netlookupDeleteAddress(this.reportsKey(ip), this.factsKey(ip));
+          if (address) await this.redis.zrem(this.indexKey(), indexMember(address));
+          await this.redis.zrem(this.lastKey(), ip);
+          return n;
+        });
+      }
+    }
+  }
+
+  async admitReport(reporter: string, limit: number, windowMs: number, now: Date): Promise<boolean> {
+    const nowMs = now.getTime();
+    const admitted = await this.guard('admit report', () =>
+      this.redis.netlookupSlide(`${this.base}{rep:${reporter}}:window:${windowMs}`, nowMs, windowMs, limit, `${nowMs}:${Math.random().toString(36).slice(2)}`),
+    );
+    return admitted === 1;
+  }
+
+  async countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance> {
+    const resetsAt = nextDayReset(now);
+    const ttl = resetsAt.getTime() - now.getTime() + DAY_MS;
+    const [allowed, used] = await this.guard('count daily', () =>
+      this.redis.netlookupCountDaily(`${this.base}daily:${bucket}:${dayKey(now)}:${client}`, limit, ttl),
+    );
+    return { allowed: allowed === 1, used, limit, resets_at: resetsAt };
+  }
+
+  // Internals
+
+  /** One report's script, then the export index, the last-report set and the version. */
+  private async save(input: ReportInput, nowMs: number): Promise<{ merged: boolean; rows: ReportRow[] }> {
+    const address = parseBlacklistAddress(input.ip);
+    if (address === null) throw new RangeError(`not an address: ${input.ip}`);
+    const at = input.at.getTime();
+    const record: StoredReportRecord = {
+      reporter: input.reporter,
+      threat_type: input.threat_type,
+      message: input.message,
+      source: input.source,
+      created_at: at,
+      last_at: at,
+      repeats: 0,
+    };
+    const cutoff = nowMs - this.policy.retentionMs;
+    const [merged, ...flat] = await this.redis.netlookupReport(
+      this.reportsKey(input.ip),
+      this.factsKey(input.ip),
+      JSON.stringify(record),
+      MERGE_WINDOW_MS,
+      cutoff,
+      input.country_code ?? '',
+      input.isp ?? '',
+    );
+    const rows = rowsOf(flat);
+    const lastAt = Math.max(...rows.map((r) => r.last_at));
+    await this.redis.zadd(this.indexKey(), 0, indexMember(address));
+    await this.redis.zadd(this.lastKey(), 'GT', lastAt, input.ip);
+    await this.redis.netlookupBumpVersion(this.stateKey(), nowMs);
+    return { merged: merged === 1, rows };
+  }
+
+  private async facts(ip: string, nowMs: number): Promise<ThreatFacts> {
+    const flat = await this.redis.hgetall(this.reportsKey(ip));
+    return this.factsOf(this.current(rowsOf(Object.entries(flat).flat()), nowMs), nowMs);
+  }
+
+  /** The reports still inside the retention window at `nowMs`. */
+  private current(rows: ReportRow[], nowMs: number): ReportRow[] {
+    const cutoff = nowMs - this.policy.retentionMs;
+    return rows.filter((r) => r.last_at >= cutoff);
+  }
+
+  private factsOf(rows: ReportRow[], nowMs: number): ThreatFacts {
+    const aggregate: Aggregate | null = aggregateReports(rows);
+    if (aggregate === null) return NO_THREAT_FACTS;
+    return {
+      is_threat: true,
+      threat_type: aggregate.threatType,
+      threat_confidence: confidenceOf(aggregate.reportsAtAnchor, aggregate.reportersAtAnchor, aggregate.lastAt, nowMs),
+      threat_reports: aggregate.reports,
+      threat_last_seen: blacklistTime(aggregate.lastAt),
+    };
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * The shared store's connection and server-side scripts (src/store/redisStore.ts,
+ * redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
+ * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { StoreUnavailableError } from './store.js';
+
+/** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
+export const RATE_KEY_SLACK_MS = 10_000;
+
+/**
+ * The sliding window as a Lua function (the embedded SlidingRateWindow's rule): admitted when fewer
+ * than `limit` instants lie in (now - window, now]; an admitted request records its instant, a
+ * refused one takes no place. `now` is the request's clock, or the Redis server's when given as ''.
+ */
+const SLIDING_WINDOW_LUA = `
+local function clock(given)
+  if given ~= '' then return tonumber(given) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function slide(key, now, window, limit, member)
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local at = now
+  if newest[2] ~= nil then
+    local last = tonumber(newest[2])
+    if now < last - window then
+      -- a clock stepped back by more than the window: the recorded instants say nothing any more
+      redis.call('DEL', key)
+    elseif last > now then
+      -- instants stay ordered: a slightly earlier clock records as the newest instant (stricter)
+      at = last
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if limit < 1 or redis.call('ZCARD', key) >= limit then return false end
+  redis.call('ZADD', key, at, member)
+  redis.call('ZREMRANGEBYRANK', key, 0, -(limit + 1))
+  redis.call('PEXPIRE', key, window + ${RATE_KEY_SLACK_MS})
+  return true
+end
+`;
+
+/**
+ * The per-request decision. KEYS: rate window, day counters, month counters.
+ * ARGV: now ('' = server clock), window ms, rate limit, window member, api, cost, consume (1/0),
+ * quota period (day/month), pooled (1/0), quota limit, day TTL ms, month TTL ms, day/month key names
+ * Answers {outcome, used}: 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
+ */
+const ADMIT_SCRIPT = `${SLIDING_WINDOW_LUA}
+local api = ARGV[5]
+local cost = tonumber(ARGV[6])
+local period = ARGV[8]
+local pooled = ARGV[9] == '1'
+local quota = tonumber(ARGV[10])
+
+local function used()
+  local key = KEYS[3]
+  if period == 'day' then key = KEYS[2] end
+  if pooled then
+    local v = redis.call('HMGET', key, 'ip', 'blacklist', 'mac')
+    return (tonumber(v[1]) or 0) + (tonumber(v[2]) or 0) + (tonumber(v[3]) or 0)
+  end
+  return tonumber(redis.call('HGET', key, api)) or 0
+end
+
+local function reject(code)
+  redis.call('HINCRBY', KEYS[2], 'rejected', 1)
+  redis.call('PEXPIRE', KEYS[2], ARGV[11])
+  return {code, used()}
+end
+
+if not slide(KEYS[1], clock(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]) then return reject(1) end
+if ARGV[7] ~= '1' then return reject(3) end
+if used() + cost > quota then return reject(2) end
+redis.call('HINCRBY', KEYS[2], api, cost)
+redis.call('PEXPIRE', KEYS[2], ARGV[11])
+redis.call('HINCRBY', KEYS[3], api, cost)
+redis.call('PEXPIRE', KEYS[3], ARGV[12])
+return {0, used()}
+`;
+
+/** A sliding window alone (reports per reporter). KEYS: window. ARGV: now, window ms, limit, member. Answers 1 or 0. */
+const SLIDE_SCRIPT = `${SLIDING_WINDOW_LUA}
+if slide(KEYS[1], clock(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]) then return 1 end
+return 0
+`;
+
+/**
+ * Adds usage counts written back after an outage, and any day/month counters. KEYS: counter hashes;
+ * ARGV: per key, field count, ttl ms, then field/n pairs.
+ */
+const ADD_COUNTS_SCRIPT = `
+local a = 1
+for i = 1, #KEYS do
+  local fields = tonumber(ARGV[a])
+  local ttl = ARGV[a + 1]
+  a = a + 2
+  for f = 1, fields do
+    redis.call('HINCRBY', KEYS[i], ARGV[a], ARGV[a + 1])
+    a = a + 2
+  end
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return 1
+`;
+
+/** Sets KEYS[1] to ARGV[2] only while it still holds ARGV[1]; ARGV[2] '' deletes it (and LREMs ARGV[3] from KEYS[2]). */
+const CAS_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+  redis.call('LREM', KEYS[2], 0, ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[2])
+end
+return 1
+`;
+
+/** Adds a key record when the account exists and has fewer than ARGV[1] keys: 1, or -1 (no account), -2 (limit). */
+const ADD_KEY_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[1]) then return -2 end
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('RPUSH', KEYS[2], ARGV[2])
+return 1
+`;
+
+/**
+ * Saves one blacklist report of an address. KEYS: the address's reports hash, its facts hash.
+ * ARGV: the report as JSON, merge window ms, retention cutoff ms, country, isp ('' = null).
+ * A repeat by the same reporter within the merge window of one of its reports merges into the
+ * closest one (then the lowest id); reports older than the cutoff are dropped on the way. The
+ * country and provider are captured when this report lists the address. The keys expire when the
+ * last report leaves the retention window. Answers {merged, reports...}
+ * as id/JSON pairs.
+ */
+const REPORT_SCRIPT = `
+local new = cjson.decode(ARGV[1])
+local window = tonumber(ARGV[2])
+local cutoff = tonumber(ARGV[3])
+local at = new.created_at
+local all = redis.call('HGETALL', KEYS[1])
+local best, bestId, bestDistance = nil, nil, nil
+local listed = false
+local lastAt = new.last_at
+for i = 1, #all, 2 do
+  local id = tonumber(all[i])
+  local r = cjson.decode(all[i + 1])
+  if r.last_at < cutoff then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    listed = true
+    if r.last_at > lastAt then lastAt = r.last_at end
+    if r.reporter == new.reporter and r.created_at >= at - window and r.created_at <= at + window then
+      local d = math.abs(r.created_at - at)
+      if best == nil or d < bestDistance or (d == bestDistance and id < bestId) then best, bestId, bestDistance = r, id, d end
+    end
+  end
+end
+if best ~= nil then
+  best.repeats = best.repeats + 1
+  if at < best.created_at then best.created_at = at end
+  if at > best.last_at then best.last_at = at end
+  if best.message == cjson.null then best.message = new.message end
+  redis.call('HSET', KEYS[1], bestId, cjson.encode(best))
+else
+  local id = redis.call('HINCRBY', KEYS[2], 'next_id', 1)
+  redis.call('HSET', KEYS[1], id, ARGV[1])
+end
+if not listed then
+  redis.call('HDEL', KEYS[2], 'country_code', 'isp')
+  if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'country_code', ARGV[4]) end
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'isp', ARGV[5]) end
+end
+local ttl = math.max(1, lastAt - cutoff)
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+local out = redis.call('HGETALL', KEYS[1])
+table.insert(out, 1, best ~= nil and 1 or 0)
+return out
+`;
+
+/** Deletes an address's reports and facts. KEYS: reports hash, facts hash. Answers how many reports were deleted. */
+const DELETE_ADDRESS_SCRIPT = `
+local n = redis.call('HLEN', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+return n
+`;
+
+/** One more change of the blacklist. KEYS: the state hash. ARGV: now ms. */
+const BUMP_VERSION_SCRIPT = `
+redis.call('HSET', KEYS[1], 'changed_at', ARGV[1])
+return redis.call('HINCRBY', KEYS[1], 'seq', 1)
+`;
+
+/** A daily allowance. KEYS: the counter. ARGV: limit, TTL ms. Answers {allowed, used}. */
+const COUNT_DAILY_SCRIPT = `
+local used = tonumber(redis.call('GET', KEYS[1])) or 0
+if used >= tonumber(ARGV[1]) then return {0, used} end
+used = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {1, used}
+`;
+
+interface StoreCommands {
+  netlookupAdmit(...args: (string | number)[]): Promise<[number, number]>;
+  netlookupSlide(...args: (string | number)[]): Promise<number>;
+  netlookupAddCounts(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
+  netlookupCas(...args: string[]): Promise<number>;
+  netlookupAddKey(...args: (string | number)[]): Promise<number>;
+  netlookupReport(...args: (string | number)[]): Promise<[number, ...string[]]>;
+  netlookupDeleteAddress(...args: string[]): Promise<number>;
+  netlookupBumpVersion(...args: (string | number)[]): Promise<number>;
+  netlookupCountDaily(...args: (string | number)[]): Promise<[number, number]>;
+}
+export type StoreRedis = Redis & StoreCommands;
+
+/** The store's scripts, sent once per connection and then run by their SHA. */
+function defineStoreCommands(redis: Redis): void {
+  redis.defineCommand('netlookupAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
+  redis.defineCommand('netlookupSlide', { numberOfKeys: 1, lua: SLIDE_SCRIPT });
+  // the number of keys varies: given as the first argument
+  redis.defineCommand('netlookupAddCounts', { lua: ADD_COUNTS_SCRIPT });
+  redis.defineCommand('netlookupCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
+  redis.defineCommand('netlookupAddKey', { numberOfKeys: 3, lua: ADD_KEY_SCRIPT });
+  redis.defineCommand('netlookupReport', { numberOfKeys: 2, lua: REPORT_SCRIPT });
+  redis.defineCommand('netlookupDeleteAddress', { numberOfKeys: 2, lua: DELETE_ADDRESS_SCRIPT });
+  redis.defineCommand('netlookupBumpVersion', { numberOfKeys: 1, lua: BUMP_VERSION_SCRIPT });
+  redis.defineCommand('netlookupCountDaily', { numberOfKeys: 1, lua: COUNT_DAILY_SCRIPT });
+}
+
+/** The connection options of the store: fail fast while Redis is away, reconnect on its own. */
+export function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
+  return {
+    lazyConnect: true,
+    // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
+    enableAutoPipelining: true,
+    // A command issued while Redis is away fails at once (the caller answers unavailable or falls
+    // back) rather than waiting in a queue; ioredis keeps reconnecting meanwhile.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 2000,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+    ...extra,
+  };
+}
+
+/** Connects a client for `url` with the store's scripts, once it is ready. */
+export async function connectRedis(url: string, options: RedisOptions = {}): Promise<StoreRedis> {
+  const redis = new Redis(url, storeConnectionOptions(options));
+  // Connection errors are retried by ioredis; without a listener each would be an unhandled 'error'.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (e) {
+    redis.disconnect();
+    throw unavailable(`cannot connect to Redis at ${redactedUrl(url)}`, e);
+  }
+  defineStoreCommands(redis);
+  return redis as StoreRedis;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an invalid REDIS_URL';
+  }
+}
+
+/** A MULTI's replies, failing when any command in it failed. */
+export function execResult(results: [Error | null, unknown][] | null): unknown[] {
+  if (results === null) throw new Error('transaction aborted');
+  for (const [error] of results) if (error) throw error;
+  return results.map(([, value]) => value);
+}
+
+export function unavailable(message: string, cause: unknown): StoreUnavailableError {
+  const error = new StoreUnavailableError(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  error.cause = cause;
+  return error;
+}

@@ -1,0 +1,397 @@
+/**
+ * The shared store (ARCHITECTURE "Stores"): Redis through ioredis, selected by `REDIS_URL`, shared
+ * by any number of instances and cluster workers. Nothing is cached in this process: every key
+ * lookup reads Redis, so a roll, deletion or suspension made through any instance holds on the
+ * next request everywhere.
+ *
+ * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
+ * every key one script touches lives in one slot):
+ *   {acct:<id>}:account           JSON of the account
+ *   {acct:<id>}:keys              list of the account's key ids, in creation order
+ *   {acct:<id>}:key:<keyId>       JSON of the key, with its SHA-256 hash (never the secret)
+ *   {acct:<id>}:rate              sorted set: instants admitted by the rate window (TTL window + 10 s)
+ *   {acct:<id>}:day:<YYYY-MM-DD>  hash ip/blacklist/mac/rejected (TTL: end of the day + 2 days)
+ *   {acct:<id>}:month:<YYYY-MM>   hash ip/blacklist/mac (TTL: end of the month + 7 days)
+ *   accounts                      set of account ids (countAccounts)
+ *   keyacct:<keyId>               the account id of a key
+ *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
+ * The indexes (keyacct, secret) live outside the account's slot, so they are written before and
+ * removed after the account's records; authentication always checks the key record's own hash,
+ * so an index that outlives its key (a crash between two writes) admits nothing.
+ *
+ * Metering is one Lua script per request (`admit`, defined once with defineCommand): the sliding
+ * one-second window, the quota and the counters in one atomic step, so instances never let more
+ * than the limit through together. The window runs on the Redis server's clock (`TIME`) unless the
+ * store is opened with `rateClock: 'request'`, which takes the request's `now` instead (the
+ * conformance suite injects clocks). Quota periods (which day, which month) always follow the
+ * request's `now`, like the embedded store, and their TTLs are relative to it.
+ */
+import crypto from 'node:crypto';
+import type { RedisOptions } from 'ioredis';
+import { apis } from '../plans/plans.js';
+import { hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
+import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
+import { dayKey, monthKey, nextDayReset, nextMonthReset, nextReset } from './quotaPeriod.js';
+import {
+  KeyLimitError,
+  StoreUnavailableError,
+  type Account,
+  type AccountPatch,
+  type AdmitDecision,
+  type AdmitOutcome,
+  type AdmitRequest,
+  type ApiKey,
+  type KeyPatch,
+  type KeyWithSecret,
+  type NewAccount,
+  type Store,
+  type UsageCounts,
+} from './store.js';
+import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
+import { connectRedis, execResult, unavailable, type StoreRedis } from './redisScripts.js';
+
+const DAY_MS = 86_400_000;
+/** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */
+export const DAY_COUNTER_GRACE_MS = 2 * DAY_MS;
+export const MONTH_COUNTER_GRACE_MS = 7 * DAY_MS;
+const RATE_WINDOW_MS = 1000;
+/** Compare-and-set retries of a record changed concurrently by another instance. */
+const CAS_ATTEMPTS = 20;
+
+/** The key record as stored: the shown key plus its hash. */
+interface KeyRecord extends ApiKey {
+  hash: string;
+}
+
+const outcomes: AdmitOutcome[] = ['admitted', 'rate_limited', 'quota_exceeded', 'refused'];
+const counterNames = [...apis, 'rejected'] as const;
+
+export interface RedisStoreOptions {
+  /** prefix of every key (default `nl:`); tests give each run its own */
+  prefix?: string;
+  /** `redis` (default): the rate window runs on the Redis server's clock; `request`: on AdmitRequest.now */
+  rateClock?: 'redis' | 'request';
+  blacklist?: RedisBlacklistOptions;
+  redisOptions?: RedisOptions;
+}
+
+const shownKey = ({ hash: _hash, ...key }: KeyRecord): ApiKey => ({ ...key, websites: [...key.websites] });
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  /** The blacklist (src/store/redisBlacklist.ts) on the same connection. */
+  readonly blacklist: RedisBlacklist;
+  private readonly prefix: string;
+  private readonly rateClock: 'redis' | 'request';
+  /** unique among instances: the members of the rate window's sorted sets */
+  private readonly instance = crypto.randomBytes(6).toString('hex');
+  private sequence = 0;
+  private closed = false;
+
+  private constructor(readonly redis: StoreRedis, options: RedisStoreOptions) {
+    this.prefix = options.prefix ?? 'nl:';
+    if (/[{}]/.test(this.prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
+    this.rateClock = options.rateClock ?? 'redis';
+    this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), options.blacklist ?? {});
+  }
+
+  /** Connects to `url` and opens the store on it. */
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const redis = await connectRedis(url, options.redisOptions);
+    try {
+      return new RedisStore(redis, options);
+    } catch (e) {
+      redis.disconnect();
+      throw e;
+    }
+  }
+
+  async healthy(): Promise<boolean> {
+    if (this.closed || this.redis.status !== 'ready') return false;
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  // Keys of the layout
+
+  private accountKey = (id: string) => `${this.prefix}{acct:${id}}:account`;
+  private keysKey = (id: string) => `${this.prefix}{acct:${id}}:keys`;
+  private keyRecordKey = (accountId: string, keyId: string) => `${this.prefix}{acct:${accountId}}:key:${keyId}`;
+  private rateKey = (id: string) => `${this.prefix}{acct:${id}}:rate`;
+  private dayKey = (id: string, day: string) => `${this.prefix}{acct:${id}}:day:${day}`;
+  private monthKey = (id: string, month: string) => `${this.prefix}{acct:${id}}:month:${month}`;
+  private keyAccountKey = (keyId: string) => `${this.prefix}keyacct:${keyId}`;
+  private secretKey = (hex: string) => `${this.prefix}secret:${hex}`;
+  private accountsKey = () => `${this.prefix}accounts`;
+
+  // Accounts
+
+  async createAccount(input: NewAccount): Promise<{ account: Account; key: KeyWithSecret }> {
+    const created = newAccountWithKey(input);
+    const { account, secret } = created;
+    const key: KeyRecord = { ...created.key, hash: hashSecretHex(secret) };
+    await this.guard('create account', async () => {
+      await this.redis.set(this.keyAccountKey(key.id), account.id);
+      await this.redis.set(this.secretKey(key.hash), `${account.id} ${key.id}`);
+      await this.redis
+        .multi()
+        .set(this.keyRecordKey(account.id, key.id), JSON.stringify(key))
+        .rpush(this.keysKey(account.id), key.id)
+        .set(this.accountKey(account.id), JSON.stringify(account))
+        .exec()
+        .then(execResult);
+      await this.redis.sadd(this.accountsKey(), account.id);
+    });
+    return { account: { ...account }, key: { ...shownKey(key), secret } };
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const json = await this.guard('read account', () => this.redis.get(this.accountKey(id)));
+    return json === null ? null : (JSON.parse(json) as Account);
+  }
+
+  async updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
+    if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean') throw new StoreInputError('suspended must be true or false');
+    return this.guard('update account', () =>
+      this.compareAndSet(this.accountKey(id), (json) => {
+        const current = JSON.parse(json) as Account;
+        const plan = patch.plan === undefined ? current.plan : checkedPlan(patch.plan);
+        return {
+          ...current,
+          plan,
+          expires_at: planAndExpiry(plan, patch.expires_at, current.expires_at),
+          suspended: patch.suspended ?? current.suspended,
+          email: patch.email === undefined ? current.email : patch.email,
+        };
+      }),
+    );
+  }
+
+  async countAccounts(): Promise<number> {
+    return this.guard('count accounts', () => this.redis.scard(this.accountsKey()));
+  }
+
+  // Keys
+
+  async listKeys(accountId: string): Promise<ApiKey[]> {
+    return this.guard('list keys', async () => {
+      const ids = await this.redis.lrange(this.keysKey(accountId), 0, -1);
+      if (ids.length === 0) return [];
+      const records = await this.redis.mget(ids.map((id) => this.keyRecordKey(accountId, id)));
+      return records.filter((r): r is string => r !== null).map((r) => shownKey(JSON.parse(r) as KeyRecord));
+    });
+  }
+
+  async getKey(id: string): Promise<ApiKey | null> {
+    return this.guard('read key', async () => {
+      const found = await this.keyRecord(id);
+      return found && shownKey(found.record);
+    });
+  }
+
+  async createKey(accountId: string, input: { name: string; websites?: string[] }, maxKeys: number): Promise<KeyWithSecret> {
+    const name = checkedName(input.name);
+    const websites = normalizeWebsites(input.websites ?? []);
+    const secret = newSecret();
+    const key: KeyRecord = {
+      id: newId('key'),
+      account_id: accountId,
+      name,
+      websites,
+      created_at: new Date().toISOString(),
+      rolled_at: null,
+      hash: hashSecretHex(secret),
+    };
+    await this.guard('create key', async () => {
+      await this.redis.set(this.keyAccountKey(key.id), accountId);
+      await this.redis.set(this.secretKey(key.hash), `${accountId} ${key.id}`);
+      const added = await this.redis.netlookupAddKey(
+        this.accountKey(accountId),
+        this.keysKey(accountId),
+        this.keyRecordKey(accountId, key.id),
+        maxKeys,
+        key.id,
+        JSON.stringify(key),
+      );
+      if (added !== 1) {
+        await this.redis.del(this.keyAccountKey(key.id), this.secretKey(key.hash));
+        if (added === -1) throw new StoreInputError(`no account ${accountId}`);
+        throw new KeyLimitError(maxKeys);
+      }
+    });
+    return { ...shownKey(key), secret };
+  }
+
+  async updateKey(id: string, patch: KeyPatch): Promise<ApiKey | null> {
+    const name = patch.name === undefined ? undefined : checkedName(patch.name);
+    const websites = patch.websites === undefined ? undefined : normalizeWebsites(patch.websites);
+    return this.guard('update key', async () => {
+      const accountId = await this.redis.get(this.keyAccountKey(id));
+      if (accountId === null) return null;
+      const next = await this.compareAndSet(this.keyRecordKey(accountId, id), (json) => {
+        const current = JSON.parse(json) as KeyRecord;
+        return { ...current, name: name ?? current.name, websites: websites ?? current.websites };
+      });
+      return next && shownKey(next);
+    });
+  }
+
+  async rollKey(id: string): Promise<KeyWithSecret | null> {
+    const secret = newSecret();
+    const hash = hashSecretHex(secret);
+    return this.guard('roll key', async () => {
+      const accountId = await this.redis.get(this.keyAccountKey(id));
+      if (accountId === null) return null;
+      await this.redis.set(this.secretKey(hash), `${accountId} ${id}`);
+      let oldHash: string | null = null;
+      const next = await this.compareAndSet(this.keyRecordKey(accountId, id), (json) => {
+        const current = JSON.parse(json) as KeyRecord;
+        oldHash = current.hash;
+        return { ...current, hash, rolled_at: new Date().toISOString() };
+      });
+      if (next === null) {
+        await this.redis.del(this.secretKey(hash));
+        return null;
+      }
+      // The record holds the new hash already, so the old secret fails from here on; the index goes for space.
+      if (oldHash !== null) await this.redis.del(this.secretKey(oldHash));
+      return { ...shownKey(next), secret };
+    });
+  }
+
+  async deleteKey(id: string): Promise<boolean> {
+    return this.guard('delete key', async () => {
+      const accountId = await this.redis.get(this.keyAccountKey(id));
+      if (accountId === null) return false;
+      const recordKey = this.keyRecordKey(accountId, id);
+      for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+        const json = await this.redis.get(recordKey);
+        if (json === null) break;
+        const deleted = await this.redis.netlookupCas(recordKey, this.keysKey(accountId), json, '', id);
+        if (deleted === 1) {
+          const { hash } = JSON.parse(json) as KeyRecord;
+          await this.redis.del(this.secretKey(hash), this.keyAccountKey(id));
+          return true;
+        }
+      }
+      await this.redis.del(this.keyAccountKey(id));
+      return false;
+    });
+  }
+
+  async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
+    if (!isWellFormedSecret(secret)) return null;
+    const hex = hashSecretHex(secret);
+    return this.guard('authenticate', async () => {
+      const ids = await this.redis.get(this.secretKey(hex));
+      if (ids === null) return null;
+      const [accountId, keyId] = ids.split(' ');
+      const [accountJson, keyJson] = await this.redis.mget(this.accountKey(accountId), this.keyRecordKey(accountId, keyId));
+      if (accountJson === null || keyJson === null) return null;
+      const record = JSON.parse(keyJson) as KeyRecord;
+      // The record is the authority: an index left behind by a roll or deletion matches no record.
+      if (!sameHashHex(record.hash, hex)) return null;
+      return { key: shownKey(record), account: JSON.parse(accountJson) as Account };
+    });
+  }
+
+  // Metering
+
+  async admit(request: AdmitRequest): Promise<AdmitDecision> {
+    const { account_id: accountId, api, cost, quota: rule, now } = request;
+    if (!apis.includes(api)) throw new RangeError(`unknown api ${String(api)}`);
+    if (!Number.isInteger(cost) || cost < 0) throw new RangeError('cost must be a non-negative integer');
+    const day = dayKey(now);
+    const month = monthKey(now);
+    const nowMs = now.getTime();
+    const rateLimit = Number.isFinite(request.rate_limit_per_second) ? Math.floor(request.rate_limit_per_second) : Number.MAX_SAFE_INTEGER;
+    const [code, used] = await this.guard('admit', () =>
+      this.redis.netlookupAdmit(
+        this.rateKey(accountId),
+        this.dayKey(accountId, day),
+        this.monthKey(accountId, month),
+        this.rateClock === 'redis' ? '' : nowMs,
+        RATE_WINDOW_MS,
+        rateLimit,
+        `${nowMs}:${this.instance}:${this.sequence++}`,
+        api,
+        cost,
+        request.consume ? '1' : '0',
+        rule.period,
+        rule.pooled ? '1' : '0',
+        rule.limit,
+        this.dayTtl(now),
+        this.monthTtl(now),
+      ),
+    );
+    return {
+      outcome: outcomes[code],
+      quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: nextReset(rule.period, now) },
+    };
+  }
+
+  async countRejected(accountId: string, now: Date): Promise<void> {
+    await this.guard('count rejected', () =>
+      this.redis.netlookupAddCounts(1, this.dayKey(accountId, dayKey(now)), 1, this.dayTtl(now), 'rejected', 1),
+    );
+  }
+
+  async usage(accountId: string, now: Date): Promise<UsageCounts> {
+    const [today, month] = await this.guard('read usage', () =>
+      Promise.all([this.redis.hgetall(this.dayKey(accountId, dayKey(now))), this.redis.hgetall(this.monthKey(accountId, monthKey(now)))]),
+    );
+    const counts = Object.fromEntries(counterNames.map((name) => [name, Number(today[name] ?? 0)])) as UsageCounts['today'];
+    const monthUsed = apis.reduce((sum, api) => sum + Number(month[api] ?? 0), 0);
+    return { today: counts, month_used: monthUsed };
+  }
+
+  // Internals
+
+  /** TTLs relative to `now`, so a test's injected clock never sets an expiry in the past. */
+  private dayTtl(now: Date): number {
+    return nextDayReset(now).getTime() - now.getTime() + DAY_COUNTER_GRACE_MS;
+  }
+
+  private monthTtl(now: Date): number {
+    return nextMonthReset(now).getTime() - now.getTime() + MONTH_COUNTER_GRACE_MS;
+  }
+
+  private async keyRecord(id: string): Promise<{ accountId: string; record: KeyRecord } | null> {
+    const accountId = await this.redis.get(this.keyAccountKey(id));
+    if (accountId === null) return null;
+    const json = await this.redis.get(this.keyRecordKey(accountId, id));
+    return json === null ? null : { accountId, record: JSON.parse(json) as KeyRecord };
+  }
+
+  /** Read, change, write back only if unchanged meanwhile (another instance may write the same record). */
+  private async compareAndSet<T>(key: string, change: (json: string) => T): Promise<T | null> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const json = await this.redis.get(key);
+      if (json === null) return null;
+      const next = change(json);
+      if ((await this.redis.netlookupCas(key, key, json, JSON.stringify(next), '')) === 1) return next;
+    }
+    throw new StoreUnavailableError(`redis store: ${key} kept changing during ${CAS_ATTEMPTS} attempts`);
+  }
+
+  /** Runs Redis work; a failure of Redis becomes StoreUnavailableError. */
+  async guard<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError(`redis store: ${what}: the store is closed`);
+    try {
+      return await work();
+    } catch (e) {
+      if (e instanceof KeyLimitError || e instanceof StoreInputError || e instanceof StoreUnavailableError || e instanceof RangeError) throw e;
+      throw unavailable(`redis store: ${what} failed`, e);
+    }
+  }
+}
+

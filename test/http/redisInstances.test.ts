@@ -1,0 +1,136 @@
+/**
+ * Shared deployments (issue 5): two `netlookup serve` processes on one Redis (a key prefix of its
+ * own on the shared server). Concurrent requests through both never pass more than the quota or the
+ * per-second limit together, and a key rolled through one is refused by the other on the next request.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redisStore.js';
+import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
+import { ADMIN_TOKEN, expectError, request, TEST_PLANS, tempDir } from './harness.js';
+import { killChildren, serve, type Child } from './serveProcess.js';
+
+const PLANS = {
+  ...TEST_PLANS,
+  free: { ...TEST_PLANS.free, quota: { period: 'day', per_api: { ip: 100, blacklist: 100, mac: 100 } }, rate_limit_per_second: 1000 },
+  starter: { ...TEST_PLANS.starter, quota: { period: 'month', pooled: 1_000_000 }, rate_limit_per_second: 5 },
+};
+
+const prefix = redisTestPrefix('instances');
+const dir = tempDir('netlookup-instances-');
+let a: Child;
+let b: Child;
+
+const admin = (url: string, method: string, p: string, json?: unknown) =>
+  request(url, p, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(json === undefined ? {} : { json }) });
+
+async function newAccount(plan: 'free' | 'starter'): Promise<{ account: { id: string }; key: { id: string; secret: string } }> {
+  const reply = await admin(a.url, 'POST', '/admin/accounts', { plan });
+  expect(reply.status).toBe(201);
+  return reply.body;
+}
+
+beforeAll(async () => {
+  const plansFile = path.join(dir, 'plans.json');
+  fs.writeFileSync(plansFile, JSON.stringify(PLANS));
+  // An account exists before the instances start: neither creates a first-start account.
+  const store = await RedisStore.open(REDIS_TEST_URL, { prefix });
+  await store.createAccount({ plan: 'free' });
+  await store.close();
+  const env = { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
+  [a, b] = await Promise.all([serve(path.join(dir, 'a'), plansFile, env), serve(path.join(dir, 'b'), plansFile, env)]);
+});
+
+afterAll(async () => {
+  killChildren();
+  fs.rmSync(dir, { recursive: true, force: true });
+  await removeKeys(prefix);
+});
+
+describe('two instances on one Redis', () => {
+  it('serve from the Redis store and share one account table', async () => {
+    const health = await request(b.url, '/health');
+    expect(health.body.store).toEqual({ kind: 'redis', healthy: true });
+    const { key } = await newAccount('free');
+    expect((await request(b.url, '/v1/ip/8.8.8.8', { key: key.secret })).status).toBe(200);
+    // neither instance wrote an embedded store
+    expect(fs.existsSync(path.join(dir, 'a'))).toBe(false);
+  });
+
+  it('hundreds of concurrent requests against a quota of 100: exactly 100 succeed, the rest quota_exceeded', async () => {
+    const { key } = await newAccount('free');
+    const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => request(i % 2 ? a.url : b.url, '/v1/ip/8.8.8.8', { key: key.secret })));
+    const ok = replies.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(100);
+    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 'quota_exceeded');
+    const usage = await request(a.url, '/v1/usage', { key: key.secret });
+    expect(usage.body.today).toMatchObject({ ip: 100, rejected: 200 });
+  });
+
+  it('a limit of 5/s: never more than 5 admitted in any one-second window across both', async () => {
+    const { key } = await newAccount('starter');
+    const admitted: { sent: number; received: number }[] = [];
+    let refused = 0;
+    const until = Date.now() + 2500;
+    // Four clients, two per instance, each sending as fast as answers come.
+    await Promise.all(
+      [a, b, a, b].map(async (instance) => {
+        while (Date.now() < until) {
+          const sent = Date.now();
+          const reply = await request(instance.url, '/v1/ip/8.8.8.8', { key: key.secret });
+          const received = Date.now();
+          if (reply.status === 200) admitted.push({ sent, received });
+          else {
+            expectError(reply, 'rate_limited');
+            refused++;
+          }
+        }
+      }),
+    );
+    // Requests sent at or after one's start and answered within a second of it were all admitted
+    // inside one window shorter than a second: at most 5 of them.
+    for (const first of admitted) {
+      const within = admitted.filter((r) => r.sent >= first.sent && r.received < first.sent + 1000);
+      expect(within.length).toBeLessThanOrEqual(5);
+    }
+    expect(refused).toBeGreaterThan(0);
+    // and the limit is not stricter than 5/s: 2.5 s give at least 10
+    expect(admitted.length).toBeGreaterThanOrEqual(10);
+    expect(admitted.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a key rolled through one instance is refused by the other on the next request', async () => {
+    const { key } = await newAccount('free');
+    expect((await request(b.url, '/v1/ip/8.8.8.8', { key: key.secret })).status).toBe(200);
+    const rolled = await admin(a.url, 'POST', `/admin/keys/${key.id}/roll`);
+    expect(rolled.status).toBe(200);
+    expectError(await request(b.url, '/v1/ip/8.8.8.8', { key: key.secret }), 'invalid_key');
+    expect((await request(b.url, '/v1/ip/8.8.8.8', { key: rolled.body.key.secret })).status).toBe(200);
+    const suspended = await admin(b.url, 'PATCH', `/admin/accounts/${rolled.body.key.account_id}`, { suspended: true });
+    expect(suspended.status).toBe(200);
+    expectError(await request(a.url, '/v1/ip/8.8.8.8', { key: rolled.body.key.secret }), 'account_suspended');
+  });
+});
+
+describe('serve --workers', () => {
+  it('two cluster workers on Redis share the port and hold the quota together', async () => {
+    const plansFile = path.join(dir, 'plans.json');
+    const workers = await serve(path.join(dir, 'w'), plansFile, { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'debug' }, ['--workers', '2']);
+    expect(workers.output()).toContain('2 workers on the shared store (redis)');
+    const { key } = await newAccount('free');
+    const replies = await Promise.all(Array.from({ length: 250 }, () => request(workers.url, '/v1/ip/8.8.8.8', { key: key.secret })));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
+    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 'quota_exceeded');
+    // both workers answered: the request log lines name two workers
+    const answeredBy = new Set([...workers.output().matchAll(/"worker":(\d+)[^\n]*"url":"\/v1\/ip\/8\.8\.8\.8"/g)].map((m) => m[1]));
+    expect(answeredBy).toEqual(new Set(['1', '2']));
+    workers.process.kill('SIGTERM');
+    expect(await workers.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('more than one worker on the embedded store is refused with a clear message', async () => {
+    const plansFile = path.join(dir, 'plans.json');
+    await expect(serve(path.join(dir, 'embedded'), plansFile, {}, ['--workers', '2'])).rejects.toThrow(/exited \(2\)[\s\S]*--workers 2 needs the shared store: set REDIS_URL/);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Redis for tests: the shared server on 127.0.0.1:6379 (started by .ci/run when none runs) with a
+ * key prefix per test run, removed afterwards; or a private redis-server on a free port for tests
+ * that stop and restart it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import net from 'node:net';
+import { Redis } from 'ioredis';
+
+export const REDIS_TEST_URL = process.env.NETLOOKUP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A prefix no other run uses. */
+export function redisTestPrefix(what: string): string {
+  return `nltest:${what}:${crypto.randomBytes(4).toString('hex')}:`;
+}
+
+/** Deletes every key under `prefix`. */
+export async function removeKeys(prefix: string, url = REDIS_TEST_URL): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private redis-server (no persistence) that a test may stop and start again on the same port. */
+export class PrivateRedis {
+  private child: ChildProcess | null = null;
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort());
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
+    this.child = child;
+    for (let i = 0; i < 100; i++) {
+      if (await answers(this.port)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`redis-server on port ${this.port} did not start`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === null || child.exitCode !== null) return;
+    this.child = null;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+async function answers(port: number): Promise<boolean> {
+  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
