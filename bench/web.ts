@@ -2,8 +2,8 @@
  * Sizes and browser load times of the compact sets (issue 6): the compact manifest's byte sizes,
  * then the demo page loaded in real Chromium (test/web/chromium.ts) from the service at /demo/,
  * RUNS times per set in a fresh browser context each (cold HTTP cache), with ?sets=mac, ?sets=ip
- * and both. Per run, from the page: load (first table byte requested → engine ready: download,
- * gunzip by the browser's network stack, copy into WASM memory, checks), ready (navigation start →
+ * and both. Per run, from the page: load (table downloads started → engine ready: download of the
+ * .gz files, DecompressionStream into WASM memory, checks), ready (navigation start →
  * engine ready, what a visitor waits), and the Resource Timing of each file.
  *
  *   npm run bench:web          (node --import tsx bench/web.ts; needs npm run build first)
@@ -104,7 +104,7 @@ const rows = [
 ];
 const timing = (['mac', 'ip', 'ip,mac'] as const).map((sets) => `?sets=${sets}: ${results[sets].runs[0].files.map((f) => f.file).filter((f) => !f.endsWith('.ico')).map((f) => `${f} ${fileMedian(sets, f)}`).join(', ')}`);
 const md = [
-  `Chromium ${machine.chromium}, ${machine.cores} × ${machine.cpu}, load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} at start, ${machine.load_end.map((l) => l.toFixed(2)).join(' ')} at end; ${RUNS} cold loads per set (fresh context each), served by the service at /demo/ over loopback, tables with gzip Content-Encoding.`,
+  `Chromium ${machine.chromium}, ${machine.cores} × ${machine.cpu}, load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} at start, ${machine.load_end.map((l) => l.toFixed(2)).join(' ')} at end; ${RUNS} cold loads per set (fresh context each), served by the service at /demo/ over loopback; tables as .gz files decoded in the page (DecompressionStream).`,
   '',
   ...rows,
   '',

@@ -3,9 +3,9 @@
  * validates them (checksum in WASM, structure in the table readers) and points the engine at
  * their search sections. Platform-neutral: bytes in, no `node:` imports.
  */
-import { IpTable, INDEX_BITS, type Family } from '../tables/format/ipTable.js';
+import { IpTable, INDEX_BITS, type Family, type RangeKeys } from '../tables/format/ipTable.js';
 import { MacTable } from '../tables/format/macTable.js';
-import { CompactIpTable, COMPACT_INDEX_BITS } from '../tables/format/compactIpTable.js';
+import { CompactIpTable, COMPACT_INDEX_BITS, compactReserve } from '../tables/format/compactIpTable.js';
 import { checksumHex } from '../tables/format/checksum.js';
 import { TableFormatError } from '../tables/format/container.js';
 import type { TableChecks } from '../tables/format/tableChecks.js';
@@ -65,7 +65,7 @@ export function wasmTableChecks(exports: WasmExports): TableChecks {
  * A table file to place: its bytes, or its length and a function that fills the destination
  * (asynchronously where the host can read in the background while other tables are checked).
  */
-export type TableSource = Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void | Promise<void> };
+export type TableSource = Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void | Promise<void>; head?: Uint8Array };
 
 export interface TableSources {
   ip4?: TableSource;
@@ -84,31 +84,35 @@ export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
 const ALIGN = 16;
 
-/** What the WASM range search needs of a range table, full or compact. */
-export interface RangeTable {
-  bytes: Uint8Array;
-  family: Family;
-  rangeCount: number;
-  sectionOffset(id: string): number;
-}
+/** What the WASM range search needs of a range table, full or compact: its key views, in WASM memory. */
+export type RangeTable = RangeKeys;
 
 /** How placed bytes become validated tables: the full readers, or the compact sets'. */
 export interface TableReaders<I extends RangeTable> {
-  ip(bytes: Uint8Array, name: string, family: Family, checks: TableChecks): I;
+  /** `scratch`: the reserve() bytes after the table, for what the reader rebuilds */
+  ip(bytes: Uint8Array, name: string, family: Family, checks: TableChecks, scratch: Uint8Array): I;
   mac(bytes: Uint8Array, name: string, checks: TableChecks): MacTable;
   indexBits: Readonly<Record<Family, number>>;
+  /** memory to reserve after an IP table, from its first bytes (at least its header and directory) */
+  reserve(family: Family, head: Uint8Array | undefined, name: string): number;
 }
 
 export const fullReaders: TableReaders<IpTable> = {
   ip: (bytes, name, family, checks) => new IpTable(bytes, name, family, checks),
   mac: (bytes, name, checks) => new MacTable(bytes, name, checks),
   indexBits: INDEX_BITS,
+  reserve: () => 0,
 };
 
 export const compactReaders: TableReaders<CompactIpTable> = {
-  ip: (bytes, name, family, checks) => new CompactIpTable(bytes, name, family, checks),
+  ip: (bytes, name, family, checks, scratch) => new CompactIpTable(bytes, name, family, checks, scratch),
   mac: (bytes, name, checks) => new MacTable(bytes, name, checks, 'macc'),
   indexBits: { 4: COMPACT_INDEX_BITS, 6: COMPACT_INDEX_BITS },
+  reserve: (family, head, name) => {
+    if (family === 4) return 0;
+    if (!head) throw new TableFormatError(name, 'a compact IPv6 table needs its first bytes before placement (TableSource.head)');
+    return compactReserve(family, head, name);
+  },
 };
 
 export interface PlacedTables<I extends RangeTable = IpTable> {
@@ -149,9 +153,16 @@ export async function placeTables<I extends RangeTable = IpTable>(
   const batchFlags = cursor;
   cursor += BATCH_CAPACITY * 4;
   const offsets: Partial<Record<(typeof kinds)[number], number>> = {};
+  const scratch: Partial<Record<(typeof kinds)[number], [number, number]>> = {};
   for (const kind of kinds) {
+    const source = sources[kind]!;
     offsets[kind] = cursor;
-    cursor = alignUp(cursor + sources[kind]!.byteLength);
+    cursor = alignUp(cursor + source.byteLength);
+    if (kind === 'mac') continue;
+    const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
+    const reserved = readers.reserve(kind === 'ip4' ? 4 : 6, source instanceof Uint8Array ? source : source.head, name);
+    scratch[kind] = [cursor, reserved];
+    cursor = alignUp(cursor + reserved);
   }
   const have = exports.memory.buffer.byteLength;
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
@@ -175,7 +186,7 @@ export async function placeTables<I extends RangeTable = IpTable>(
       const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
       const destination = destinations.get(kind)!;
       if (kind === 'mac') placed.mac = readers.mac(destination, name, checks);
-      else placed[kind] = readers.ip(destination, name, kind === 'ip4' ? 4 : 6, checks);
+      else placed[kind] = readers.ip(destination, name, kind === 'ip4' ? 4 : 6, checks, memory.subarray(scratch[kind]![0], scratch[kind]![0] + scratch[kind]![1]));
     }
   } finally {
     await Promise.allSettled(reads.values());
@@ -186,14 +197,9 @@ export async function placeTables<I extends RangeTable = IpTable>(
 
 function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<Family, number>>): void {
   const { exports, ip4, ip6, mac } = placed;
-  if (ip4) {
-    const base = ip4.bytes.byteOffset;
-    exports.v4Configure(base + ip4.sectionOffset('INDX'), base + ip4.sectionOffset('KEYS'), indexBits[4]);
-  }
-  if (ip6) {
-    const base = ip6.bytes.byteOffset;
-    exports.v6Configure(base + ip6.sectionOffset('INDX'), base + ip6.sectionOffset('KEYH'), base + ip6.sectionOffset('KEYL'), ip6.rangeCount, indexBits[6]);
-  }
+  // The key views lie in WASM memory: their byte offsets are the engine's addresses.
+  if (ip4) exports.v4Configure(ip4.index.byteOffset, ip4.keys!.byteOffset, indexBits[4]);
+  if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, ip6.rangeCount, indexBits[6]);
   if (mac) {
     exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset('HASH'), mac.slotBits);
     // The hash is only trusted once every block is found again through it.

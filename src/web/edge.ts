@@ -2,7 +2,7 @@
  * An edge function: answers country and AS of the caller's address from the compact IP set, in
  * the shape edge runtimes run (`export default { fetch(request, env) }`, Web APIs only).
  *
- * The assets (netlookup.wasm and tables/ip4c.nlt, tables/ip6c.nlt, as the demo serves them) are
+ * The assets (netlookup.wasm and tables/ip4c.nlt.gz, tables/ip6c.nlt.gz, as the demo serves them) are
  * fetched once per isolate from `env.NETLOOKUP_ASSETS`, default: beside this module. The caller's
  * address is the runtime's: CF-Connecting-IP, else X-Real-IP, else the first X-Forwarded-For entry
  * (set by the platform's proxy, not by the client, on the runtimes this is meant for).
@@ -64,7 +64,7 @@ const engines = new Map<string, Promise<CompactEngine>>();
 function engineAt(base: string): Promise<CompactEngine> {
   let loading = engines.get(base);
   if (!loading) {
-    loading = loadCompactEngine({ wasm: new URL('netlookup.wasm', base), ip4: new URL('tables/ip4c.nlt', base), ip6: new URL('tables/ip6c.nlt', base) });
+    loading = loadCompactEngine({ wasm: new URL('netlookup.wasm', base), ip4: new URL('tables/ip4c.nlt.gz', base), ip6: new URL('tables/ip6c.nlt.gz', base) });
     loading.catch(() => engines.delete(base));
     engines.set(base, loading);
   }

@@ -2,12 +2,14 @@
  * Where browsers and edge runtimes get the engine's inputs: URLs (fetched), Responses, or bytes the
  * caller already holds. A table arrives as a stream and is copied chunk by chunk straight into WASM
  * memory: its length comes from its own header (the first chunk), so memory grows once and no
- * second copy of the file is made. Gzip is the transport's (Content-Encoding, decoded by the
- * runtime's network stack off the main thread); a URL ending in .gz that arrives without it is
- * decoded by DecompressionStream. Web APIs only: no `node:` imports.
+ * second copy of the file is made. A URL ending in .gz is decoded here by DecompressionStream
+ * (unless the transport already did, by Content-Encoding). Web APIs only: no `node:` imports.
  */
 import { FIXED_HEADER_BYTES, TABLE_MAGIC } from '../tables/format/container.js';
 import type { TableSource } from '../engine/wasmEngine.js';
+
+/** Far above any table's header (40 bytes + 16 per section): a bound on what is read before placement. */
+const MAX_HEADER_BYTES = 1 << 16;
 
 /** A URL (absolute, or relative to the page), a fetch Response (or its promise), or the bytes. */
 export type Source = string | URL | Response | Promise<Response> | ArrayBuffer | ArrayBufferView;
@@ -29,7 +31,7 @@ function bytesOf(source: ArrayBuffer | ArrayBufferView): Uint8Array {
 const isBytes = (source: Source): source is ArrayBuffer | ArrayBufferView => source instanceof ArrayBuffer || ArrayBuffer.isView(source);
 
 /** The body of a table response, gunzipped here only when the transport did not do it. */
-function tableStream(response: Response, name: string): ReadableStream<Uint8Array> {
+export function tableStream(response: Response, name: string): ReadableStream<Uint8Array> {
   if (!response.body) throw new Error(`${name}: the response has no body`);
   const gzipFile = new URL(response.url || name, 'http://relative/').pathname.endsWith('.gz');
   const decoded = /gzip/i.test(response.headers.get('content-encoding') ?? '');
@@ -42,23 +44,33 @@ export async function tableSource(source: Source, kind: string): Promise<TableSo
   const response = await responseOf(source, nameOf(source, `${kind} table`));
   const name = response.url || nameOf(source, `${kind} table`);
   const reader = tableStream(response, name).getReader();
+  // The header and section directory come first: placement sizes the table (and what its reader
+  // rebuilds beside it) from them.
   const head: Uint8Array[] = [];
   let headBytes = 0;
-  while (headBytes < FIXED_HEADER_BYTES) {
+  let headerLength = FIXED_HEADER_BYTES;
+  while (headBytes < headerLength) {
     const { done, value } = await reader.read();
-    if (done) throw new Error(`${name}: truncated: ${headBytes} bytes is shorter than a table header`);
+    if (done) throw new Error(`${name}: truncated: ${headBytes} bytes is shorter than its header`);
     head.push(value);
     headBytes += value.byteLength;
+    if (headBytes >= FIXED_HEADER_BYTES && headerLength === FIXED_HEADER_BYTES) {
+      const first = concat(head, headBytes);
+      head.splice(0, head.length, first);
+      const magic = String.fromCharCode(first[0], first[1], first[2], first[3]);
+      if (magic !== TABLE_MAGIC) throw new Error(`${name}: not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
+      headerLength = Math.max(FIXED_HEADER_BYTES, new DataView(first.buffer, first.byteOffset).getUint32(8, true));
+      if (headerLength > MAX_HEADER_BYTES) throw new Error(`${name}: a header of ${headerLength} bytes is not a table's`);
+    }
   }
   const first = concat(head, headBytes);
-  const magic = String.fromCharCode(first[0], first[1], first[2], first[3]);
-  if (magic !== TABLE_MAGIC) throw new Error(`${name}: not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
   const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
   if (view.getUint32(20, true) !== 0) throw new Error(`${name}: the header states a length beyond 4 GB`);
   const byteLength = view.getUint32(16, true);
   return {
     name,
     byteLength,
+    head: first,
     async fill(destination: Uint8Array) {
       // The table reader checks the result (length, checksum); here only overruns are refused.
       if (first.byteLength > byteLength) throw new Error(`${name}: longer than its header says (${byteLength} bytes)`);

@@ -1,9 +1,9 @@
 /**
  * The edge example (src/web/edge.ts) as built for edge runtimes (dist/browser/edge.js, ESM, no
  * `node:` imports), run under Node's own Request/Response: its default export fetches the WASM
- * module and the compact IP set from a running service's /demo/ (gzip Content-Encoding, as a CDN
- * serves them) and answers country and AS of the caller's address as the full engine does. The
- * browser bundle also loads tables given as bytes and as .gz files (DecompressionStream).
+ * module and the compact IP set (.gz files, decoded by DecompressionStream) from a running
+ * service's /demo/ and answers country and AS of the caller's address as the full engine does.
+ * The browser bundle also loads tables given as bytes and as .nlt URLs (gzip Content-Encoding).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,16 +77,21 @@ describe('the edge fetch handler', () => {
     expect(await ask({ 'cf-connecting-ip': '8.8.8.8' }, { method: 'POST', body: '{}' })).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } });
   });
 
-  it('the handler over an engine loaded from bytes, and tables fetched as .gz files', async () => {
+  it('the handler over an engine loaded from bytes, and tables fetched with gzip Content-Encoding', async () => {
     const read = (file: string) => fs.readFileSync(path.join(projectRoot, 'dist', 'demo', file));
     const fromBytes = await web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: read('tables/ip4c.nlt'), ip6: new Uint8Array(read('tables/ip6c.nlt')).buffer });
     const handler = edge.edgeHandler(async () => fromBytes);
     const reply = await handler.fetch(new Request('https://edge.example/', { headers: { 'cf-connecting-ip': '1.1.1.1' } }));
     expect(await reply.json()).toMatchObject({ ip: '1.1.1.1', asn: 13335, country_code: full.lookupIp('1.1.1.1').location?.country_code });
-    const fromGz = await web.loadCompactEngine({ wasm: `${env.NETLOOKUP_ASSETS}netlookup.wasm`, ip4: `${env.NETLOOKUP_ASSETS}tables/ip4c.nlt.gz`, mac: `${env.NETLOOKUP_ASSETS}tables/macc.nlt.gz` });
-    expect(fromGz.lookupIp('1.1.1.1')).toEqual(fromBytes.lookupIp('1.1.1.1'));
-    expect(fromGz.lookupMac('00:00:0c:12:34:56').vendor.company).toBe(full.lookupMac('00:00:0c:12:34:56').vendor!.company);
+    const fromUrls = await web.loadCompactEngine({ wasm: `${env.NETLOOKUP_ASSETS}netlookup.wasm`, ip4: `${env.NETLOOKUP_ASSETS}tables/ip4c.nlt`, mac: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` });
+    expect(fromUrls.lookupIp('1.1.1.1')).toEqual(fromBytes.lookupIp('1.1.1.1'));
+    expect(fromUrls.lookupMac('00:00:0c:12:34:56').vendor.company).toBe(full.lookupMac('00:00:0c:12:34:56').vendor!.company);
     await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/nothing.nlt` })).rejects.toThrow(/nothing\.nlt: HTTP 404/);
+    // The full tables in the same build: the server's answers exactly.
+    const tables = path.join(projectRoot, 'data', 'tables');
+    const fullWeb = await web.loadEngine({ wasm: read('netlookup.wasm'), ip4: fs.readFileSync(path.join(tables, 'ip4.nlt')), mac: fs.readFileSync(path.join(tables, 'mac.nlt')) });
+    for (const ip of ['8.8.8.8', '81.2.69.160', '10.0.0.1']) expect(fullWeb.lookupIp(ip)).toEqual(full.lookupIp(ip));
+    expect(fullWeb.lookupMac('00:00:0c:12:34:56')).toEqual(full.lookupMac('00:00:0c:12:34:56'));
     await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` })).rejects.toThrow(/wrong table kind: holds macc, expected ip4c/);
   });
 });

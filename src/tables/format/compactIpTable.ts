@@ -3,14 +3,14 @@
  * table (ipTable.ts) reduced to country and AS, with neighbouring ranges of equal answer merged.
  * Layout in src/tables/FORMAT.md ("Compact sets"). Searched in place by the same WASM range search.
  */
-import { readContainer, requireSections, sectionBytes, TableFormatError, u32Section, writeContainer, type TableHeader } from './container.js';
+import { DIRECTORY_ENTRY_BYTES, FIXED_HEADER_BYTES, readContainer, requireSections, sectionBytes, TableFormatError, u32Section, writeContainer, type SectionSpec, type TableHeader } from './container.js';
 import { NONE, rangeHeadLayout, rangeHeadSections, readRangeHead, u8, validateRangeKeys, type Family } from './ipTable.js';
 import { StringPool } from './stringPool.js';
 import { jsTableChecks, type TableChecks } from './tableChecks.js';
 import type { CountryFacts, TableMeta } from './tableMeta.js';
 
 /** A smaller bucket index than the full tables': the compact sets are loaded, not searched millions of times. */
-export const COMPACT_INDEX_BITS = 16;
+export const COMPACT_INDEX_BITS = 12;
 export const ANSWER_ROW_BYTES = 12;
 /** Answer row flag: a network (ASN) source covers the range. */
 export const HAS_NETWORK = 1;
@@ -36,22 +36,84 @@ export interface CompactRow {
   network: { asn: number | null; organization: string | null } | null;
 }
 
-const sectionLayout = (family: Family) => ({
-  ...rangeHeadLayout(family),
+/** KLOW element: range index u32, 4 zero bytes, low half u64 (IPv6 keys whose low half is not zero). */
+export const SPARSE_LOW_BYTES = 16;
+
+const sectionLayout = (family: Family) => ({ ...rangeHeadLayout(family, true), ...rowLayout });
+
+const rowLayout = {
   RANS: { elementBytes: 4 },
   AROW: { elementBytes: ANSWER_ROW_BYTES },
   STRO: { elementBytes: 4 },
   STRS: { elementBytes: 1 },
-});
+};
 
 export function writeCompactIpTable(parts: CompactIpTableParts): Uint8Array {
   return writeContainer(parts.family === 4 ? 'ip4c' : 'ip6c', parts.builtAt, parts.sourceDate, [
-    ...rangeHeadSections(parts, COMPACT_INDEX_BITS),
+    ...rangeHeadSections(parts, COMPACT_INDEX_BITS).map((section) => (section.id === 'KEYL' ? sparseLow(section.bytes) : section)),
     { id: 'RANS', count: parts.rangeAnswer.length, bytes: u8(parts.rangeAnswer) },
     { id: 'AROW', count: parts.answerRows.byteLength / ANSWER_ROW_BYTES, bytes: parts.answerRows },
     { id: 'STRO', count: parts.strings.offsets.length, bytes: u8(parts.strings.offsets) },
     { id: 'STRS', count: parts.strings.bytes.byteLength, bytes: parts.strings.bytes },
   ]);
+}
+
+/**
+ * IPv6 range starts nearly all end in 64 zero bits (447 of 417,958 do not, in the data of November 2026), so the compact set
+ * stores only the others (KLOW) and the loader rebuilds the dense low halves (KEYL of the full
+ * format) in memory it reserves after the file: 3.3 MB that are neither sent nor decompressed.
+ */
+function sparseLow(dense: Uint8Array): SectionSpec {
+  const lo = new BigUint64Array(dense.buffer, dense.byteOffset, dense.byteLength / 8);
+  const entries: number[] = [];
+  lo.forEach((value, i) => {
+    if (value !== 0n) entries.push(i);
+  });
+  const bytes = new Uint8Array(entries.length * SPARSE_LOW_BYTES);
+  const view = new DataView(bytes.buffer);
+  entries.forEach((i, k) => {
+    view.setUint32(k * SPARSE_LOW_BYTES, i, true);
+    view.setBigUint64(k * SPARSE_LOW_BYTES + 8, lo[i], true);
+  });
+  return { id: 'KLOW', count: entries.length, bytes };
+}
+
+/** Bytes the loader reserves after a compact table for what it rebuilds (ip6c: the dense low halves). */
+export function compactReserve(family: Family, head: Uint8Array, file: string): number {
+  if (family === 4) return 0;
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const fail = (problem: string): never => {
+    throw new TableFormatError(file, problem);
+  };
+  if (head.byteLength < FIXED_HEADER_BYTES) fail(`truncated: ${head.byteLength} bytes is shorter than a table header`);
+  const sections = view.getUint32(12, true);
+  if (head.byteLength < FIXED_HEADER_BYTES + sections * DIRECTORY_ENTRY_BYTES) fail('the section directory is not in the bytes read before placement');
+  for (let i = 0; i < sections; i++) {
+    const at = FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY_BYTES;
+    if (String.fromCharCode(head[at], head[at + 1], head[at + 2], head[at + 3]) === 'KEYH') return view.getUint32(at + 4, true) * 8;
+  }
+  return fail('section KEYH is missing');
+}
+
+/** Rebuilds the dense low halves into `scratch` from KLOW, refusing unordered, out-of-range or zero entries. */
+function denseLow(bytes: Uint8Array, header: TableHeader, file: string, scratch: Uint8Array | undefined): Uint32Array {
+  const highs = header.sections.get('KEYH')!.count;
+  const sparse = header.sections.get('KLOW')!;
+  const target = scratch ?? new Uint8Array(highs * 8);
+  if (target.byteLength < highs * 8 || target.byteOffset % 8 !== 0) throw new TableFormatError(file, 'the memory reserved for the low key halves is too small or misaligned');
+  target.fill(0, 0, highs * 8);
+  const low = new BigUint64Array(target.buffer, target.byteOffset, highs);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + sparse.offset, sparse.byteLength);
+  let previous = -1;
+  for (let k = 0; k < sparse.count; k++) {
+    const at = k * SPARSE_LOW_BYTES;
+    const i = view.getUint32(at, true);
+    const value = view.getBigUint64(at + 8, true);
+    if (i <= previous || i >= highs || value === 0n || view.getUint32(at + 4, true) !== 0) throw new TableFormatError(file, `KLOW entry ${k} is out of order, out of range or zero`);
+    low[i] = value;
+    previous = i;
+  }
+  return new Uint32Array(target.buffer, target.byteOffset, highs * 2);
 }
 
 /** A validated compact IP table: views over the bytes as they lie (in WASM memory in the engine). */
@@ -70,7 +132,8 @@ export class CompactIpTable {
   private readonly answers: DataView;
   private readonly rows: (CompactRow | undefined)[];
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checks: TableChecks = jsTableChecks) {
+  /** `scratch`: ip6c only, compactReserve() bytes for the dense low halves (in WASM memory in the engine; allocated here without). */
+  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checks: TableChecks = jsTableChecks, scratch?: Uint8Array) {
     const header = readContainer(bytes, file, family === 4 ? 'ip4c' : 'ip6c', checks.checksum);
     requireSections(header, file, sectionLayout(family));
     this.header = header;
@@ -78,7 +141,8 @@ export class CompactIpTable {
     const fail = (problem: string): never => {
       throw new TableFormatError(file, problem);
     };
-    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family));
+    const keysLo = family === 6 ? denseLow(bytes, header, file, scratch) : undefined;
+    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family, keysLo));
     this.rangeAnswer = u32Section(bytes, s('RANS'));
     this.answerCount = s('AROW').count;
     this.answers = new DataView(bytes.buffer, bytes.byteOffset + s('AROW').offset, s('AROW').byteLength);

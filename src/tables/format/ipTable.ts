@@ -148,12 +148,12 @@ export function rangeHeadSections(parts: Pick<IpTableParts, 'family' | 'meta' | 
   ];
 }
 
-/** The section layout of rangeHeadSections. */
-export const rangeHeadLayout = (family: Family) => ({
+/** The section layout of rangeHeadSections; `sparseLow`: IPv6 low halves as KLOW entries of 16 bytes (compact sets). */
+export const rangeHeadLayout = (family: Family, sparseLow = false) => ({
   META: { elementBytes: 0 },
   CTRY: { elementBytes: 0 },
   INDX: { elementBytes: 4 },
-  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, KEYL: { elementBytes: 8 } }),
+  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, ...(sparseLow ? { KLOW: { elementBytes: 16 } } : { KEYL: { elementBytes: 8 } }) }),
 });
 
 /** What rangeHeadSections hold, read back as views over the bytes. */
@@ -167,7 +167,8 @@ export interface RangeHead {
   keysLo: Uint32Array | null;
 }
 
-export function readRangeHead(bytes: Uint8Array, header: TableHeader, file: string, family: Family): RangeHead {
+/** `keysLo`: the low halves of IPv6 keys where the file does not hold them as a section (compact sets). */
+export function readRangeHead(bytes: Uint8Array, header: TableHeader, file: string, family: Family, keysLo?: Uint32Array): RangeHead {
   const s = (id: string) => header.sections.get(id)!;
   const meta = jsonSection<TableMeta>(bytes, s('META'), file);
   const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
@@ -177,8 +178,8 @@ export function readRangeHead(bytes: Uint8Array, header: TableHeader, file: stri
     const keys = u32Section(bytes, s('KEYS'));
     return { ...head, keys, keysHi: null, keysLo: null, rangeCount: keys.length };
   }
-  if (s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
-  return { ...head, keys: null, keysHi: u32Section(bytes, s('KEYH')), keysLo: u32Section(bytes, s('KEYL')), rangeCount: s('KEYH').count };
+  if (!keysLo && s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
+  return { ...head, keys: null, keysHi: u32Section(bytes, s('KEYH')), keysLo: keysLo ?? u32Section(bytes, s('KEYL')), rangeCount: s('KEYH').count };
 }
 
 export function u8(a: ArrayBufferView): Uint8Array {

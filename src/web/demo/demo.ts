@@ -10,7 +10,7 @@ import type { Downloads } from './downloads.js';
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const downloads = (globalThis as { netlookupDownloads?: Downloads }).netlookupDownloads;
-if (!downloads) throw new Error('boot.js did not run');
+if (!downloads) throw new Error('the boot script of the page did not run');
 const { started, ...sources } = downloads;
 const manifest = fetch('tables/manifest.json').then((r) => r.json() as Promise<CompactManifest>);
 const engine = loadCompactEngine(sources);
@@ -54,7 +54,7 @@ function lookUp(ready: CompactEngine): void {
 }
 
 function showCredits(m: CompactManifest): void {
-  const mb = (n: number) => `${(n / 1048576).toFixed(2)} MB`;
+  const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
   element('sizes').textContent = `Tables: MAC set ${mb(m.sets.mac.gzip_bytes)}, IP set (country and ASN) ${mb(m.sets.ip.gzip_bytes)}, gzip-compressed; built ${m.built_at.slice(0, 10)}.`;
   element('credits').replaceChildren(
     ...m.sources.map((source) => {
