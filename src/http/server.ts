@@ -63,6 +63,7 @@ export interface StartOptions {
  */
 export async function createFirstAccount(store: Store): Promise<RunningService['firstKey']> {
   if ((await store.countAccounts()) !== 0) return null;
+  if (store.claimFirstStart && !(await store.claimFirstStart())) return null;
   const created = await store.createAccount({ plan: 'free' });
   return { account: created.account.id, secret: created.key.secret };
 }

@@ -16,6 +16,7 @@
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
  *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
+ *   first-start                   set by the one process that created the first account
  * The indexes (keyacct, secret) live outside the account's slot, so they are written before and
  * removed after the account's records; authentication always checks the key record's own hash,
  * so an index that outlives its key (a crash between two writes) admits nothing.
@@ -134,6 +135,10 @@ export class RedisStore implements Store {
     } catch {
       return false;
     }
+  }
+
+  async claimFirstStart(): Promise<boolean> {
+    return this.guard('claim first start', async () => (await this.redis.set(`${this.prefix}first-start`, this.instance, 'NX')) === 'OK');
   }
 
   /** Redis is away (or counts of its absence are still owed to it): lookups are answered from the fallback. */

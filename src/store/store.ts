@@ -110,6 +110,11 @@ export interface Store {
    * with Redis unreachable, or still writing back what it counted meanwhile); /health says degraded.
    */
   degraded?(): boolean;
+  /**
+   * Optional, for stores shared by processes: true for exactly one caller ever, the process that
+   * creates the first account of an empty store (instances starting together create one, not N).
+   */
+  claimFirstStart?(): Promise<boolean>;
   /** writes buffered counters and releases the store */
   close(): Promise<void>;
 

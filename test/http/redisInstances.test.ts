@@ -134,3 +134,21 @@ describe('serve --workers', () => {
     await expect(serve(path.join(dir, 'embedded'), plansFile, {}, ['--workers', '2'])).rejects.toThrow(/exited \(2\)[\s\S]*--workers 2 needs the shared store: set REDIS_URL/);
   });
 });
+
+describe('first start on an empty Redis', () => {
+  it('instances starting together create one first account, not one each', async () => {
+    const empty = redisTestPrefix('first');
+    const plansFile = path.join(dir, 'plans.json');
+    const env = { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: empty, LOG_LEVEL: 'warn' };
+    try {
+      const started = await Promise.all([serve(path.join(dir, 'f1'), plansFile, env), serve(path.join(dir, 'f2'), plansFile, env)]);
+      const banners = started.filter((c) => /key\s+nlk_[0-9a-f]{40}/.test(c.output()));
+      expect(banners).toHaveLength(1);
+      const store = await RedisStore.open(REDIS_TEST_URL, { prefix: empty });
+      expect(await store.countAccounts()).toBe(1);
+      await store.close();
+    } finally {
+      await removeKeys(empty);
+    }
+  });
+});
