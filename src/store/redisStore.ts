@@ -131,7 +131,7 @@ export class RedisStore implements Store {
   async healthy(): Promise<boolean> {
     if (this.closed || this.redis.status !== 'ready') return false;
     try {
-      return (await this.redis.ping()) === 'PONG' && !this.fallback.owesCounts;
+      return (await this.redis.ping()) === 'PONG' && !this.owesCounts();
     } catch {
       return false;
     }
@@ -143,7 +143,15 @@ export class RedisStore implements Store {
 
   /** Redis is away (or counts of its absence are still owed to it): lookups are answered from the fallback. */
   degraded(): boolean {
-    return !this.closed && (this.redis.status !== 'ready' || this.fallback.owesCounts);
+    return !this.closed && (this.redis.status !== 'ready' || this.owesCounts());
+  }
+
+  /**
+   * Counts of an outage not yet in Redis: still held here, or taken for a write-back that has not
+   * finished (until it has, usage read from Redis may lack them).
+   */
+  private owesCounts(): boolean {
+    return this.fallback.owesCounts || this.writingBack;
   }
 
   async close(): Promise<void> {
