@@ -105,11 +105,15 @@ export class RedisStore implements Store {
     if (/[{}]/.test(this.prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     this.rateClock = options.rateClock ?? 'redis';
     this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), options.blacklist ?? {});
-    // Counts made while Redis was away go back as soon as it answers, and are retried every second.
-    redis.on('ready', () => {
+    // A receipt names its connection: the next connection gets a field of its own as soon as this
+    // one is lost. Not on 'ready': ioredis emits status events a tick late, and a command sent on the
+    // new connection meanwhile would write the old field, so that commands lost with the old
+    // connection would read as counted.
+    redis.on('close', () => {
       this.generation++;
-      void this.writeBack();
     });
+    // Counts made while Redis was away go back as soon as it answers, and are retried every second.
+    redis.on('ready', () => void this.writeBack());
     this.timer = setInterval(() => void this.writeBack(), WRITE_BACK_INTERVAL_MS);
     this.timer.unref();
   }
