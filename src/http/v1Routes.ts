@@ -204,10 +204,10 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     const quota = await admit(deps, caller, { api, cost: valid.length, refusal });
     const filter = fieldsOf(ctx);
     const { code, field_level: level } = caller.plan;
-    setQuotaHeaders(ctx, caller, quota);
     // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
     if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
       const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
+      setQuotaHeaders(ctx, caller, quota);
       sendJsonText(ctx, 200, `{"success":true,"count":${results.length},"results":[${results.join(',')}],"meta":${metaJson(code, level, quota)}}`);
       return;
     }
@@ -216,6 +216,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
         ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat))
         : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
     const results = await batchResults(items, (ip) => whenReady(record(ip), (r) => applyFields(r, filter)), (failed) => failed);
+    setQuotaHeaders(ctx, caller, quota);
     sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(code, level, quota) });
   };
 }

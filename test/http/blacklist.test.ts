@@ -286,7 +286,7 @@ describe('blacklist store failures', () => {
     const store = SqliteStore.open(dir);
     const failing = new Proxy(store.blacklist, {
       get(target, name, receiver) {
-        if (name === 'listing' || name === 'report') return async () => Promise.reject(new StoreUnavailableError('blacklist down'));
+        if (name === 'listing' || name === 'report' || name === 'threatFacts') return async () => Promise.reject(new StoreUnavailableError('blacklist down'));
         const value = Reflect.get(target, name, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -299,6 +299,11 @@ describe('blacklist store failures', () => {
       expectError(await s.call(`/v1/blacklist/${ip}`, { key }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/report', { key, json: { ip: fresh(), threat_type: 'spam' } }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/batch', { key, json: [ip] }), 'unavailable', 400);
+      // the full IP record carries the threat facts: refused as a whole, with no quota headers of a success
+      expectError(await s.call(`/v1/ip/${ip}`, { key }), 'unavailable', 400);
+      const batch = await s.call('/v1/ip/batch', { key, json: [ip, '8.8.8.8'] });
+      expectError(batch, 'unavailable', 400);
+      expect(batch.headers.get('x-quota-remaining')).toBeNull();
       expect((await s.call('/v1/mac/00:00:0c:12:34:56', { key })).status).toBe(200);
     } finally {
       await s.stop();
