@@ -36,8 +36,8 @@ local function slide(key, now, window, limit, member)
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
   if limit < 1 or redis.call('ZCARD', key) >= limit then return false end
+  -- fewer than limit before this one: the set never holds more than limit instants
   redis.call('ZADD', key, at, member)
-  redis.call('ZREMRANGEBYRANK', key, 0, -(limit + 1))
   redis.call('PEXPIRE', key, window + ${RATE_KEY_SLACK_MS})
   return true
 end
@@ -88,12 +88,13 @@ end
 
 if not slide(KEYS[1], clock(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]) then return reject(1) end
 if ARGV[7] ~= '1' then return reject(3) end
-if used() + cost > quota then return reject(2) end
+local before = used()
+if before + cost > quota then return reject(2) end
 redis.call('HINCRBY', KEYS[2], api, cost)
 redis.call('PEXPIRE', KEYS[2], ARGV[11])
 redis.call('HINCRBY', KEYS[3], api, cost)
 redis.call('PEXPIRE', KEYS[3], ARGV[12])
-return {0, used()}
+return {0, before + cost}
 `;
 
 /** A sliding window alone (reports per reporter). KEYS: window. ARGV: now, window ms, limit, member. Answers 1 or 0. */
