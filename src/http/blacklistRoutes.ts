@@ -16,14 +16,14 @@ import { DAY_MS } from '../blacklist/scoring.js';
 import { ApiError } from '../errors.js';
 import { blacklistRecord, RECORD_REPORTS, type BlacklistRecord } from '../records/blacklistRecord.js';
 import type { FieldLevel, ThreatFacts } from '../records/ipRecord.js';
-import { quotaHeaders } from '../records/metaRecord.js';
 import type { ExportFilter } from '../store/blacklistStore.js';
 import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
 import { blacklistSettings } from './config.js';
-import { admit } from './metering.js';
+import { admit, setQuotaHeaders } from './metering.js';
 import { asApiError, sendJson } from './respond.js';
 import { whenReady, type Eventually } from './eventually.js';
+import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 /** Reports are small; a bigger body is not a report. */
@@ -74,11 +74,6 @@ function reportBodyReader() {
     if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body))) return (body ?? {}) as ReportFields;
     throw new ApiError('invalid_body', 'The report must be a JSON object or form fields.');
   };
-}
-
-function firstQueryValue(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The report's fields: the body's, with query parameters filling what the body lacks. */
@@ -211,7 +206,7 @@ async function exportForKey(ctx: Context, deps: ServiceDeps): Promise<void> {
     refusal = error;
   }
   const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal });
-  for (const [name, value] of Object.entries(quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota))) ctx.set(name, value);
+  setQuotaHeaders(ctx, caller, quota);
   await sendExport(ctx, deps, request!, deps.now());
 }
 

@@ -22,6 +22,7 @@ import { identifyCaller } from './caller.js';
 import { clientAddress } from './clientAddress.js';
 import { blacklistSettings } from './config.js';
 import { sendJson } from './respond.js';
+import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import type { MacSearchResult } from '../records/macRecord.js';
@@ -60,11 +61,6 @@ export interface LegacyCheckAnswer {
   confidence: number;
   reports: number;
   last_seen: string | null;
-}
-
-function firstQueryValue(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Lets the request through: a valid key, or the client address's daily allowance. */

@@ -4,7 +4,9 @@
  * Plan and input refusals are found before the store is asked, but reported only when the rate
  * check passes, so that the order of ARCHITECTURE holds and no refusal touches the quota.
  */
+import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
+import { quotaHeaders } from '../records/metaRecord.js';
 import type { Api } from '../plans/plans.js';
 import type { AdmitDecision, AdmitRequest, QuotaRule, QuotaState } from '../store/store.js';
 import type { Caller } from './caller.js';
@@ -54,4 +56,14 @@ function quotaOf(deps: ServiceDeps, request: MeteredRequest, decision: AdmitDeci
     case 'refused':
       throw request.refusal ?? new ApiError('invalid_input');
   }
+}
+
+/** The quota headers of a metered success (SPEC 8.3), the same numbers as its meta.quota. */
+export function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
+  const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
+  ctx.set('X-Plan', headers['X-Plan']);
+  ctx.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
+  ctx.set('X-Quota-Limit', headers['X-Quota-Limit']);
+  ctx.set('X-Quota-Remaining', headers['X-Quota-Remaining']);
+  ctx.set('X-Quota-Reset', headers['X-Quota-Reset']);
 }

@@ -15,28 +15,20 @@ import { ipRecord, type FieldLevel, type ThreatFacts } from '../records/ipRecord
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { MacRecordRenderer } from '../records/macRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
-import { metaJson, metaRecord, quotaHeaders } from '../records/metaRecord.js';
+import { metaJson, metaRecord } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
 import type { Api } from '../plans/plans.js';
 import type { QuotaState } from '../store/store.js';
 import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { clientAddress } from './clientAddress.js';
-import { admit } from './metering.js';
+import { admit, setQuotaHeaders } from './metering.js';
 import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
+import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
 import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
-
-function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
-  const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
-  ctx.set('X-Plan', headers['X-Plan']);
-  ctx.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
-  ctx.set('X-Quota-Limit', headers['X-Quota-Limit']);
-  ctx.set('X-Quota-Remaining', headers['X-Quota-Remaining']);
-  ctx.set('X-Quota-Reset', headers['X-Quota-Reset']);
-}
 
 /**
  * A metered record with its meta. `recordJson`, when given, renders the same record as JSON text
@@ -59,11 +51,6 @@ function fieldsOf(ctx: Context): FieldsFilter | null {
   if (ctx.querystring === '') return null;
   const value = ctx.query.fields;
   return parseFields(Array.isArray(value) ? value.join(',') : value);
-}
-
-function firstQueryValue(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** MAC templates are per block object, which each loaded table set makes anew: one renderer serves all. */
