@@ -78,6 +78,11 @@ export interface ExportFilter {
   max_age_ms: number | null;
 }
 
+/** The earliest last report an exported address may have: inside the retention window and the filter's age. */
+export function exportSince(filter: ExportFilter, policy: BlacklistPolicy, nowMs: number): number {
+  return Math.max(nowMs - policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
+}
+
 /** One exported address. */
 export interface ExportRow {
   ip: string;

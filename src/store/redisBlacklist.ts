@@ -37,6 +37,7 @@ import type {
   ReportOutcome,
   ThreatFacts,
 } from './blacklistStore.js';
+import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { isRedisOutage, type StoreRedis } from './redisScripts.js';
 
@@ -154,7 +155,7 @@ export class RedisBlacklist implements BlacklistStore {
 
   async *exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]> {
     const nowMs = now.getTime();
-    const since = Math.max(nowMs - this.policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
+    const since = exportSince(filter, this.policy, nowMs);
     // A cursor over the lex index: each chunk is read by range from the last member seen.
     let from = filter.version === 6 ? '[6:' : '[4:';
     const to = filter.version === 4 ? '(5' : '(7';

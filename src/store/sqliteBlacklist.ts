@@ -35,6 +35,7 @@ import type {
   ReportOutcome,
   ThreatFacts,
 } from './blacklistStore.js';
+import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import { ThreatIndex } from './threatIndex.js';
@@ -150,7 +151,7 @@ export class SqliteBlacklist implements BlacklistStore {
 
   async *exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]> {
     const nowMs = now.getTime();
-    const since = Math.max(nowMs - this.policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
+    const since = exportSince(filter, this.policy, nowMs);
     this.guard('export', () => this.refreshIfChangedElsewhere());
     const recent = (id: number) => this.index.lastAt[id] >= since;
     const index = this.index;
