@@ -155,7 +155,8 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/caller.ts' || rel === 'src/http/apiKey.ts' || rel === 'src/store/apiKeySecret.ts' || rel === 'src/plans/plans.ts') return AUTH;
   if (rel === 'src/http/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
   if (rel === 'src/store/sqliteStore.ts') return SQLITE_AUTH.has(fn) ? AUTH : ADMIT;
-  if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' ? HEADERS : METRICS;
+  if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' || fn === 'allowAnyOrigin' ? HEADERS : METRICS;
+  if (rel === 'src/http/exchange.ts') return HEADERS;
   if (rel === 'src/http/metrics.ts') return METRICS;
   if (rel === 'src/http/logger.ts') return LOGGING;
   if (/^src\/http\/(v1Routes|singleLookups|eventually|blacklistRoutes)\.ts$/.test(rel)) return HANDLER;
@@ -178,6 +179,8 @@ const fromFile = (f: CallFrame, name: string) => sourceOf(f.url)?.endsWith(name)
 /** Functions whose inclusive time is reported: label → test on a frame. */
 const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
   ['node http: parserOnIncoming (whole request in node + Koa)', (f) => f.functionName === 'parserOnIncoming' && f.url === 'node:_http_server'],
+  ['hot path: singleLookupListener (whole request after the parser, without Koa)', (f) => fromFile(f, 'singleLookups.ts') && f.functionName === ''],
+  ['  NodeExchange.send (writeHead + end)', (f) => f.functionName === 'send' && fromFile(f, 'exchange.ts')],
   ['Koa handleRequest (middleware chain + respond)', (f) => f.functionName === 'handleRequest' && f.url.includes('/koa/lib/application.js')],
   ['Koa respond (body → res.end)', (f) => f.functionName === 'respond' && f.url.includes('/koa/lib/application.js')],
   ['Koa createContext', (f) => f.functionName === 'createContext' && f.url.includes('/koa/lib/application.js')],

@@ -1,18 +1,21 @@
 /**
- * The Koa application. Order of the middleware, outermost first: CORS header on every response →
- * the single lookups' hot path (src/http/singleLookups.ts) → timing and metrics → error
- * rendering → preflight → operations → admin → v1 → 404.
+ * The service's request listener: the single lookups' hot path (src/http/singleLookups.ts) on
+ * node:http first, then the Koa application for everything else. Order of its middleware,
+ * outermost first: CORS header on every response → timing and metrics → error rendering →
+ * preflight → operations → admin → v1 → 404.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@koa/cors';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import type Router from '@koa/router';
 import { ApiError } from '../errors.js';
 import { adminRouter } from './adminRoutes.js';
+import type { Exchange } from './exchange.js';
 import { redactedUrl } from './logger.js';
 import { operationsRouter } from './operationsRoutes.js';
 import { renderErrors, sendJson } from './respond.js';
-import { singleLookups } from './singleLookups.js';
+import { singleLookupListener } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
@@ -21,15 +24,20 @@ export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 
 
 const EXPOSED = EXPOSED_HEADERS.join(', ');
 
-function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
-  ctx.set('Access-Control-Allow-Origin', '*');
+/** The CORS headers of every response (preflights get theirs from @koa/cors). */
+export function allowAnyOrigin(exchange: Exchange): void {
+  exchange.set('Access-Control-Allow-Origin', '*');
   // Only cross-origin browser code needs headers exposed, and its requests always carry Origin.
-  if (ctx.headers.origin !== undefined) ctx.set('Access-Control-Expose-Headers', EXPOSED);
+  if (exchange.headers.origin !== undefined) exchange.set('Access-Control-Expose-Headers', EXPOSED);
+}
+
+function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
+  allowAnyOrigin(ctx);
   return next();
 }
 
 /** Records one answered request: the metrics of its endpoint and status, and a debug log line. */
-export type RequestObserver = (ctx: Context, endpoint: string, startedMs: number) => void;
+export type RequestObserver = (exchange: Exchange, endpoint: string, startedMs: number) => void;
 
 function requestObserver(deps: ServiceDeps): RequestObserver {
   return (ctx, endpoint, startedMs) => {
@@ -73,12 +81,19 @@ function routerMiddleware(router: Router): Koa.Middleware {
   return compose([router.routes(), router.allowedMethods()]) as Koa.Middleware;
 }
 
-export function createApp(deps: ServiceDeps): Koa {
+export function requestListener(deps: ServiceDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const observe = requestObserver(deps);
+  const answerSingleLookup = singleLookupListener(deps, observe);
+  const handle = createApp(deps, observe).callback();
+  return (req, res) => {
+    if (!answerSingleLookup(req, res)) void handle(req, res);
+  };
+}
+
+function createApp(deps: ServiceDeps, observe: RequestObserver): Koa {
   const app = new Koa();
   app.silent = true;
-  const observe = requestObserver(deps);
   app.use(everyResponseAllowsAnyOrigin);
-  app.use(singleLookups(deps, observe));
   app.use(measure(observe));
   app.use(renderErrors(deps.logger));
   app.use(answerTheUnanswered);

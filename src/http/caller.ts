@@ -2,7 +2,7 @@
  * Who is calling, checked in ARCHITECTURE's order: key present (401 missing_key) → key valid
  * (401 invalid_key) → website restriction (403 origin_not_allowed) → account suspended (403).
  */
-import type { Context } from 'koa';
+import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
 import { effectivePlanCode, type Plan } from '../plans/plans.js';
 import type { Account, ApiKey } from '../store/store.js';
@@ -22,13 +22,13 @@ export interface Caller {
 const NO_QUERY: Record<string, unknown> = Object.freeze({});
 
 /** `secret`: the key as the request presents it (SPEC 5.3's three ways unless the route knows more). */
-export function identifyCaller(ctx: Context, deps: ServiceDeps, secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query)): Eventually<Caller> {
+export function identifyCaller(ctx: Exchange, deps: ServiceDeps, secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query)): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
   const { store } = deps;
   return whenReady(store.immediate ? store.immediate.authenticate(secret) : store.authenticate(secret), (found) => callerOf(ctx, deps, found));
 }
 
-function callerOf(ctx: Context, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
+function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();

@@ -4,7 +4,7 @@
  * Plan and input refusals are found before the store is asked, but reported only when the rate
  * check passes, so that the order of ARCHITECTURE holds and no refusal touches the quota.
  */
-import type { Context } from 'koa';
+import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
 import { quotaHeaders } from '../records/metaRecord.js';
 import type { Api } from '../plans/plans.js';
@@ -59,7 +59,7 @@ function quotaOf(deps: ServiceDeps, request: MeteredRequest, decision: AdmitDeci
 }
 
 /** The quota headers of a metered success (SPEC 8.3), the same numbers as its meta.quota. */
-export function setQuotaHeaders(ctx: Context, caller: Caller, quota: QuotaState): void {
+export function setQuotaHeaders(ctx: Exchange, caller: Caller, quota: QuotaState): void {
   const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
   ctx.set('X-Plan', headers['X-Plan']);
   ctx.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);

@@ -2,7 +2,9 @@
  * Rendering, in one place: every response body is JSON (SPEC 1.1), indented with `pretty`, and
  * every refusal is the error envelope of SPEC 2.9 with its status and headers.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
+import type { Exchange } from './exchange.js';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -13,14 +15,14 @@ export function wantsPretty(query: Record<string, unknown>): boolean {
   return value !== '0' && value !== 'false';
 }
 
-export function sendJson(ctx: Context, status: number, body: unknown): void {
+export function sendJson(ctx: Exchange, status: number, body: unknown): void {
   sendJsonText(ctx, status, JSON.stringify(body, null, ctx.querystring !== '' && wantsPretty(ctx.query) ? 2 : undefined));
 }
 
 const ONE_WRITE_LIMIT = 16 * 1024;
 
 /** A body that is JSON text already. */
-export function sendJsonText(ctx: Context, status: number, json: string): void {
+export function sendJsonText(ctx: Exchange, status: number, json: string): void {
   ctx.status = status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
   // A string body goes out in one socket write with the headers (Node joins them); a Buffer body
@@ -52,10 +54,20 @@ export function asApiError(error: unknown): ApiError | null {
   return null;
 }
 
+/**
+ * Whether the request has a body not yet read to its end. A request without one counts as complete
+ * even before node:http has seen its end (the hot path answers at its headers).
+ */
+function bodyLeftUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
 /** Renders a refusal, or an unexpected failure, in the envelope. */
-export function renderError(ctx: Context, error: unknown, logger: Logger): void {
+export function renderError(ctx: Exchange, error: unknown, logger: Logger): void {
   // A body left unread would be taken for the next request on this connection: close it instead.
-  if (!ctx.req.complete) ctx.set('Connection', 'close');
+  if (bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close');
   const api = asApiError(error);
   if (api) {
     for (const [name, value] of Object.entries(api.headers)) ctx.set(name, value);

@@ -13,7 +13,7 @@ import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
-import { createApp } from './app.js';
+import { requestListener } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -80,13 +80,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     store.blacklist.purgeExpired(deps.now()).catch((err) => logger.warn({ err }, 'blacklist purge failed'));
   }, PURGE_INTERVAL_MS);
   purge.unref();
-  const app = createApp(deps);
-  const handle = app.callback();
+  const handle = requestListener(deps);
   let stopping: Promise<void> | null = null;
   const server = http.createServer((req, res) => {
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
-    void handle(req, res);
+    handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerUnparsableRequest);

@@ -1,9 +1,11 @@
 /**
- * The hot path of the API: `GET /v1/ip/{ip}`, `GET /v1/blacklist/{ip}` and `GET /v1/mac/{mac}` go
- * straight to their handlers (the same ones the v1 router serves), without the router's matching
- * and the middleware layers every other request passes. What those layers do for a request is
- * done here too, by the same functions: metrics (RequestObserver) and error rendering
- * (renderError); the CORS header is set before this middleware runs.
+ * The hot path of the API: `GET /v1/ip/{ip}`, `GET /v1/blacklist/{ip}` and `GET /v1/mac/{mac}` are
+ * answered on node:http directly (a NodeExchange, see exchange.ts) by the same handlers the v1
+ * router serves, without Koa's per-request context, its middleware chain and the router's
+ * matching: for these answers that machinery cost more than everything the service does (see
+ * ARCHITECTURE, "The hot path"). What the layers do for a request is done here by the same
+ * functions: the CORS headers (allowAnyOrigin), metrics and the log line (RequestObserver) and
+ * error rendering (renderError).
  *
  * Only the plain form of each path is taken here: one path segment after the prefix that looks
  * like what the route takes (an IP address has a dot or a colon; a MAC address or prefix is hex
@@ -11,8 +13,9 @@
  * are never shadowed. Anything else (trailing slash, other methods, input that is neither) goes on
  * to the router, which answers it with the same handlers.
  */
-import type { Context, Next } from 'koa';
-import type { RequestObserver } from './app.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { allowAnyOrigin, type RequestObserver } from './app.js';
+import { NodeExchange } from './exchange.js';
 import type { Eventually } from './eventually.js';
 import { renderError } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -47,25 +50,57 @@ function decodedSegment(segment: string): string {
   }
 }
 
-export function singleLookups(deps: ServiceDeps, observe: RequestObserver) {
-  return (ctx: Context, next: Next): unknown => {
-    const lookup = ctx.method === 'GET' ? singleLookupOf(ctx.path) : null;
-    if (lookup === null) return next();
+/**
+ * Characters that make Koa's URL parser (parseurl) take its slow path, whose path and query could
+ * differ from the plain split below: such requests go to Koa.
+ */
+const unusualUrl = /[\t\n\f\r #]/;
+
+/**
+ * The hot path's request listener: answers a single lookup and returns true, or returns false
+ * and leaves the request to Koa. It runs first on every request, so a miss costs one prefix test.
+ */
+export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (req.method !== 'GET' || !url.startsWith('/v1/') || unusualUrl.test(url)) return false;
+    const question = url.indexOf('?');
+    const path = question === -1 ? url : url.slice(0, question);
+    const lookup = singleLookupOf(path);
+    if (lookup === null) return false;
     const started = performance.now();
-    const failed = (error: unknown) => renderError(ctx, error, deps.logger);
-    const done = () => observe(ctx, lookup.route, started);
+    const exchange = new NodeExchange(req, res, path, question === -1 ? '' : url.slice(question + 1));
+    allowAnyOrigin(exchange);
+    // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
+    const finish = () => {
+      try {
+        exchange.send();
+        observe(exchange, lookup.route, started);
+      } catch (error) {
+        deps.logger.error({ err: error, path }, 'answer failed');
+        res.destroy();
+      }
+    };
+    const failed = (error: unknown) => {
+      try {
+        renderError(exchange, error, deps.logger);
+      } catch (renderFailure) {
+        deps.logger.error({ err: renderFailure, path }, 'answer failed');
+        res.destroy();
+        return;
+      }
+      finish();
+    };
     // With the embedded store the handler answers at once; with a shared one it returns a promise.
     let answered: Eventually<void>;
     try {
-      answered = singleLookupHandlers[lookup.route](ctx, deps, lookup.param);
+      answered = singleLookupHandlers[lookup.route](exchange, deps, lookup.param);
     } catch (error) {
       failed(error);
-      return done();
+      return true;
     }
-    if (answered instanceof Promise) return answered.then(done, (error) => {
-      failed(error);
-      done();
-    });
-    return done();
+    if (answered instanceof Promise) answered.then(finish, failed);
+    else finish();
+    return true;
   };
 }

@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
+import type { Exchange } from './exchange.js';
 import type { IpAnswer, MacAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
@@ -35,7 +36,7 @@ import { endpointList } from './endpointList.js';
  * (the hot path: no object to build and stringify); it serves whenever neither `fields` nor
  * `pretty` asks for the object.
  */
-function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record: () => Record<string, unknown>, recordJson?: () => string): void {
+function respondMetered(ctx: Exchange, caller: Caller, quota: QuotaState, record: () => Record<string, unknown>, recordJson?: () => string): void {
   setQuotaHeaders(ctx, caller, quota);
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
@@ -47,7 +48,7 @@ function respondMetered(ctx: Context, caller: Caller, quota: QuotaState, record:
   sendJson(ctx, 200, { ...applyFields(record(), filter), meta: metaRecord(code, level, quota) });
 }
 
-function fieldsOf(ctx: Context): FieldsFilter | null {
+function fieldsOf(ctx: Exchange): FieldsFilter | null {
   if (ctx.querystring === '') return null;
   const value = ctx.query.fields;
   return parseFields(Array.isArray(value) ? value.join(',') : value);
@@ -65,7 +66,7 @@ function rendererOf(engine: LookupEngine): IpRecordRenderer {
   return renderer;
 }
 
-function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
     const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
@@ -79,7 +80,7 @@ function lookupIp(ctx: Context, deps: ServiceDeps, text: string): Eventually<voi
   });
 }
 
-function lookupMac(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     let answer: MacAnswer | null = null;
     let refusal: ApiError | undefined;
@@ -100,7 +101,7 @@ function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: Thr
   return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
 
-function checkBlacklist(ctx: Context, deps: ServiceDeps, text: string): Eventually<void> {
+function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
     return whenReady(admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined }), (quota) =>
