@@ -7,7 +7,8 @@
  *   npm run bench:http              (node --import tsx bench/http.ts)
  *
  * Environment: BENCH_HTTP_DURATION (seconds per timed run, default 10), BENCH_HTTP_WARMUP (seconds
- * of warm-up before each, default 2), BENCH_HTTP_CONNECTIONS (default 50), BENCH_SEED (default
+ * of a warm-up round, default 2; rounds are repeated, up to 5, until every input of the case has
+ * been requested 3 times), BENCH_HTTP_CONNECTIONS (default 50), BENCH_SEED (default
  * 20260617), BENCH_HTTP_ONLY (comma-separated case ids), BENCH_HTTP_PROFILE (case id to run once
  * more under `node --cpu-prof`, default ip-paid; 0 to skip), BENCH_HTTP_PIN (0: no taskset),
  * BENCH_REDIS_URL (the Redis of the shared-store cases, default redis://127.0.0.1:6379; `none` skips
@@ -35,6 +36,8 @@ const OUI_JSON = path.join(ROOT, 'node_modules', 'oui-data', 'index.json');
 const env = process.env;
 const DURATION = Number(env.BENCH_HTTP_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_HTTP_WARMUP ?? 2);
+const WARMUP_PASSES = 3;
+const WARMUP_MAX_ROUNDS = 5;
 const CONNECTIONS = Number(env.BENCH_HTTP_CONNECTIONS ?? 50);
 const SEED = Number(env.BENCH_SEED ?? 20260617);
 const ONLY = env.BENCH_HTTP_ONLY ? new Set(env.BENCH_HTTP_ONLY.split(',').map((s) => s.trim())) : null;
@@ -396,8 +399,19 @@ async function measure(def: CaseDef, server: Server, prepared: unknown): Promise
   const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: pinnedKind(def.server) ? pinning.generator_cpu : null };
   let warmup: CaseResult['warmup'] = null;
   if (WARMUP > 0) {
-    const w = await generator.run(prepared, { ...options, seconds: WARMUP });
-    warmup = { requests: w.requests, req_per_s: round(w.req_per_s), errors: totalErrors(w) };
+    // Steady state, for every server alike: each input requested WARMUP_PASSES times (our service
+    // makes a range's JSON template at its second request), in rounds of WARMUP seconds.
+    const wanted = WARMUP_PASSES * def.spec.requests.length;
+    let requests = 0;
+    let seconds = 0;
+    let errors = 0;
+    for (let rounds = 0; rounds < WARMUP_MAX_ROUNDS && (rounds === 0 || requests < wanted); rounds++) {
+      const w = await generator.run(prepared, { ...options, seconds: WARMUP });
+      requests += w.requests;
+      seconds += WARMUP;
+      errors += totalErrors(w);
+    }
+    warmup = { requests, req_per_s: round(requests / seconds), errors };
   }
   const cpuBefore = cpuTicks();
   const procBefore = ticksOf(server.pids);
@@ -893,7 +907,7 @@ const pool = checks.ip_pool_records as { found: number; not_found: number; reser
 const md = [
   `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
   '',
-  `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), ${WARMUP} s warm-up then ${DURATION} s per case, loopback; ${pinning.note}; ` +
+  `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), warm-up in rounds of ${WARMUP} s until each input was requested ${WARMUP_PASSES} times (at most ${WARMUP_MAX_ROUNDS} rounds), then ${DURATION} s per case, loopback; ${pinning.note}; ` +
     `our service from ${env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (as npm start runs it)' : 'src/ through tsx'}. ` +
     `Load average ${machine.load_average_start.join(' / ')} at start, ${machine.load_average_end.join(' / ')} at end` +
     (quiet.cpu_busy_before_start ? `; CPUs ${quiet.cpu_busy_before_start.map((b) => `${Math.round(b * 100)} %`).join(' / ')} busy just before the first case${quiet.quiet ? '' : ' (not quiet: other processes were running)'}` : '') +

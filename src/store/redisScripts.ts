@@ -21,7 +21,9 @@ local function clock(given)
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
-local function slide(key, now, window, limit, member)
+-- The window at now: instants that left it dropped. Answers the instant a request admitted now
+-- records and how many instants the window holds.
+local function windowAt(key, now, window)
   local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
   local at = now
   if newest[2] ~= nil then
@@ -35,7 +37,12 @@ local function slide(key, now, window, limit, member)
     end
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if limit < 1 or redis.call('ZCARD', key) >= limit then return false end
+  return at, redis.call('ZCARD', key)
+end
+
+local function slide(key, now, window, limit, member)
+  local at, count = windowAt(key, now, window)
+  if limit < 1 or count >= limit then return false end
   -- fewer than limit before this one: the set never holds more than limit instants
   redis.call('ZADD', key, at, member)
   redis.call('PEXPIRE', key, window + ${RATE_KEY_SLACK_MS})
@@ -51,50 +58,86 @@ end
 `;
 
 /**
- * The per-request decision. KEYS: rate window, day counters, month counters.
- * ARGV: now ('' = server clock), window ms, rate limit, window member, api, cost, consume (1/0),
- * quota period (day/month), pooled (1/0), quota limit, day TTL ms, month TTL ms, the instance's
- * receipt field and this request's sequence number.
- * Answers {outcome, used}: 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
+ * The decisions of a batch of one account's requests (src/store/admissionBatches.ts), made one by
+ * one in order, as the sliding window and the quota would make them for the requests alone; the
+ * keys are read once and written once for the whole batch. KEYS: rate window, day counters, month
+ * counters. ARGV: now ('' = server clock), window ms, rate limit, quota period (day/month), pooled
+ * (1/0), quota limit, day TTL ms, month TTL ms, the instance's receipt field, this command's
+ * sequence number, the window member prefix; then per request: api, cost, consume (1/0).
+ * Answers {outcome, used, outcome, used, …}: 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
  *
  * The receipt (`seq:<instance>:<connection>` in the day's hash: the last sequence number of that connection the
  * account's day has counted) tells an instance, after an outage, whether a request whose answer was
  * lost in the connection's fall was counted: one connection runs its commands in order.
  */
 const ADMIT_SCRIPT = `${SLIDING_WINDOW_LUA}${RECEIPT_LUA}
-local api = ARGV[5]
-local cost = tonumber(ARGV[6])
-local period = ARGV[8]
-local pooled = ARGV[9] == '1'
-local quota = tonumber(ARGV[10])
+local now = clock(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local period = ARGV[4]
+local pooled = ARGV[5] == '1'
+local quota = tonumber(ARGV[6])
 
-local function used()
-  local key = KEYS[3]
-  if period == 'day' then key = KEYS[2] end
-  if pooled then
-    local v = redis.call('HMGET', key, 'ip', 'blacklist', 'mac')
-    return (tonumber(v[1]) or 0) + (tonumber(v[2]) or 0) + (tonumber(v[3]) or 0)
+receipt(KEYS[2], ARGV[9], ARGV[10])
+
+local at, inWindow = windowAt(KEYS[1], now, window)
+
+local usedKey = KEYS[3]
+if period == 'day' then usedKey = KEYS[2] end
+local counted = redis.call('HMGET', usedKey, 'ip', 'blacklist', 'mac')
+local used = { ip = tonumber(counted[1]) or 0, blacklist = tonumber(counted[2]) or 0, mac = tonumber(counted[3]) or 0 }
+local function usedFor(api)
+  if pooled then return used.ip + used.blacklist + used.mac end
+  return used[api]
+end
+
+local members = {}
+local added = { ip = 0, blacklist = 0, mac = 0 }
+local admitted = false
+local rejected = 0
+local answers = {}
+for i = 12, #ARGV, 3 do
+  local api = ARGV[i]
+  local cost = tonumber(ARGV[i + 1])
+  local outcome = 0
+  if limit < 1 or inWindow >= limit then
+    outcome = 1
+  else
+    -- fewer than limit before this one: the window never holds more than limit instants
+    inWindow = inWindow + 1
+    members[#members + 1] = at
+    members[#members + 1] = ARGV[11] .. ':' .. i
+    if ARGV[i + 2] ~= '1' then
+      outcome = 3
+    elseif usedFor(api) + cost > quota then
+      outcome = 2
+    else
+      used[api] = used[api] + cost
+      added[api] = added[api] + cost
+      admitted = true
+    end
   end
-  return tonumber(redis.call('HGET', key, api)) or 0
+  if outcome ~= 0 then rejected = rejected + 1 end
+  answers[#answers + 1] = outcome
+  answers[#answers + 1] = usedFor(api)
 end
 
-receipt(KEYS[2], ARGV[13], ARGV[14])
-
-local function reject(code)
-  redis.call('HINCRBY', KEYS[2], 'rejected', 1)
-  redis.call('PEXPIRE', KEYS[2], ARGV[11])
-  return {code, used()}
+if #members > 0 then
+  redis.call('ZADD', KEYS[1], unpack(members))
+  redis.call('PEXPIRE', KEYS[1], window + ${RATE_KEY_SLACK_MS})
 end
-
-if not slide(KEYS[1], clock(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]) then return reject(1) end
-if ARGV[7] ~= '1' then return reject(3) end
-local before = used()
-if before + cost > quota then return reject(2) end
-redis.call('HINCRBY', KEYS[2], api, cost)
-redis.call('PEXPIRE', KEYS[2], ARGV[11])
-redis.call('HINCRBY', KEYS[3], api, cost)
-redis.call('PEXPIRE', KEYS[3], ARGV[12])
-return {0, before + cost}
+if admitted then
+  for api, n in pairs(added) do
+    if n > 0 then
+      redis.call('HINCRBY', KEYS[2], api, n)
+      redis.call('HINCRBY', KEYS[3], api, n)
+    end
+  end
+  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+end
+if rejected > 0 then redis.call('HINCRBY', KEYS[2], 'rejected', rejected) end
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return answers
 `;
 
 /** A sliding window alone (reports per reporter). KEYS: window. ARGV: now, window ms, limit, member. Answers 1 or 0. */
@@ -223,7 +266,7 @@ return {1, used}
 `;
 
 interface StoreCommands {
-  netlookupAdmit(...args: (string | number)[]): Promise<[number, number]>;
+  netlookupAdmit(...args: (string | number)[]): Promise<number[]>;
   netlookupSlide(...args: (string | number)[]): Promise<number>;
   netlookupAddCounts(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   netlookupCas(...args: string[]): Promise<number>;

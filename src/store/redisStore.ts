@@ -21,9 +21,10 @@
  * removed after the account's records; authentication always checks the key record's own hash,
  * so an index that outlives its key (a crash between two writes) admits nothing.
  *
- * Metering is one Lua script per request (`admit`, defined once with defineCommand): the sliding
- * one-second window, the quota and the counters in one atomic step, so instances never let more
- * than the limit through together. The window runs on the Redis server's clock (`TIME`) unless the
+ * Metering is one Lua script (`admit`, defined once with defineCommand): the sliding one-second
+ * window, the quota and the counters in one atomic step, so instances never let more than the limit
+ * through together. An account's requests that arrive in one turn of the event loop go to it as one
+ * batch (src/store/admissionBatches.ts), decided one by one in order. The window runs on the Redis server's clock (`TIME`) unless the
  * store is opened with `rateClock: 'request'`, which takes the request's `now` instead (the
  * conformance suite injects clocks). Quota periods (which day, which month) always follow the
  * request's `now`, like the embedded store, and their TTLs are relative to it.
@@ -49,6 +50,7 @@ import {
   type Store,
   type UsageCounts,
 } from './store.js';
+import { AdmissionBatches } from './admissionBatches.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
 import { OutageFallback, type CommandReceipt } from './redisFallback.js';
 import { KeyCache } from './redisKeyCache.js';
@@ -97,6 +99,7 @@ export class RedisStore implements Store {
   private generation = 0;
   private closed = false;
   private readonly fallback = new OutageFallback();
+  private readonly admissions = new AdmissionBatches((batch: { request: AdmitRequest; rateLimit: number }[]) => this.admitBatch(batch));
   private writingBack = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -421,49 +424,60 @@ export class RedisStore implements Store {
 
   // Metering
 
-  async admit(request: AdmitRequest): Promise<AdmitDecision> {
+  admit(request: AdmitRequest): Promise<AdmitDecision> {
     const { account_id: accountId, api, cost, quota: rule, now } = request;
-    if (!apis.includes(api)) throw new RangeError(`unknown api ${String(api)}`);
-    if (!Number.isInteger(cost) || cost < 0) throw new RangeError('cost must be a non-negative integer');
-    const day = dayKey(now);
-    const month = monthKey(now);
-    const nowMs = now.getTime();
+    if (!apis.includes(api)) return Promise.reject(new RangeError(`unknown api ${String(api)}`));
+    if (!Number.isInteger(cost) || cost < 0) return Promise.reject(new RangeError('cost must be a non-negative integer'));
     const rateLimit = Number.isFinite(request.rate_limit_per_second) ? Math.floor(request.rate_limit_per_second) : Number.MAX_SAFE_INTEGER;
+    // One batch: one account's requests under one rule, one day and month (and, on the requests'
+    // clocks, one instant); everything the script takes once for all of them.
+    const group = `${accountId} ${dayKey(now)} ${rule.period} ${rule.pooled ? 1 : 0} ${rule.limit} ${rateLimit} ${this.rateClock === 'redis' ? '' : now.getTime()}`;
+    return this.admissions.add(group, { request, rateLimit });
+  }
+
+  /** One run of the admit script for a batch of one group (admissionBatches.ts). */
+  private async admitBatch(batch: { request: AdmitRequest; rateLimit: number }[]): Promise<AdmitDecision[]> {
+    const { account_id: accountId, quota: rule, now } = batch[0].request;
+    const { rateLimit } = batch[0];
+    const nowMs = now.getTime();
     const sent = this.nextCommand();
-    let reply: [number, number];
+    const perRequest: (string | number)[] = [];
+    for (const { request } of batch) perRequest.push(request.api, request.cost, request.consume ? '1' : '0');
+    let reply: number[];
     try {
       reply = await this.guard('admit', () =>
-      this.redis.netlookupAdmit(
-        this.rateKey(accountId),
-        this.dayKey(accountId, day),
-        this.monthKey(accountId, month),
-        this.rateClock === 'redis' ? '' : nowMs,
-        RATE_WINDOW_MS,
-        rateLimit,
-        `${nowMs}:${this.instance}:${sent.seq}`,
-        api,
-        cost,
-        request.consume ? '1' : '0',
-        rule.period,
-        rule.pooled ? '1' : '0',
-        rule.limit,
-        this.dayTtl(now),
-        this.monthTtl(now),
-        sent.receipt,
-        sent.seq,
-      ),
-    );
+        this.redis.netlookupAdmit(
+          this.rateKey(accountId),
+          this.dayKey(accountId, dayKey(now)),
+          this.monthKey(accountId, monthKey(now)),
+          this.rateClock === 'redis' ? '' : nowMs,
+          RATE_WINDOW_MS,
+          rateLimit,
+          rule.period,
+          rule.pooled ? '1' : '0',
+          rule.limit,
+          this.dayTtl(now),
+          this.monthTtl(now),
+          sent.receipt,
+          sent.seq,
+          `${nowMs}:${this.instance}:${sent.seq}`,
+          ...perRequest,
+        ),
+      );
     } catch (e) {
       if (!isRedisOutage(e)) throw e;
-      return this.fallback.admit(request, rateLimit, neverSent(e) ? null : sent);
+      return batch.map(({ request }) => this.fallback.admit(request, rateLimit, neverSent(e) ? null : sent));
     }
-    const [code, used] = reply;
-    const decision: AdmitDecision = {
-      outcome: outcomes[code],
-      quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: nextReset(rule.period, now) },
-    };
-    this.fallback.rememberDecision(request, decision);
-    return decision;
+    const resetsAt = nextReset(rule.period, now);
+    return batch.map(({ request }, i) => {
+      const used = reply[2 * i + 1];
+      const decision: AdmitDecision = {
+        outcome: outcomes[reply[2 * i]],
+        quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: resetsAt },
+      };
+      this.fallback.rememberDecision(request, decision);
+      return decision;
+    });
   }
 
   async countRejected(accountId: string, now: Date): Promise<void> {

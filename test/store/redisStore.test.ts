@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { nextDayReset } from '../../src/store/quotaPeriod.js';
 import { DAY_COUNTER_GRACE_MS, RedisStore } from '../../src/store/redisStore.js';
@@ -71,6 +72,35 @@ describe('redis store: shared between instances', () => {
     const admitted = decisions.filter((d) => d.outcome === 'admitted').length;
     expect(elapsed).toBeLessThan(1000);
     expect(admitted).toBe(5);
+  });
+
+  it("one account's admissions in one turn go to Redis as one batch, decided one by one in order", async () => {
+    const { account } = await a.createAccount({ plan: 'free' });
+    const other = (await a.createAccount({ plan: 'free' })).account;
+    // What Redis runs, as MONITOR shows it: the admit script's runs on these accounts' keys (the
+    // first on a connection by EVAL, the next by EVALSHA).
+    const monitor = await new Redis(REDIS_TEST_URL).monitor();
+    const runs: number[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval(sha)?$/i.test(args[0]) && (args[3].includes(account.id) || args[3].includes(other.id))) runs.push((args.length - 17) / 3);
+    });
+    try {
+      const rule = { rate_limit_per_second: 6, quota: { period: 'day' as const, limit: 3, pooled: false } };
+      const mine = Array.from({ length: 10 }, (_, i) => a.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })));
+      const theirs = a.admit(request(other.id, rule));
+      const outcomes = (await Promise.all(mine)).map((d) => `${d.outcome} ${d.quota.used}`);
+      // rate: 6 take a place in the window (the refused one too); quota: 3 ip, and mac counts apart
+      expect(outcomes).toEqual([
+        'admitted 1', 'refused 1', 'admitted 2', 'admitted 3', 'admitted 1', 'quota_exceeded 3',
+        'rate_limited 3', 'rate_limited 3', 'rate_limited 3', 'rate_limited 3',
+      ]);
+      expect((await theirs).outcome).toBe('admitted');
+      expect((await b.usage(account.id, new Date())).today).toEqual({ ip: 3, blacklist: 0, mac: 1, rejected: 6 });
+      // MONITOR's stream may trail the replies
+      await vi.waitFor(() => expect(runs.sort((x, y) => x - y)).toEqual([1, 10]));
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('a key rolled, changed or deleted through one instance is seen by the other at once', async () => {
