@@ -340,7 +340,7 @@ function validateIp(level: 'basic' | 'full', plan: string): Validator {
   return (status, headers, body, request) => {
     if (status !== 200) return `status ${status}: ${JSON.stringify(body).slice(0, 200)}`;
     const b = json(body);
-    const ip = request.path.slice('/v1/ip/'.length);
+    const ip = request.path.slice('/v1/ip/'.length).split('?')[0];
     if (b.ip !== ip) return `ip ${String(b.ip)} for ${ip}`;
     const meta = b.meta as Record<string, unknown> | undefined;
     if (!meta || meta.plan !== plan || meta.fields !== level) return `meta ${JSON.stringify(meta)}`;
@@ -579,7 +579,20 @@ async function get(port: number, pathName: string, headers: Record<string, strin
   return { status: response.status, text: await response.text() };
 }
 
-function serviceCases(freeKey: string, paidKey: string): CaseDef[] {
+/** The accounts of a bench run: one free, one business, and MANY_ACCOUNTS free ones. */
+interface BenchKeys {
+  free: string;
+  paid: string;
+  many: string[];
+}
+
+/** Case lists before the accounts exist (ids only). */
+const NO_KEYS: BenchKeys = { free: '', paid: '', many: [] };
+
+/** Accounts of the many-accounts case: requests spread over them, each account's rate far below one batch per turn. */
+const MANY_ACCOUNTS = 200;
+
+function serviceCases({ free: freeKey, paid: paidKey, many }: BenchKeys): CaseDef[] {
   const paid = { 'X-API-Key': paidKey };
   const post = { 'X-API-Key': paidKey, 'Content-Type': 'application/json' };
   const batch = (size: number, connections: number): CaseDef => ({
@@ -596,6 +609,16 @@ function serviceCases(freeKey: string, paidKey: string): CaseDef[] {
   return [
     { id: 'ip-free', name: 'GET /v1/ip/{ip}, free key (basic)', server: 'service', ours: true, connections: CONNECTIONS, addresses: 1, spec: { port: 0, headers: { 'X-API-Key': freeKey }, requests: ipPaths('/v1/ip/') }, validate: validateIp('basic', 'free'), target: { kind: 'single', primary: false } },
     { id: 'ip-paid', name: 'GET /v1/ip/{ip}, business key (full)', server: 'service', ours: true, connections: CONNECTIONS, addresses: 1, spec: { port: 0, headers: paid, requests: ipPaths('/v1/ip/') }, validate: validateIp('full', 'business'), target: { kind: 'single', primary: true } },
+    {
+      id: 'ip-free-many',
+      name: `GET /v1/ip/{ip}?key=, ${MANY_ACCOUNTS} free accounts in turn (basic)`,
+      server: 'service',
+      ours: true,
+      connections: CONNECTIONS,
+      addresses: 1,
+      spec: { port: 0, headers: {}, requests: ipPaths('/v1/ip/').map((r, i) => ({ ...r, path: `${r.path}?key=${many[i % many.length] ?? ''}` })) },
+      validate: validateIp('basic', 'free'),
+    },
     { id: 'mac', name: 'GET /v1/mac/{mac}, business key (full)', server: 'service', ours: true, connections: CONNECTIONS, addresses: 1, spec: { port: 0, headers: paid, requests: macs.map((m) => ({ method: 'GET', path: `/v1/mac/${m}` })) }, validate: validateMac, target: { kind: 'single', primary: false } },
     batch(100, CONNECTIONS),
     batch(1000, CONNECTIONS),
@@ -605,9 +628,9 @@ function serviceCases(freeKey: string, paidKey: string): CaseDef[] {
 }
 
 /** Single lookups on the Redis store: in one process (`redis-…`, pinned as the others) or in two cluster workers (`redis2-…`, unpinned). */
-function redisCases(freeKey: string, paidKey: string, workers: 1 | 2): CaseDef[] {
-  return serviceCases(freeKey, paidKey)
-    .filter((d) => d.id === 'ip-free' || d.id === 'ip-paid')
+function redisCases(keys: BenchKeys, workers: 1 | 2): CaseDef[] {
+  return serviceCases(keys)
+    .filter((d) => d.id === 'ip-free' || d.id === 'ip-paid' || (d.id === 'ip-free-many' && workers === 1))
     .map((d) => ({
       ...d,
       id: `redis${workers === 1 ? '' : '2'}-${d.id}`,
@@ -618,12 +641,18 @@ function redisCases(freeKey: string, paidKey: string, workers: 1 | 2): CaseDef[]
 }
 
 /** Admin-created free and business accounts on a running service: their keys. */
-async function benchKeys(port: number): Promise<{ free: string; paid: string }> {
+async function benchKeys(port: number): Promise<BenchKeys> {
   const auth = { authorization: `Bearer ${adminToken}` };
   const free = await post(port, '/admin/accounts', { plan: 'free' }, auth);
   const business = await post(port, '/admin/accounts', { plan: 'business' }, auth);
   if (free.status !== 201 || business.status !== 201) throw new Error(`admin API: ${free.status} ${JSON.stringify(free.body)} / ${business.status} ${JSON.stringify(business.body)}`);
-  return { free: (free.body.key as { secret: string }).secret, paid: (business.body.key as { secret: string }).secret };
+  const many: string[] = [];
+  for (let i = 0; i < MANY_ACCOUNTS; i++) {
+    const account = await post(port, '/admin/accounts', { plan: 'free' }, auth);
+    if (account.status !== 201) throw new Error(`admin API: ${account.status} ${JSON.stringify(account.body)}`);
+    many.push((account.body.key as { secret: string }).secret);
+  }
+  return { free: (free.body.key as { secret: string }).secret, paid: (business.body.key as { secret: string }).secret, many };
 }
 
 /** The ceiling and the peer; the same requests (paths, X-API-Key header) as ours. */
@@ -644,8 +673,8 @@ try {
     await withServer(def.server, (s) => runCases(s, [{ ...def, spec: { ...def.spec, port: s.port } }]));
   }
   // 3–5. Ours
-  let keys = null as { free: string; paid: string } | null;
-  const serviceWanted = serviceCases('', '').some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id));
+  let keys = null as BenchKeys | null;
+  const serviceWanted = serviceCases(NO_KEYS).some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id));
   if (serviceWanted) {
     log('our service (startService, SQLite store, huge quotas)');
     await withServer('service', async (s) => {
@@ -663,7 +692,7 @@ try {
       }
       checks.ip_pool_records = kinds;
       log(`  pool: ${kinds.found} found, ${kinds.not_found} not found, ${kinds.reserved} reserved`);
-      const defs = serviceCases(keys.free, keys.paid).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } }));
+      const defs = serviceCases(keys).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } }));
       await runCases(s, defs);
       // What the service itself counted: every timed request should be a 200.
       const metrics = await get(s.port, '/metrics');
@@ -681,7 +710,7 @@ try {
     });
   }
   // 6. Ours on the shared store: one process, then two cluster workers, on one Redis.
-  const redisWanted = [1, 2].some((w) => redisCases('', '', w as 1 | 2).some((d) => wanted(d.id)));
+  const redisWanted = [1, 2].some((w) => redisCases(NO_KEYS, w as 1 | 2).some((d) => wanted(d.id)));
   if (redisWanted && REDIS_URL === 'none') log('BENCH_REDIS_URL=none: the Redis cases are skipped');
   if (redisWanted && REDIS_URL !== 'none') {
     const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
@@ -691,13 +720,13 @@ try {
       const info = await client.info('server');
       redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]) || null;
       checks.redis_server = { version: /redis_version:(\S+)/.exec(info)?.[1] ?? null, pid_seen: redisPid !== null, note: 'redis-server is not pinned; its CPU time is counted in cores.redis_server when its pid is visible' };
-      let redisKeys = null as { free: string; paid: string } | null;
+      let redisKeys = null as BenchKeys | null;
       log('our service on Redis (REDIS_URL), 1 process');
       await withServer(
         'service',
         async (s) => {
           redisKeys = await benchKeys(s.port);
-          await runCases(s, redisCases(redisKeys.free, redisKeys.paid, 1).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
+          await runCases(s, redisCases(redisKeys, 1).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
         },
         [],
         redisEnv,
@@ -708,7 +737,7 @@ try {
         'workers',
         async (s) => {
           const k = redisKeys ?? (await benchKeys(s.port));
-          await runCases(s, redisCases(k.free, k.paid, 2).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
+          await runCases(s, redisCases(k, 2).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
         },
         [],
         { ...redisEnv, BENCH_WORKERS: '2' },
@@ -727,7 +756,7 @@ try {
   }
   // The profiles: one more run of a case, in a fresh server child under --cpu-prof.
   for (const id of PROFILE_CASES) {
-    const def = peerCases(0).some((d) => d.id === id) ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys.free, keys.paid).find((d) => d.id === id) : undefined;
+    const def = peerCases(0).some((d) => d.id === id) ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys).find((d) => d.id === id) : undefined;
     if (!def) {
       log(`BENCH_HTTP_PROFILE: no case ${id}${keys ? '' : ' (or the service was not started)'}; skipped`);
       continue;
@@ -767,7 +796,7 @@ try {
 
 const ceiling = results.find((r) => r.id === 'bare');
 const peer = results.find((r) => r.id === 'maxmind');
-const defsById = new Map(serviceCases('', '').map((d) => [d.id, d]));
+const defsById = new Map(serviceCases(NO_KEYS).map((d) => [d.id, d]));
 for (const r of results) {
   r.vs_ceiling = ceiling && r.id !== 'bare' ? round(r.req_per_s / ceiling.req_per_s, 3) : null;
   r.vs_maxmind = peer && r.id !== 'maxmind' && r.addresses_per_request === 1 ? round(r.req_per_s / peer.req_per_s, 3) : null;
@@ -791,7 +820,7 @@ for (const r of results) {
 
 // The shared store against the embedded one: the same lookup, and the scaling from 1 to 2 workers.
 const byId = new Map(results.map((r) => [r.id, r]));
-const sharedStore = ['ip-free', 'ip-paid'].flatMap((lookup) => {
+const sharedStore = ['ip-free', 'ip-paid', 'ip-free-many'].flatMap((lookup) => {
   const embedded = byId.get(lookup);
   return [`redis-${lookup}`, `redis2-${lookup}`].flatMap((id) => {
     const r = byId.get(id);
