@@ -21,7 +21,7 @@ import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
 import { blacklistSettings } from './config.js';
 import { admit, setQuotaHeaders } from './metering.js';
-import { asApiError, sendJson } from './respond.js';
+import { asApiError, clientCopyIsCurrent, sendJson } from './respond.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -172,12 +172,7 @@ export async function sendExport(ctx: Context, deps: ServiceDeps, request: Expor
   ctx.set('ETag', etag);
   ctx.set('Last-Modified', lastModified.toUTCString());
   ctx.set('Cache-Control', 'no-cache');
-  const ifNoneMatch = ctx.get('if-none-match');
-  const ifModifiedSince = Date.parse(ctx.get('if-modified-since'));
-  const current = ifNoneMatch
-    ? ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
-    : !Number.isNaN(ifModifiedSince) && lastModified.getTime() <= ifModifiedSince;
-  if (current) {
+  if (clientCopyIsCurrent(ctx, etag, lastModified)) {
     ctx.status = 304;
     return;
   }

@@ -10,6 +10,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { ApiError } from '../errors.js';
 import { packageRoot } from '../engine/node.js';
+import { clientCopyIsCurrent } from './respond.js';
 
 export const defaultDemoDir = () => process.env.NETLOOKUP_DEMO_DIR ?? path.join(packageRoot, 'dist', 'demo');
 
@@ -55,7 +56,7 @@ function sendFile(ctx: Context, dir: string, name: string): void {
   ctx.set('Cache-Control', 'no-cache');
   const etag = `"${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}${file.endsWith('.gz') && !name.endsWith('.gz') ? '-gz' : ''}"`;
   ctx.set('ETag', etag);
-  if (ctx.get('If-None-Match').split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+  if (clientCopyIsCurrent(ctx, etag)) {
     ctx.status = 304;
     ctx.body = null;
     return;

@@ -543,6 +543,8 @@ describe('responses of the running service match the document', () => {
     expect((await call('GET', '/demo/tables/{file}', '/demo/tables/manifest.json')).body.tables.macc.file).toBe('macc.nlt');
     const etag = (await call('GET', '/demo/{file}', '/demo/demo.js')).headers.get('etag')!;
     expect((await call('GET', '/demo/{file}', '/demo/demo.js', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await call('GET', '/demo/{file}', '/demo/demo.js', { headers: { 'if-none-match': `"x", W/${etag}` } })).status).toBe(304);
+    expect((await call('GET', '/demo/{file}', '/demo/demo.js', { headers: { 'if-none-match': '"x"' } })).status).toBe(200);
     expectError(await call('GET', '/demo/{file}', '/demo/nothing.js'), 404, 'not_found');
     expectError(await call('GET', '/demo/{file}', '/demo/.hidden.js'), 404, 'not_found');
     expectError(await call('GET', '/demo/tables/{file}', '/demo/tables/..%2Fdemo.js'), 404, 'not_found');
