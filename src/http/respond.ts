@@ -23,13 +23,45 @@ const ONE_WRITE_LIMIT = 16 * 1024;
 
 /** A body that is JSON text already. */
 export function sendJsonText(ctx: Exchange, status: number, json: string): void {
-  ctx.status = status;
-  ctx.set('Content-Type', 'application/json; charset=utf-8');
   // A string body goes out in one socket write with the headers (Node joins them); a Buffer body
   // needs a second chunk (writev), which costs more than the lookup on a single record. A big body
   // is better as a Buffer: a string would be UTF-8 encoded twice (for Content-Length by Koa, then
   // for the socket by Node), which costs milliseconds on a 1000-address batch.
-  ctx.body = json.length < ONE_WRITE_LIMIT ? json : Buffer.from(json, 'utf8');
+  sendJsonBytes(ctx, status, json.length < ONE_WRITE_LIMIT ? json : Buffer.from(json, 'utf8'));
+}
+
+/** A body that is JSON already, as text or UTF-8 bytes. */
+export function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer): void {
+  ctx.status = status;
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = json;
+}
+
+/**
+ * A big JSON body made of many parts (a batch's records), encoded part by part into one buffer.
+ * Joining the parts first would make one string, and one that is two bytes per character as soon
+ * as one part has a non-ASCII character (a city name): encoding that whole costs several times
+ * more than encoding the mostly one-byte parts one by one.
+ */
+export class Utf8Body {
+  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private length = 0;
+
+  append(text: string): this {
+    const most = text.length * 3;
+    if (this.length + most > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + most));
+      this.bytes.copy(grown, 0, 0, this.length);
+      this.bytes = grown;
+    }
+    this.length += this.bytes.write(text, this.length, 'utf8');
+    return this;
+  }
+
+  /** The bytes written (a view: the buffer is not copied). */
+  toBuffer(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
 }
 
 export function errorEnvelope(code: ErrorCode, message: string) {

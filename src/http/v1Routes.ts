@@ -24,7 +24,7 @@ import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { clientAddress } from './clientAddress.js';
 import { admit, setQuotaHeaders } from './metering.js';
-import { asApiError, sendJson, sendJsonText, wantsPretty } from './respond.js';
+import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchVendors } from './vendorSearch.js';
@@ -196,7 +196,9 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
       const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
       setQuotaHeaders(ctx, caller, quota);
-      sendJsonText(ctx, 200, `{"success":true,"count":${results.length},"results":[${results.join(',')}],"meta":${metaJson(code, level, quota)}}`);
+      const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
+      for (let i = 0; i < results.length; i++) (i === 0 ? body : body.append(',')).append(results[i]);
+      sendJsonBytes(ctx, 200, body.append(`],"meta":${metaJson(code, level, quota)}}`).toBuffer());
       return;
     }
     const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
