@@ -20,9 +20,12 @@ export class AdmissionBatches<T, R> {
   private open = new Map<string, Waiting<T, R>[]>();
   private scheduled = false;
 
-  /** `send` answers one result per item, in order, or fails for the whole batch. */
+  /**
+   * `send` takes the batches of one turn (so that they can go out in one write) and answers, per
+   * batch, one result per item in order, or a failure of that batch.
+   */
   constructor(
-    private readonly send: (items: T[]) => Promise<R[]>,
+    private readonly send: (batches: T[][]) => Promise<R[]>[],
     private readonly maxSize = MAX_ADMISSION_BATCH,
   ) {}
 
@@ -33,7 +36,7 @@ export class AdmissionBatches<T, R> {
       waiting.push({ item, resolve, reject });
       if (waiting.length >= this.maxSize) {
         this.open.delete(group);
-        this.dispatch(waiting);
+        this.dispatch([waiting]);
       } else if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate, not nextTick: the requests read from every socket in this turn join the batch.
@@ -46,23 +49,25 @@ export class AdmissionBatches<T, R> {
     this.scheduled = false;
     const open = this.open;
     this.open = new Map();
-    for (const waiting of open.values()) this.dispatch(waiting);
+    this.dispatch([...open.values()]);
   };
 
-  private dispatch(waiting: Waiting<T, R>[]): void {
-    let sent: Promise<R[]>;
+  private dispatch(batches: Waiting<T, R>[][]): void {
+    let sent: Promise<R[]>[];
     try {
-      sent = this.send(waiting.map((w) => w.item));
+      sent = this.send(batches.map((waiting) => waiting.map((w) => w.item)));
     } catch (error) {
-      sent = Promise.reject(error);
+      sent = batches.map(() => Promise.reject(error));
     }
-    sent.then(
-      (results) => {
-        for (let i = 0; i < waiting.length; i++) waiting[i].resolve(results[i]);
-      },
-      (error: unknown) => {
-        for (const w of waiting) w.reject(error);
-      },
-    );
+    batches.forEach((waiting, b) => {
+      sent[b].then(
+        (results) => {
+          for (let i = 0; i < waiting.length; i++) waiting[i].resolve(results[i]);
+        },
+        (error: unknown) => {
+          for (const w of waiting) w.reject(error);
+        },
+      );
+    });
   }
 }

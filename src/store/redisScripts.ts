@@ -3,7 +3,7 @@
  * redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
  * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './store.js';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
@@ -278,6 +278,9 @@ interface StoreCommands {
 }
 export type StoreRedis = Redis & StoreCommands;
 
+/** A pipeline of the store's connection, with its scripts. */
+export type StorePipeline = ChainableCommander & { [name in keyof StoreCommands]: (...args: Parameters<StoreCommands[name]>) => StorePipeline };
+
 /** The store's scripts, sent once per connection and then run by their SHA. */
 function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
@@ -332,6 +335,12 @@ export function redactedUrl(url: string): string {
   } catch {
     return 'an invalid REDIS_URL';
   }
+}
+
+/** A pipeline's replies, each with its own error; null (the pipeline was not sent) fails them all. */
+export function execReplies(results: [Error | null, unknown][] | null): [Error | null, unknown][] {
+  if (results === null) throw new Error('pipeline not sent');
+  return results;
 }
 
 /** A MULTI's replies, failing when any command in it failed. */

@@ -54,7 +54,7 @@ import { AdmissionBatches } from './admissionBatches.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
 import { OutageFallback, type CommandReceipt } from './redisFallback.js';
 import { KeyCache } from './redisKeyCache.js';
-import { connectRedis, execResult, isRedisOutage, neverSent, unavailable, type StoreRedis } from './redisScripts.js';
+import { connectRedis, execReplies, execResult, isRedisOutage, neverSent, unavailable, type StorePipeline, type StoreRedis } from './redisScripts.js';
 
 const DAY_MS = 86_400_000;
 /** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */
@@ -64,6 +64,12 @@ const RATE_WINDOW_MS = 1000;
 const WRITE_BACK_INTERVAL_MS = 1000;
 /** Compare-and-set retries of a record changed concurrently by another instance. */
 const CAS_ATTEMPTS = 20;
+
+/** One request waiting in an admission batch. */
+interface AdmissionItem {
+  request: AdmitRequest;
+  rateLimit: number;
+}
 
 /** The key record as stored: the shown key plus its hash. */
 interface KeyRecord extends ApiKey {
@@ -99,7 +105,7 @@ export class RedisStore implements Store {
   private generation = 0;
   private closed = false;
   private readonly fallback = new OutageFallback();
-  private readonly admissions = new AdmissionBatches((batch: { request: AdmitRequest; rateLimit: number }[]) => this.admitBatch(batch));
+  private readonly admissions = new AdmissionBatches((batches: AdmissionItem[][]) => this.admitBatches(batches));
   private writingBack = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -435,39 +441,58 @@ export class RedisStore implements Store {
     return this.admissions.add(group, { request, rateLimit });
   }
 
-  /** One run of the admit script for a batch of one group (admissionBatches.ts). */
-  private async admitBatch(batch: { request: AdmitRequest; rateLimit: number }[]): Promise<AdmitDecision[]> {
+  /**
+   * The admit script's runs for the batches of one turn (admissionBatches.ts), one per batch,
+   * written together at once in one pipeline (not left to the next turn, as auto-pipelining would).
+   */
+  private admitBatches(batches: AdmissionItem[][]): Promise<AdmitDecision[]>[] {
+    const pipeline = this.redis.pipeline() as StorePipeline;
+    const sent = batches.map((batch) => {
+      const receipt = this.nextCommand();
+      pipeline.netlookupAdmit(...this.admitArguments(batch, receipt));
+      return receipt;
+    });
+    const replies = this.guard('admit', async () => execReplies(await pipeline.exec()));
+    return batches.map(async (batch, b) => {
+      let reply: number[];
+      try {
+        const [error, value] = (await replies)[b];
+        if (error) throw unavailable('redis store: admit failed', error);
+        reply = value as number[];
+      } catch (e) {
+        if (!isRedisOutage(e)) throw e;
+        return batch.map(({ request, rateLimit }) => this.fallback.admit(request, rateLimit, neverSent(e) ? null : sent[b]));
+      }
+      return this.decisionsOf(batch, reply);
+    });
+  }
+
+  /** The admit script's keys and arguments for one batch (the script's header in redisScripts.ts). */
+  private admitArguments(batch: AdmissionItem[], sent: CommandReceipt): (string | number)[] {
     const { account_id: accountId, quota: rule, now } = batch[0].request;
-    const { rateLimit } = batch[0];
     const nowMs = now.getTime();
-    const sent = this.nextCommand();
-    const perRequest: (string | number)[] = [];
-    for (const { request } of batch) perRequest.push(request.api, request.cost, request.consume ? '1' : '0');
-    let reply: number[];
-    try {
-      reply = await this.guard('admit', () =>
-        this.redis.netlookupAdmit(
-          this.rateKey(accountId),
-          this.dayKey(accountId, dayKey(now)),
-          this.monthKey(accountId, monthKey(now)),
-          this.rateClock === 'redis' ? '' : nowMs,
-          RATE_WINDOW_MS,
-          rateLimit,
-          rule.period,
-          rule.pooled ? '1' : '0',
-          rule.limit,
-          this.dayTtl(now),
-          this.monthTtl(now),
-          sent.receipt,
-          sent.seq,
-          `${nowMs}:${this.instance}:${sent.seq}`,
-          ...perRequest,
-        ),
-      );
-    } catch (e) {
-      if (!isRedisOutage(e)) throw e;
-      return batch.map(({ request }) => this.fallback.admit(request, rateLimit, neverSent(e) ? null : sent));
-    }
+    const args: (string | number)[] = [
+      this.rateKey(accountId),
+      this.dayKey(accountId, dayKey(now)),
+      this.monthKey(accountId, monthKey(now)),
+      this.rateClock === 'redis' ? '' : nowMs,
+      RATE_WINDOW_MS,
+      batch[0].rateLimit,
+      rule.period,
+      rule.pooled ? '1' : '0',
+      rule.limit,
+      this.dayTtl(now),
+      this.monthTtl(now),
+      sent.receipt,
+      sent.seq,
+      `${nowMs}:${this.instance}:${sent.seq}`,
+    ];
+    for (const { request } of batch) args.push(request.api, request.cost, request.consume ? '1' : '0');
+    return args;
+  }
+
+  private decisionsOf(batch: AdmissionItem[], reply: number[]): AdmitDecision[] {
+    const { quota: rule, now } = batch[0].request;
     const resetsAt = nextReset(rule.period, now);
     return batch.map(({ request }, i) => {
       const used = reply[2 * i + 1];

@@ -4,21 +4,27 @@ import { AdmissionBatches } from '../../src/store/admissionBatches.js';
 
 function recorder(fail?: (items: string[]) => boolean) {
   const sent: string[][] = [];
-  const batches = new AdmissionBatches<string, string>(async (items) => {
-    sent.push(items);
-    if (fail?.(items)) throw new Error(`failed ${items.join(',')}`);
-    return items.map((item) => `${item}!`);
+  /** the batches of each call of send: those of one turn come together */
+  const turns: number[] = [];
+  const batches = new AdmissionBatches<string, string>((groups) => {
+    turns.push(groups.length);
+    return groups.map(async (items) => {
+      sent.push(items);
+      if (fail?.(items)) throw new Error(`failed ${items.join(',')}`);
+      return items.map((item) => `${item}!`);
+    });
   }, 4);
-  return { sent, batches };
+  return { sent, turns, batches };
 }
 
 describe('AdmissionBatches', () => {
   it("gathers one turn's items per group, in arrival order, and answers each its own result", async () => {
-    const { sent, batches } = recorder();
+    const { sent, turns, batches } = recorder();
     const answers = Promise.all(['a1', 'b1', 'a2', 'a3', 'b2'].map((item) => batches.add(item[0], item)));
     expect(sent).toEqual([]);
     expect(await answers).toEqual(['a1!', 'b1!', 'a2!', 'a3!', 'b2!']);
     expect(sent).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2']]);
+    expect(turns).toEqual([2]);
   });
 
   it('sends a group at once when it reaches the cap; the rest waits for the turn', async () => {
@@ -39,6 +45,7 @@ describe('AdmissionBatches', () => {
     const batches = new AdmissionBatches<string, string>(() => {
       throw new Error('closed');
     });
+    await expect(Promise.all([batches.add('a', 'a1'), batches.add('b', 'b1')])).rejects.toThrow('closed');
     await expect(batches.add('a', 'a1')).rejects.toThrow('closed');
   });
 
