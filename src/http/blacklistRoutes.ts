@@ -15,8 +15,9 @@ import { draftReport, reportInputOf, type ReportFields } from '../blacklist/repo
 import { DAY_MS } from '../blacklist/scoring.js';
 import { ApiError } from '../errors.js';
 import { blacklistRecord, RECORD_REPORTS, type BlacklistRecord } from '../records/blacklistRecord.js';
-import type { FieldLevel, ThreatFacts } from '../records/ipRecord.js';
+import { UNKNOWN_THREAT_FACTS, type FieldLevel, type ThreatFacts, type UnknownThreatFacts } from '../records/ipRecord.js';
 import type { ExportFilter } from '../store/blacklistStore.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
 import { blacklistSettings } from './config.js';
@@ -46,9 +47,25 @@ export function blacklistRecordOf(deps: ServiceDeps, address: BlacklistAddress, 
   );
 }
 
-/** The IP record's threat facts (paid level only; the basic record has no security block). */
-export function threatFactsOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): ThreatFacts | Promise<ThreatFacts> | undefined {
-  return level === 'full' ? deps.store.blacklist.threatFacts(address, now) : undefined;
+/**
+ * The IP record's threat facts (paid level only; the basic record has no security block). While
+ * the store cannot be read (a shared store's outage) they are unknown, and the lookup is still
+ * answered, with the threat fields null.
+ */
+export function threatFactsOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): Eventually<ThreatFacts | UnknownThreatFacts> | undefined {
+  if (level !== 'full') return undefined;
+  let facts: Eventually<ThreatFacts>;
+  try {
+    facts = deps.store.blacklist.threatFacts(address, now);
+  } catch (error) {
+    return unknownWhenUnavailable(error);
+  }
+  return facts instanceof Promise ? facts.catch(unknownWhenUnavailable) : facts;
+}
+
+function unknownWhenUnavailable(error: unknown): UnknownThreatFacts {
+  if (error instanceof StoreUnavailableError) return UNKNOWN_THREAT_FACTS;
+  throw error;
 }
 
 function reportBodyReader() {

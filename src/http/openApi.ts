@@ -222,10 +222,10 @@ function recordSchemas(): Record<string, JsonSchema> {
     is_proxy: bool('open proxy'),
     is_tor: bool('Tor exit node'),
     is_hosting: bool('datacenter or VPN range'),
-    is_threat: bool('listed in the service blacklist'),
+    is_threat: boolOrNull('listed in the service blacklist; null, with the other threat fields, while the blacklist cannot be read (a shared store\'s outage)'),
     threat_type: strOrNull('threat type'),
-    threat_confidence: num('0 to 100', { minimum: 0, maximum: 100 }),
-    threat_reports: int('number of reports', { minimum: 0 }),
+    threat_confidence: numOrNull('0 to 100; null while the blacklist cannot be read', { minimum: 0, maximum: 100 }),
+    threat_reports: { type: ['integer', 'null'], minimum: 0, description: 'number of reports; null while the blacklist cannot be read' },
     threat_last_seen: strOrNull('time of the last report'),
   });
 

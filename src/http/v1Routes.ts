@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../engine/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../engine/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
-import { ipRecord, type FieldLevel, type ThreatFacts } from '../records/ipRecord.js';
+import { ipRecord, type FieldLevel, type ThreatFacts, type UnknownThreatFacts } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { MacRecordRenderer } from '../records/macRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
@@ -97,7 +97,7 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
   });
 }
 
-function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts) {
+function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts | UnknownThreatFacts) {
   return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
 

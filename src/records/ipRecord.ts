@@ -65,12 +65,24 @@ export interface ThreatFacts {
   threat_last_seen: string | null;
 }
 
+/**
+ * The threat fields while the blacklist cannot be read (a shared store's outage): no data, so
+ * null (SPEC 1, rule 5) rather than a refused lookup or a guessed "not listed".
+ */
+export interface UnknownThreatFacts {
+  is_threat: null;
+  threat_type: null;
+  threat_confidence: null;
+  threat_reports: null;
+  threat_last_seen: null;
+}
+
 export type RpkiState = 'valid' | 'invalid' | 'unrouted' | 'not_found';
 
 /** Facts from sources beyond the engine's tables; every part optional. */
 export interface IpRecordFeeds {
   security?: SecurityFacts | null;
-  threat?: ThreatFacts | null;
+  threat?: ThreatFacts | UnknownThreatFacts | null;
   /** RPKI state of the IPv4 route, when a ROA feed is loaded (ignored for IPv6) */
   rpki?: RpkiState | null;
 }
@@ -81,6 +93,14 @@ export const NO_THREAT_FACTS: Readonly<ThreatFacts> = Object.freeze({
   threat_type: null,
   threat_confidence: 0,
   threat_reports: 0,
+  threat_last_seen: null,
+});
+
+export const UNKNOWN_THREAT_FACTS: Readonly<UnknownThreatFacts> = Object.freeze({
+  is_threat: null,
+  threat_type: null,
+  threat_confidence: null,
+  threat_reports: null,
   threat_last_seen: null,
 });
 
@@ -159,10 +179,11 @@ export interface SecurityRecord {
   is_proxy: boolean;
   is_tor: boolean;
   is_hosting: boolean;
-  is_threat: boolean;
+  /** null (with the other threat fields) while the blacklist cannot be read */
+  is_threat: boolean | null;
   threat_type: string | null;
-  threat_confidence: number;
-  threat_reports: number;
+  threat_confidence: number | null;
+  threat_reports: number | null;
   threat_last_seen: string | null;
 }
 
@@ -296,7 +317,7 @@ export function timezoneFull(zone: string | null, ms: number): TimezoneFull {
   };
 }
 
-export function securityRecord(security: SecurityFacts, isHosting: boolean, threat: ThreatFacts): SecurityRecord {
+export function securityRecord(security: SecurityFacts, isHosting: boolean, threat: ThreatFacts | UnknownThreatFacts): SecurityRecord {
   return {
     is_vpn: security.is_vpn,
     vpn_provider: security.vpn_provider,

@@ -23,6 +23,7 @@ import {
   type FieldLevel,
   type IpRecordFeeds,
   type ThreatFacts,
+  type UnknownThreatFacts,
 } from './ipRecord.js';
 
 /** Templates kept per renderer; past this many the cache starts afresh (memory stays bounded). */
@@ -106,7 +107,7 @@ export class IpRecordRenderer {
     return clock.json;
   }
 
-  private securityJson(isHosting: boolean, threat: ThreatFacts): string {
+  private securityJson(isHosting: boolean, threat: ThreatFacts | UnknownThreatFacts): string {
     return threat === NO_THREAT_FACTS ? this.quietSecurity[isHosting ? 1 : 0] : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
   }
 }

@@ -281,7 +281,7 @@ describe('retention and deletion', () => {
 });
 
 describe('blacklist store failures', () => {
-  it('400 unavailable when the blacklist cannot answer or save, never 500; lookups of the other APIs go on', async () => {
+  it('400 unavailable when the blacklist cannot answer or save, never 500; IP records go on with the threat fields unknown, the other APIs as usual', async () => {
     const dir = tempDir('netlookup-blacklist-down-');
     const store = SqliteStore.open(dir);
     const failing = new Proxy(store.blacklist, {
@@ -299,11 +299,17 @@ describe('blacklist store failures', () => {
       expectError(await s.call(`/v1/blacklist/${ip}`, { key }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/report', { key, json: { ip: fresh(), threat_type: 'spam' } }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/batch', { key, json: [ip] }), 'unavailable', 400);
-      // the full IP record carries the threat facts: refused as a whole, with no quota headers of a success
-      expectError(await s.call(`/v1/ip/${ip}`, { key }), 'unavailable', 400);
+      // the full IP record is answered, its threat facts unknown (null), never "not listed"
+      const unknownThreat = { is_threat: null, threat_type: null, threat_confidence: null, threat_reports: null, threat_last_seen: null };
+      const record = await s.call(`/v1/ip/${ip}`, { key });
+      expect(record.status).toBe(200);
+      expect(record.body.security).toMatchObject(unknownThreat);
+      expect(record.headers.get('x-quota-remaining')).not.toBeNull();
       const batch = await s.call('/v1/ip/batch', { key, json: [ip, '8.8.8.8'] });
-      expectError(batch, 'unavailable', 400);
-      expect(batch.headers.get('x-quota-remaining')).toBeNull();
+      expect(batch.status).toBe(200);
+      for (const result of batch.body.results) expect(result.security).toMatchObject(unknownThreat);
+      const filtered = await s.call(`/v1/ip/${ip}?fields=security.is_threat`, { key });
+      expect(filtered.body.security).toEqual({ is_threat: null });
       expect((await s.call('/v1/mac/00:00:0c:12:34:56', { key })).status).toBe(200);
     } finally {
       await s.stop();

@@ -1,7 +1,8 @@
 /**
  * Faults of the shared store (issue 5): a private redis-server (AOF, fsync at every write, as the
  * README advises) is stopped and started again during a bounded load on a `netlookup serve`
- * process. Lookups keep being answered (never a 500), /health says degraded meanwhile, reports are
+ * process. Lookups keep being answered (never a 500; paid IP records with the threat fields
+ * unknown, null, while Redis is away), /health says degraded meanwhile, reports are
  * refused with a retryable error and none accepted is lost, and after recovery the usage in Redis
  * equals the lookups answered.
  */
@@ -14,7 +15,11 @@ import { PrivateRedis } from '../store/redisTestServer.js';
 import { ADMIN_TOKEN, request, TEST_PLANS, tempDir, type Reply } from './harness.js';
 import { killChildren, serve, type Child } from './serveProcess.js';
 
-const PLANS = { ...TEST_PLANS, free: { ...TEST_PLANS.free, quota: { period: 'day', per_api: { ip: 1_000_000, blacklist: 1000, mac: 1000 } }, rate_limit_per_second: 100_000 } };
+const PLANS = {
+  ...TEST_PLANS,
+  free: { ...TEST_PLANS.free, quota: { period: 'day', per_api: { ip: 1_000_000, blacklist: 1000, mac: 1000 } }, rate_limit_per_second: 100_000 },
+  business: { ...TEST_PLANS.business, rate_limit_per_second: 100_000 },
+};
 const dir = tempDir('netlookup-fault-');
 let redis: PrivateRedis;
 let service: Child;
@@ -45,6 +50,14 @@ describe('Redis stopped and restarted under load', () => {
     const secret: string = created.body.key.secret;
     // the key is known to the instance before the outage (its last answer stands in meanwhile)
     expect((await request(service.url, '/v1/ip/8.8.8.8', { key: secret })).status).toBe(200);
+    // a paid key and a listed address: its threat fields are true, or unknown (null) while Redis is away, never false
+    const business = await request(service.url, '/admin/accounts', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, json: { plan: 'business' } });
+    const paidSecret: string = business.body.key.secret;
+    const listed = `45.${octet}.255.1`;
+    expect((await request(service.url, '/v1/blacklist/report', { key: secret, json: { ip: listed, threat_type: 'scanner', source: 'fault-test' } })).status).toBe(201);
+    expect((await request(service.url, `/v1/ip/${listed}`, { key: paidSecret })).body.security).toMatchObject({ is_threat: true, threat_reports: 1 });
+    const unknownThreat = { is_threat: null, threat_type: null, threat_confidence: null, threat_reports: null, threat_last_seen: null };
+    let paidUnknown = 0;
     let answered = 1;
     const statuses = new Map<number, number>();
     const seen = (reply: Reply) => statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
@@ -59,6 +72,19 @@ describe('Redis stopped and restarted under load', () => {
         seen(reply);
         if (reply.status === 200) answered++;
         else throw new Error(`lookup answered ${reply.status}: ${reply.text}`);
+      }
+    };
+    const paidLookups = async () => {
+      while (running) {
+        const reply = await request(service.url, `/v1/ip/${listed}`, { key: paidSecret });
+        seen(reply);
+        if (reply.status !== 200) throw new Error(`paid lookup answered ${reply.status}: ${reply.text}`);
+        if (reply.body.security.is_threat === null) {
+          expect(reply.body.security).toMatchObject(unknownThreat);
+          paidUnknown++;
+        } else {
+          expect(reply.body.security).toMatchObject({ is_threat: true, threat_reports: 1 });
+        }
       }
     };
     let next = 0;
@@ -90,7 +116,7 @@ describe('Redis stopped and restarted under load', () => {
         await sleep(100);
       }
     };
-    const load = Promise.all([lookups(), lookups(), reports(), health()]);
+    const load = Promise.all([lookups(), lookups(), paidLookups(), reports(), health()]);
     await sleep(800);
     await redis.stop(signal);
     await sleep(1500);
@@ -102,6 +128,7 @@ describe('Redis stopped and restarted under load', () => {
     expect(statuses.get(500)).toBeUndefined();
     expect(healthSeen).toContain('200 degraded');
     expect(refusedReports).toBeGreaterThan(0);
+    expect(paidUnknown).toBeGreaterThan(0);
     // recovery: the counts made meanwhile are written back within a second or two
     for (let i = 0; i < 50 && (await request(service.url, '/health')).body.status !== 'ok'; i++) await sleep(100);
     expect((await request(service.url, '/health')).body).toMatchObject({ status: 'ok', store: { kind: 'redis', healthy: true } });

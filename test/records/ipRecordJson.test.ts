@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatIPv4, parseIp } from '../../src/engine/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
+import { ipRecord, UNKNOWN_THREAT_FACTS, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 import { JsonTemplate } from '../../src/records/jsonTemplate.js';
 
@@ -47,18 +47,17 @@ describe('JsonTemplate', () => {
 describe('IpRecordRenderer', () => {
   const levels: FieldLevel[] = ['basic', 'full'];
 
-  it('gives the object path JSON for random IPv4 and IPv6 addresses, instants, levels and threat facts', () => {
+  it('gives the object path JSON for random IPv4 and IPv6 addresses, instants, levels and threat facts (known or not)', () => {
     const renderer = new IpRecordRenderer();
     fc.assert(
       fc.property(
         fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('8.8.8.8', '8.8.4.4', '2001:4860:4860::8888', '2001:4860:4860::8844', '10.0.0.1', '::1')),
         fc.constantFrom(...levels),
         fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
-        fc.boolean(),
-        (text, level, ms, listed) => {
+        fc.constantFrom<IpRecordFeeds | undefined>(undefined, threat, { threat: UNKNOWN_THREAT_FACTS }),
+        (text, level, ms, feeds) => {
           const ip = parseIp(text)!;
           const now = new Date(ms);
-          const feeds = listed ? threat : undefined;
           expect(renderer.render(engine, ip, level, now, feeds)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now, feeds)));
         },
       ),
