@@ -24,9 +24,9 @@ export interface Exchange {
 
 /**
  * An Exchange over node:http's own request and response, answered by `send()` in one
- * `writeHead` + `end`: headers as Koa would send them for the same handlers (the same names and
- * values, Content-Length from the body), and no per-header validation, since every name and value
- * is the service's own.
+ * `writeHead` + `end`: the headers Koa would send for the same handlers (the same names and
+ * values, Content-Length from the body), kept as one flat list rather than set one by one on the
+ * response.
  */
 export class NodeExchange implements Exchange {
   status = 404;

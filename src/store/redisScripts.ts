@@ -301,6 +301,10 @@ export function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
     lazyConnect: true,
     // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
     enableAutoPipelining: true,
+    // Except the counting commands that carry a receipt: they are written at once, in the order of
+    // their sequence numbers (the admissions in their own pipeline, redisStore.ts), which the
+    // receipts rely on; left to auto-pipelining, a count could go out after a later one.
+    autoPipeliningIgnoredCommands: ['netlookupAddCounts'],
     // A command issued while Redis is away fails at once (the caller answers unavailable or falls
     // back) rather than waiting in a queue; ioredis keeps reconnecting meanwhile.
     enableOfflineQueue: false,

@@ -443,7 +443,8 @@ export class RedisStore implements Store {
 
   /**
    * The admit script's runs for the batches of one turn (admissionBatches.ts), one per batch,
-   * written together at once in one pipeline (not left to the next turn, as auto-pipelining would).
+   * written together at once in one pipeline: not left to auto-pipelining, which would send them a
+   * turn later and could send them after a counting command with a later sequence number.
    */
   private admitBatches(batches: AdmissionItem[][]): Promise<AdmitDecision[]>[] {
     const pipeline = this.redis.pipeline() as StorePipeline;
