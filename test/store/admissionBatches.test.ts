@@ -1,8 +1,8 @@
-/** The batching of the shared store's admissions: grouping, order, size cap, failures. */
+/** The batching of the shared store's admissions: grouping, order, early sending, failures. */
 import { describe, expect, it } from 'vitest';
 import { AdmissionBatches } from '../../src/store/admissionBatches.js';
 
-function recorder(fail?: (items: string[]) => boolean) {
+function recorder(fail?: (items: string[]) => boolean, chunk = 4) {
   const sent: string[][] = [];
   /** the batches of each call of send: those of one turn come together */
   const turns: number[] = [];
@@ -13,13 +13,13 @@ function recorder(fail?: (items: string[]) => boolean) {
       if (fail?.(items)) throw new Error(`failed ${items.join(',')}`);
       return items.map((item) => `${item}!`);
     });
-  }, 4);
+  }, chunk);
   return { sent, turns, batches };
 }
 
 describe('AdmissionBatches', () => {
   it("gathers one turn's items per group, in arrival order, and answers each its own result", async () => {
-    const { sent, turns, batches } = recorder();
+    const { sent, turns, batches } = recorder(undefined, 10);
     const answers = Promise.all(['a1', 'b1', 'a2', 'a3', 'b2'].map((item) => batches.add(item[0], item)));
     expect(sent).toEqual([]);
     expect(await answers).toEqual(['a1!', 'b1!', 'a2!', 'a3!', 'b2!']);
@@ -27,12 +27,13 @@ describe('AdmissionBatches', () => {
     expect(turns).toEqual([2]);
   });
 
-  it('sends a group at once when it reaches the cap; the rest waits for the turn', async () => {
-    const { sent, batches } = recorder();
-    const answers = Promise.all(Array.from({ length: 6 }, (_, i) => batches.add('a', `a${i}`)));
-    expect(sent).toEqual([['a0', 'a1', 'a2', 'a3']]);
-    await answers;
-    expect(sent).toEqual([['a0', 'a1', 'a2', 'a3'], ['a4', 'a5']]);
+  it('sends what waits as soon as `chunk` requests wait, over all groups; the rest at the end of the turn', async () => {
+    const { sent, turns, batches } = recorder();
+    const answers = Promise.all(['a0', 'b0', 'a1', 'a2', 'a3', 'b1'].map((item) => batches.add(item[0], item)));
+    expect(sent).toEqual([['a0', 'a1', 'a2'], ['b0']]);
+    expect(await answers).toEqual(['a0!', 'b0!', 'a1!', 'a2!', 'a3!', 'b1!']);
+    expect(sent).toEqual([['a0', 'a1', 'a2'], ['b0'], ['a3'], ['b1']]);
+    expect(turns).toEqual([2, 2]);
   });
 
   it("a failed batch fails each of its items, and no other group's", async () => {
