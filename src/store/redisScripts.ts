@@ -341,17 +341,20 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** A pipeline's replies, each with its own error; null (the pipeline was not sent) fails them all. */
-export function execReplies(results: [Error | null, unknown][] | null): [Error | null, unknown][] {
-  if (results === null) throw new Error('pipeline not sent');
+/**
+ * A pipeline's replies, each with its own error; null (the pipeline was not sent, or a MULTI was
+ * aborted) fails them all with `nullMeans`.
+ */
+export function execReplies(results: [Error | null, unknown][] | null, nullMeans = 'pipeline not sent'): [Error | null, unknown][] {
+  if (results === null) throw new Error(nullMeans);
   return results;
 }
 
 /** A MULTI's replies, failing when any command in it failed. */
 export function execResult(results: [Error | null, unknown][] | null): unknown[] {
-  if (results === null) throw new Error('transaction aborted');
-  for (const [error] of results) if (error) throw error;
-  return results.map(([, value]) => value);
+  const replies = execReplies(results, 'transaction aborted');
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, value]) => value);
 }
 
 export function unavailable(message: string, cause: unknown): StoreUnavailableError {
