@@ -344,6 +344,10 @@ function validateIp(level: 'basic' | 'full', plan: string): Validator {
     if (b.ip !== ip) return `ip ${String(b.ip)} for ${ip}`;
     const meta = b.meta as Record<string, unknown> | undefined;
     if (!meta || meta.plan !== plan || meta.fields !== level) return `meta ${JSON.stringify(meta)}`;
+    if (level === 'full') {
+      const threat = (b.security as Record<string, unknown> | undefined)?.is_threat;
+      if (threat !== listedIps.has(ip)) return `security.is_threat ${String(threat)} for ${ip}, ${listedIps.has(ip) ? '' : 'not '}reported`;
+    }
     return jsonContentType(headers) ?? meteredHeaders(headers, plan) ?? ipRecordProblem(b, level);
   };
 }
@@ -524,8 +528,17 @@ const serviceEnv = {
   NETLOOKUP_DATA_DIR: path.join(tmp, 'data'),
   NETLOOKUP_PLANS: plansFile,
   NETLOOKUP_ADMIN_TOKEN: adminToken,
+  NETLOOKUP_REPORTS_PER_MINUTE: '1000000',
   LOG_LEVEL: 'info',
 };
+
+/**
+ * Every LISTED_EVERY-th address of the pool is reported (by the business account) before the cases
+ * run, so that paid lookups meet listed addresses as well as the many that are not: their validator
+ * checks `security.is_threat` against this set on every answer.
+ */
+const LISTED_EVERY = 100;
+const listedIps = new Set(ips.filter((_, i) => i % LISTED_EVERY === 0));
 
 /** The shared-store cases' Redis (`none`: skipped) and its server's pid while they run (for its CPU time). */
 const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -640,7 +653,7 @@ function redisCases(keys: BenchKeys, workers: 1 | 2): CaseDef[] {
     }));
 }
 
-/** Admin-created free and business accounts on a running service: their keys. */
+/** Admin-created free and business accounts on a running service, their keys; and the listed addresses reported. */
 async function benchKeys(port: number): Promise<BenchKeys> {
   const auth = { authorization: `Bearer ${adminToken}` };
   const free = await post(port, '/admin/accounts', { plan: 'free' }, auth);
@@ -651,6 +664,11 @@ async function benchKeys(port: number): Promise<BenchKeys> {
     const account = await post(port, '/admin/accounts', { plan: 'free' }, auth);
     if (account.status !== 201) throw new Error(`admin API: ${account.status} ${JSON.stringify(account.body)}`);
     many.push((account.body.key as { secret: string }).secret);
+  }
+  const reporter = { 'X-API-Key': (business.body.key as { secret: string }).secret };
+  for (const ip of listedIps) {
+    const reported = await post(port, '/v1/blacklist/report', { ip, threat_type: 'scanner' }, reporter);
+    if (reported.status !== 201) throw new Error(`report of ${ip}: ${reported.status} ${JSON.stringify(reported.body)}`);
   }
   return { free: (free.body.key as { secret: string }).secret, paid: (business.body.key as { secret: string }).secret, many };
 }
@@ -846,7 +864,8 @@ const statusCounts = checks.service_requests_by_endpoint_and_status as Record<st
 const serviceNon200 = statusCounts
   ? Object.entries(statusCounts)
       .filter(([endpoint]) => endpoint.startsWith('/v1'))
-      .reduce((sum, [, byStatus]) => sum + Object.entries(byStatus).filter(([s]) => s !== '200').reduce((a, [, n]) => a + n, 0), 0)
+      // the listed addresses' reports, made before the cases, are answered 201
+      .reduce((sum, [endpoint, byStatus]) => sum + Object.entries(byStatus).filter(([s]) => s !== '200' && !(s === '201' && endpoint.includes('report'))).reduce((a, [, n]) => a + n, 0), 0)
   : null;
 checks.service_non_200_v1_responses = serviceNon200;
 checks.load_generator_errors_total = errorsTotal;
@@ -873,6 +892,7 @@ const report = {
     connections: CONNECTIONS,
     seed: SEED,
     ip_pool: ips.length,
+    ip_pool_listed: listedIps.size,
     mac_pool: macs.length,
     batch_bodies_per_size: BATCH_BODIES,
     timeout_s: TIMEOUT_S,
@@ -948,8 +968,8 @@ const md = [
   '',
   `★ = ours. Requests rotate over ${ips.length} seeded public IPv4 addresses that the DB-IP mmdb holds` +
     (pool ? ` (our tables: ${pool.found} found, ${pool.not_found} not found, ${pool.reserved} reserved)` : '') +
-    `, ${macs.length} seeded MACs, ${BATCH_BODIES} batch bodies per size; every request carries an X-API-Key header. ` +
-    `Each case's first ${SAMPLE_CHECKS} requests were checked (200, JSON, the record's shape, quota headers) before timing; errors = socket errors + timeouts + non-2xx/3xx counted by the load generator` +
+    `, of which ${listedIps.size} (1 in ${LISTED_EVERY}) are reported to the blacklist before the cases, ${macs.length} seeded MACs, ${BATCH_BODIES} batch bodies per size; every request carries an X-API-Key header. ` +
+    `Each case's first ${SAMPLE_CHECKS} requests were checked (200, JSON, the record's shape, quota headers, and on paid records \`security.is_threat\` true exactly for the reported addresses) before timing; errors = socket errors + timeouts + non-2xx/3xx counted by the load generator` +
     (serviceNon200 === null ? '.' : `; the service's own metrics count ${serviceNon200} non-200 /v1 responses over the run.`),
   `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ${sameBytesLine} ` +
     'Batch cases at 50 connections measure throughput (their latency is mostly queueing); the 1-connection runs measure the time to answer one batch.',

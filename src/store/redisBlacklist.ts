@@ -14,10 +14,13 @@
  *                                  while Redis is away, each process counts on its own)
  *
  * Each report is one script on its address's keys (merging exact under concurrency); the index, the
- * last-report set and the version are written right after it. Reads aggregate an address's reports
- * at read time (src/blacklist/aggregate.ts), so nothing is cached in this process and every
- * instance sees every report at once. Report rate windows run on the request's clock.
+ * last-report set and the version are written right after it, then the address is announced to
+ * every instance's listed-address set (src/store/redisListedAddresses.ts) before the report answers.
+ * Reads aggregate an address's reports at read time (src/blacklist/aggregate.ts), so no facts are
+ * cached in this process and every instance sees every report at once; the set only spares the
+ * read of an address that has no reports. Report rate windows run on the request's clock.
  */
+import crypto from 'node:crypto';
 import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
 import { aggregateReports, listingOf, type Aggregate } from '../blacklist/aggregate.js';
 import { blacklistTime } from '../blacklist/blacklistTime.js';
@@ -39,6 +42,8 @@ import type {
 } from './blacklistStore.js';
 import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
+import { ChangeFeed } from './redisChangeFeed.js';
+import { ListedAddresses } from './redisListedAddresses.js';
 import { isRedisOutage, type StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
@@ -97,17 +102,21 @@ export class RedisBlacklist implements BlacklistStore {
   private readonly base: string;
   /** the daily counters counted here while Redis is away */
   private readonly localDaily = new Map<string, number>();
+  /** the addresses with reports, when this instance keeps the set (a change feed is open) */
+  readonly listed: ListedAddresses | null;
 
   constructor(
     private readonly redis: StoreRedis,
-    prefix: string,
+    private readonly prefix: string,
     private readonly guard: RedisGuard,
+    feed: ChangeFeed | null,
     options: RedisBlacklistOptions = {},
   ) {
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
     if (!(days > 0)) throw new RangeError('the blacklist retention must be a positive number of days');
     this.policy = { retentionMs: days * DAY_MS };
     this.base = `${prefix}bl:`;
+    this.listed = feed && new ListedAddresses(feed, () => this.indexedAddresses());
   }
 
   private reportsKey = (ip: string) => `${this.base}{ip:${ip}}:reports`;
@@ -119,6 +128,7 @@ export class RedisBlacklist implements BlacklistStore {
   async report(input: ReportInput, now: Date): Promise<ReportOutcome> {
     return this.guard('save report', async () => {
       const { merged, rows } = await this.save(input, now.getTime());
+      await this.announceListed([input.ip]);
       return { merged, facts: this.factsOf(this.current(rows, now.getTime()), now.getTime()) };
     });
   }
@@ -130,6 +140,7 @@ export class RedisBlacklist implements BlacklistStore {
       await this.guard('save reports', async () => {
         // Issued together, executed in order on the one connection: merges within the batch hold.
         const saved = await Promise.all(batch.map((input) => this.save(input, now.getTime())));
+        await this.announceListed([...new Set(batch.map((input) => input.ip))]);
         const facts = new Map<string, ThreatFacts>();
         for (const input of batch) {
           if (!facts.has(input.ip)) facts.set(input.ip, await this.facts(input.ip, now.getTime()));
@@ -140,7 +151,8 @@ export class RedisBlacklist implements BlacklistStore {
     return outcomes;
   }
 
-  async threatFacts(address: BlacklistAddress, now: Date): Promise<ThreatFacts> {
+  threatFacts(address: BlacklistAddress, now: Date): ThreatFacts | Promise<ThreatFacts> {
+    if (this.listed !== null && !this.listed.mayBeListed(address)) return NO_THREAT_FACTS;
     return this.guard('read threat facts', () => this.facts(address.text, now.getTime()));
   }
 
@@ -156,14 +168,7 @@ export class RedisBlacklist implements BlacklistStore {
   async *exportRows(filter: ExportFilter, now: Date): AsyncIterable<ExportRow[]> {
     const nowMs = now.getTime();
     const since = exportSince(filter, this.policy, nowMs);
-    // A cursor over the lex index: each chunk is read by range from the last member seen.
-    let from = filter.version === 6 ? '[6:' : '[4:';
-    const to = filter.version === 4 ? '(5' : '(7';
-    for (;;) {
-      const members = await this.guard('export', () => this.redis.zrangebylex(this.indexKey(), from, to, 'LIMIT', 0, EXPORT_CHUNK));
-      if (members.length === 0) return;
-      from = `(${members[members.length - 1]}`;
-      const addresses = members.map(addressOfMember);
+    for await (const addresses of this.indexedAddresses(filter.version, 'export')) {
       const replies = await this.guard('export', () => Promise.all(addresses.map((a) => this.redis.hgetall(this.reportsKey(a.text)))));
       const rows: ExportRow[] = [];
       addresses.forEach((address, i) => {
@@ -183,8 +188,31 @@ export class RedisBlacklist implements BlacklistStore {
         });
       });
       if (rows.length > 0) yield rows;
+    }
+  }
+
+  /** The index's addresses in address order (IPv4 first), in chunks; of one IP version unless null. */
+  private async *indexedAddresses(version: 4 | 6 | null = null, what = 'read the address index'): AsyncIterable<BlacklistAddress[]> {
+    // A cursor over the lex index: each chunk is read by range from the last member seen.
+    let from = version === 6 ? '[6:' : '[4:';
+    const to = version === 4 ? '(5' : '(7';
+    for (;;) {
+      const members = await this.guard(what, () => this.redis.zrangebylex(this.indexKey(), from, to, 'LIMIT', 0, EXPORT_CHUNK));
+      if (members.length === 0) return;
+      from = `(${members[members.length - 1]}`;
+      yield members.map(addressOfMember);
       if (members.length < EXPORT_CHUNK) return;
     }
+  }
+
+  /** Every instance's listed-address set holds `ips` before this returns. */
+  private announceListed(ips: readonly string[]): Promise<void> {
+    return ChangeFeed.announce(this.redis, this.prefix, 'listed', crypto.randomUUID(), ips.join(' '));
+  }
+
+  /** Stops the listed-address set's timers (the store closes the feed). */
+  close(): void {
+    this.listed?.close();
   }
 
   async version(): Promise<BlacklistVersion> {

@@ -2,7 +2,9 @@
  * The shared store (ARCHITECTURE "Stores"): Redis through ioredis, selected by `REDIS_URL`, shared
  * by any number of instances and cluster workers. Authentications are cached in the process and
  * invalidated everywhere, acknowledged, before a change answers (src/store/redisKeyCache.ts), so a
- * roll, deletion or suspension made through any instance holds on the next request everywhere.
+ * roll, deletion or suspension made through any instance holds on the next request everywhere; the
+ * addresses with reports are known the same way (src/store/redisListedAddresses.ts). Both copies
+ * learn of changes through one change feed (src/store/redisChangeFeed.ts).
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -53,6 +55,7 @@ import {
 import { AdmissionBatches } from './admissionBatches.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';
 import { OutageFallback, type CommandReceipt } from './redisFallback.js';
+import { ChangeFeed } from './redisChangeFeed.js';
 import { KeyCache } from './redisKeyCache.js';
 import { connectRedis, execReplies, execResult, isRedisOutage, neverSent, unavailable, type StorePipeline, type StoreRedis } from './redisScripts.js';
 
@@ -86,8 +89,11 @@ export interface RedisStoreOptions {
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
   redisOptions?: RedisOptions;
-  /** false: no authentication cache (src/store/redisKeyCache.ts), every request reads its key from Redis */
-  keyCache?: boolean;
+  /**
+   * false: no change feed, so no in-process copies (the authentication cache and the listed-address
+   * set): every request reads its key, and every paid lookup its threat facts, from Redis
+   */
+  localCopies?: boolean;
 }
 
 const shownKey = ({ hash: _hash, ...key }: KeyRecord): ApiKey => ({ ...key, websites: [...key.websites] });
@@ -109,11 +115,13 @@ export class RedisStore implements Store {
   private writingBack = false;
   private readonly timer: NodeJS.Timeout;
 
-  private constructor(readonly redis: StoreRedis, private readonly keyCache: KeyCache | null, options: RedisStoreOptions) {
+  private readonly keyCache: KeyCache | null;
+
+  private constructor(readonly redis: StoreRedis, private readonly feed: ChangeFeed | null, options: RedisStoreOptions) {
     this.prefix = options.prefix ?? 'nl:';
-    if (/[{}]/.test(this.prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     this.rateClock = options.rateClock ?? 'redis';
-    this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), options.blacklist ?? {});
+    this.keyCache = feed && new KeyCache(feed);
+    this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), feed, options.blacklist ?? {});
     // A receipt names its connection: the next connection gets a field of its own as soon as this
     // one is lost. Not on 'ready': ioredis emits status events a tick late, and a command sent on the
     // new connection meanwhile would write the old field, so that commands lost with the old
@@ -129,13 +137,15 @@ export class RedisStore implements Store {
 
   /** Connects to `url` and opens the store on it. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const prefix = options.prefix ?? 'nl:';
+    if (/[{}]/.test(prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     const redis = await connectRedis(url, options.redisOptions);
-    let keyCache: KeyCache | null = null;
+    let feed: ChangeFeed | null = null;
     try {
-      if (options.keyCache !== false) keyCache = await KeyCache.open(redis, options.prefix ?? 'nl:');
-      return new RedisStore(redis, keyCache, options);
+      if (options.localCopies !== false) feed = await ChangeFeed.open(redis, prefix);
+      return new RedisStore(redis, feed, options);
     } catch (e) {
-      await keyCache?.close();
+      await feed?.close();
       redis.disconnect();
       throw e;
     }
@@ -172,7 +182,8 @@ export class RedisStore implements Store {
     clearInterval(this.timer);
     await this.writeBack();
     this.closed = true;
-    await this.keyCache?.close();
+    this.blacklist.close();
+    await this.feed?.close();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
@@ -327,7 +338,7 @@ export class RedisStore implements Store {
         JSON.stringify(key),
       );
       if (added !== 1) {
-        await this.redis.del(this.keyAccountKey(key.id), this.secretKey(key.hash));
+        await this.deleteIndexes(this.keyAccountKey(key.id), this.secretKey(key.hash));
         if (added === -1) throw new StoreInputError(`no account ${accountId}`);
         throw new KeyLimitError(maxKeys);
       }
@@ -383,7 +394,7 @@ export class RedisStore implements Store {
         const deleted = await this.redis.netlookupCas(recordKey, this.keysKey(accountId), json, '', id);
         if (deleted === 1) {
           const { hash } = JSON.parse(json) as KeyRecord;
-          await this.redis.del(this.secretKey(hash), this.keyAccountKey(id));
+          await this.deleteIndexes(this.secretKey(hash), this.keyAccountKey(id));
           return true;
         }
       }
@@ -557,6 +568,11 @@ export class RedisStore implements Store {
     throw new StoreUnavailableError(`redis store: ${key} kept changing during ${CAS_ATTEMPTS} attempts`);
   }
 
+  /** Deletes index keys of different Cluster slots: one DEL each, as one DEL of several keys must stay in one slot. */
+  private async deleteIndexes(...keys: string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.redis.del(key)));
+  }
+
   /** A counting command's identity: this connection's receipt field and the next sequence number. */
   private nextCommand(): CommandReceipt {
     return { receipt: `seq:${this.instance}:${this.generation}`, seq: this.sequence++ };
@@ -568,7 +584,7 @@ export class RedisStore implements Store {
     this.fallback.forgetAuthentications();
     this.keyCache?.invalidate();
     // Every instance drops its cache before this change's caller has its answer.
-    if (result !== null && result !== false) await this.guard(what, () => KeyCache.announce(this.redis, this.prefix, `${this.instance}:${this.sequence++}`));
+    if (result !== null && result !== false) await this.guard(what, () => ChangeFeed.announce(this.redis, this.prefix, 'keys', `${this.instance}:${this.sequence++}`));
     return result;
   }
 

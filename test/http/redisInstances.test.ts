@@ -1,7 +1,8 @@
 /**
  * Shared deployments (issue 5): two `netlookup serve` processes on one Redis (a key prefix of its
  * own on the shared server). Concurrent requests through both never pass more than the quota or the
- * per-second limit together, and a key rolled through one is refused by the other on the next request.
+ * per-second limit together, a key rolled through one is refused by the other on the next request,
+ * and an address reported through one is listed by the other on the next request.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,7 @@ let b: Child;
 const admin = (url: string, method: string, p: string, json?: unknown) =>
   request(url, p, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(json === undefined ? {} : { json }) });
 
-async function newAccount(plan: 'free' | 'starter'): Promise<{ account: { id: string }; key: { id: string; secret: string } }> {
+async function newAccount(plan: 'free' | 'starter' | 'pro'): Promise<{ account: { id: string }; key: { id: string; secret: string } }> {
   const reply = await admin(a.url, 'POST', '/admin/accounts', { plan });
   expect(reply.status).toBe(201);
   return reply.body;
@@ -110,6 +111,20 @@ describe('two instances on one Redis', () => {
     const suspended = await admin(b.url, 'PATCH', `/admin/accounts/${rolled.body.key.account_id}`, { suspended: true });
     expect(suspended.status).toBe(200);
     expectError(await request(a.url, '/v1/ip/8.8.8.8', { key: rolled.body.key.secret }), 'account_suspended');
+  });
+});
+
+describe('a report through one instance', () => {
+  it('lists the address in the other\'s paid lookups and blacklist checks on the next request', async () => {
+    const { key } = await newAccount('pro');
+    const ip = '45.33.32.157';
+    // b's first paid lookups load its listed-address set; the address is not in it
+    expect((await request(b.url, '/v1/ip/45.33.32.158', { key: key.secret })).body.security).toMatchObject({ is_threat: false });
+    expect((await request(b.url, `/v1/ip/${ip}`, { key: key.secret })).body.security).toMatchObject({ is_threat: false });
+    const reported = await request(a.url, '/v1/blacklist/report', { method: 'POST', key: key.secret, json: { ip, threat_type: 'scanner' } });
+    expect(reported.status).toBe(201);
+    expect((await request(b.url, `/v1/ip/${ip}`, { key: key.secret })).body.security).toMatchObject({ is_threat: true, threat_type: 'scanner', threat_reports: 1 });
+    expect((await request(b.url, `/v1/blacklist/${ip}`, { key: key.secret })).body).toMatchObject({ listed: true, threat_type: 'scanner' });
   });
 });
 

@@ -121,7 +121,7 @@ describe('redis store: shared between instances', () => {
   });
 
   it('without the cache, authentication reads Redis every time and agrees', async () => {
-    const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, keyCache: false });
+    const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, localCopies: false });
     try {
       const { key } = await a.createAccount({ plan: 'free' });
       expect((await uncached.authenticate(key.secret))?.key.id).toBe(key.id);
@@ -183,5 +183,78 @@ describe('redis blacklist: exports in chunks', () => {
     const only6: string[] = [];
     for await (const chunk of store.blacklist.exportRows({ min_confidence: 0, version: 6, max_age_ms: null }, now)) only6.push(...chunk.map((r) => r.ip));
     expect(only6).toEqual(v6);
+  });
+});
+
+describe('redis blacklist: the listed-address set', () => {
+  const prefix = redisTestPrefix('listed');
+  let a: RedisStore;
+  let b: RedisStore;
+  const now = new Date();
+  const report = (ip: string) => ({ ip, reporter: 'acc_x', threat_type: 'scanner' as const, message: null, source: 'api', at: now, country_code: null, isp: null });
+  const address = (ip: string) => parseBlacklistAddress(ip)!;
+  /** b answers from its set (synchronously) once it has loaded it */
+  const answersFromSet = async (store: RedisStore) =>
+    vi.waitFor(() => expect(store.blacklist.threatFacts(address('192.0.2.200'), now)).not.toBeInstanceOf(Promise));
+
+  beforeAll(async () => {
+    a = await RedisStore.open(REDIS_TEST_URL, { prefix });
+    await a.blacklist.report(report('198.51.100.7'), now);
+    b = await RedisStore.open(REDIS_TEST_URL, { prefix });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await removeKeys(prefix);
+  });
+
+  it('is loaded from the index when first asked: addresses reported before are listed, others answered without Redis', async () => {
+    await answersFromSet(b);
+    expect(b.blacklist.listed!.size).toBe(1);
+    expect(await b.blacklist.threatFacts(address('198.51.100.7'), now)).toMatchObject({ is_threat: true, threat_reports: 1 });
+    expect(b.blacklist.threatFacts(address('2001:db8::1'), now)).toMatchObject({ is_threat: false });
+  });
+
+  it('a report through one instance is in the other\'s set before it answers, IPv4 and IPv6, one by one and imported', async () => {
+    await answersFromSet(b);
+    await a.blacklist.report(report('203.0.113.9'), now);
+    expect(await b.blacklist.threatFacts(address('203.0.113.9'), now)).toMatchObject({ is_threat: true });
+    await a.blacklist.reportMany([report('2001:db8::abcd'), report('203.0.113.10'), report('203.0.113.10')], now);
+    expect(await b.blacklist.threatFacts(address('2001:db8::abcd'), now)).toMatchObject({ is_threat: true });
+    expect(await b.blacklist.threatFacts(address('203.0.113.10'), now)).toMatchObject({ is_threat: true });
+    // a writer without a set of its own (as the admin commands run) announces all the same
+    const writer = await RedisStore.open(REDIS_TEST_URL, { prefix, localCopies: false });
+    try {
+      await writer.blacklist.report(report('203.0.113.11'), now);
+    } finally {
+      await writer.close();
+    }
+    expect(await b.blacklist.threatFacts(address('203.0.113.11'), now)).toMatchObject({ is_threat: true });
+  });
+
+  it('a deleted address stays a member (a Redis read) and reads not listed', async () => {
+    await a.blacklist.report(report('203.0.113.12'), now);
+    await answersFromSet(b);
+    expect(await a.blacklist.deleteAddress(address('203.0.113.12'), now)).toBe(1);
+    const facts = b.blacklist.threatFacts(address('203.0.113.12'), now);
+    expect(facts).toBeInstanceOf(Promise);
+    expect(await facts).toMatchObject({ is_threat: false });
+  });
+
+  it('reports missed while its subscription was down are found by the reload that follows', async () => {
+    await answersFromSet(b);
+    const admin = new Redis(REDIS_TEST_URL);
+    try {
+      // Every subscriber connection is cut: b's feed is down until ioredis reconnects it.
+      await admin.client('KILL', 'TYPE', 'pubsub');
+      await a.blacklist.report(report('203.0.113.13'), now);
+      expect(await b.blacklist.threatFacts(address('203.0.113.13'), now)).toMatchObject({ is_threat: true });
+      await answersFromSet(b);
+      expect(b.blacklist.threatFacts(address('203.0.113.13'), now)).toBeInstanceOf(Promise);
+      expect(await b.blacklist.threatFacts(address('203.0.113.13'), now)).toMatchObject({ is_threat: true });
+      expect(b.blacklist.threatFacts(address('203.0.113.14'), now)).toMatchObject({ is_threat: false });
+    } finally {
+      admin.disconnect();
+    }
   });
 });
