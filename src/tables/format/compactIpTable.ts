@@ -3,8 +3,8 @@
  * table (ipTable.ts) reduced to country and AS, with neighbouring ranges of equal answer merged.
  * Layout in src/tables/FORMAT.md ("Compact sets"). Searched in place by the same WASM range search.
  */
-import { DIRECTORY_ENTRY_BYTES, FIXED_HEADER_BYTES, readContainer, requireSections, sectionBytes, TableFormatError, u32Section, writeContainer, type SectionSpec, type TableHeader } from './container.js';
-import { NONE, rangeHeadLayout, rangeHeadSections, readRangeHead, u8, validateRangeKeys, type Family } from './ipTable.js';
+import { DIRECTORY_ENTRY_BYTES, FIXED_HEADER_BYTES, sectionBytes, TableFormatError, u32Section, writeContainer, type SectionSpec, type TableHeader } from './container.js';
+import { NONE, rangeHeadLayout, rangeHeadSections, RangeTable, rangeTableHeader, u8, validateRangeKeys, type Family } from './ipTable.js';
 import { StringPool } from './stringPool.js';
 import { jsTableChecks, type TableChecks } from './tableChecks.js';
 import type { CountryFacts, TableMeta } from './tableMeta.js';
@@ -117,15 +117,7 @@ function denseLow(bytes: Uint8Array, header: TableHeader, file: string, scratch:
 }
 
 /** A validated compact IP table: views over the bytes as they lie (in WASM memory in the engine). */
-export class CompactIpTable {
-  readonly header: TableHeader;
-  readonly meta: TableMeta;
-  readonly countries: Map<string, CountryFacts>;
-  readonly rangeCount: number;
-  readonly index: Uint32Array;
-  readonly keys: Uint32Array | null;
-  readonly keysHi: Uint32Array | null;
-  readonly keysLo: Uint32Array | null;
+export class CompactIpTable extends RangeTable {
   readonly rangeAnswer: Uint32Array;
   readonly answerCount: number;
   readonly strings: StringPool;
@@ -133,16 +125,13 @@ export class CompactIpTable {
   private readonly rows: (CompactRow | undefined)[];
 
   /** `scratch`: ip6c only, compactReserve() bytes for the dense low halves (in WASM memory in the engine; allocated here without). */
-  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, checks: TableChecks = jsTableChecks, scratch?: Uint8Array) {
-    const header = readContainer(bytes, file, family === 4 ? 'ip4c' : 'ip6c', checks.checksum);
-    requireSections(header, file, sectionLayout(family));
-    this.header = header;
+  constructor(bytes: Uint8Array, file: string, family: Family, checks: TableChecks = jsTableChecks, scratch?: Uint8Array) {
+    const header = rangeTableHeader(bytes, file, family === 4 ? 'ip4c' : 'ip6c', sectionLayout(family), checks);
+    super(bytes, file, family, header, family === 6 ? denseLow(bytes, header, file, scratch) : undefined);
     const s = (id: string) => header.sections.get(id)!;
     const fail = (problem: string): never => {
       throw new TableFormatError(file, problem);
     };
-    const keysLo = family === 6 ? denseLow(bytes, header, file, scratch) : undefined;
-    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family, keysLo));
     this.rangeAnswer = u32Section(bytes, s('RANS'));
     this.answerCount = s('AROW').count;
     this.answers = new DataView(bytes.buffer, bytes.byteOffset + s('AROW').offset, s('AROW').byteLength);

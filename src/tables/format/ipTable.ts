@@ -14,8 +14,10 @@ import {
   TableFormatError,
   u32Section,
   writeContainer,
+  type SectionLayout,
   type SectionSpec,
   type TableHeader,
+  type TableKind,
 } from './container.js';
 import { StringPool } from './stringPool.js';
 import { jsTableChecks, type TableChecks } from './tableChecks.js';
@@ -156,39 +158,19 @@ export const rangeHeadLayout = (family: Family, sparseLow = false) => ({
   ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, ...(sparseLow ? { KLOW: { elementBytes: 16 } } : { KEYL: { elementBytes: 8 } }) }),
 });
 
-/** What rangeHeadSections hold, read back as views over the bytes. */
-export interface RangeHead {
-  meta: TableMeta;
-  countries: Map<string, CountryFacts>;
-  rangeCount: number;
-  index: Uint32Array;
-  keys: Uint32Array | null;
-  keysHi: Uint32Array | null;
-  keysLo: Uint32Array | null;
+/** A container of `kind` whose sections are the layout's: its header. */
+export function rangeTableHeader(bytes: Uint8Array, file: string, kind: TableKind, layout: SectionLayout, checks: TableChecks): TableHeader {
+  const header = readContainer(bytes, file, kind, checks.checksum);
+  requireSections(header, file, layout);
+  return header;
 }
 
-/** `keysLo`: the low halves of IPv6 keys where the file does not hold them as a section (compact sets). */
-export function readRangeHead(bytes: Uint8Array, header: TableHeader, file: string, family: Family, keysLo?: Uint32Array): RangeHead {
-  const s = (id: string) => header.sections.get(id)!;
-  const meta = jsonSection<TableMeta>(bytes, s('META'), file);
-  const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
-  if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
-  const head = { meta, countries: new Map(countryList.map((c) => [c.code, c])), index: u32Section(bytes, s('INDX')) };
-  if (family === 4) {
-    const keys = u32Section(bytes, s('KEYS'));
-    return { ...head, keys, keysHi: null, keysLo: null, rangeCount: keys.length };
-  }
-  if (!keysLo && s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
-  return { ...head, keys: null, keysHi: u32Section(bytes, s('KEYH')), keysLo: keysLo ?? u32Section(bytes, s('KEYL')), rangeCount: s('KEYH').count };
-}
-
-export function u8(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
-/** A validated IP table: typed views over the file bytes plus row decoders. */
-export class IpTable {
-  readonly header: TableHeader;
+/**
+ * What both IP table kinds (full and compact) share: rangeHeadSections read back as views over the
+ * bytes. `keysLo`: the low halves of IPv6 keys where the file does not hold them as a section
+ * (compact sets).
+ */
+export abstract class RangeTable {
   readonly meta: TableMeta;
   readonly countries: Map<string, CountryFacts>;
   readonly rangeCount: number;
@@ -198,6 +180,34 @@ export class IpTable {
   /** ip6 only: the key halves as pairs of u32 (little-endian word order: [lo32, hi32]) */
   readonly keysHi: Uint32Array | null;
   readonly keysLo: Uint32Array | null;
+
+  protected constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, readonly header: TableHeader, keysLo?: Uint32Array) {
+    const s = (id: string) => header.sections.get(id)!;
+    this.meta = jsonSection<TableMeta>(bytes, s('META'), file);
+    const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
+    if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
+    this.countries = new Map(countryList.map((c) => [c.code, c]));
+    this.index = u32Section(bytes, s('INDX'));
+    if (family === 4) {
+      this.keys = u32Section(bytes, s('KEYS'));
+      this.keysHi = this.keysLo = null;
+      this.rangeCount = this.keys.length;
+      return;
+    }
+    if (!keysLo && s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
+    this.keys = null;
+    this.keysHi = u32Section(bytes, s('KEYH'));
+    this.keysLo = keysLo ?? u32Section(bytes, s('KEYL'));
+    this.rangeCount = s('KEYH').count;
+  }
+}
+
+export function u8(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** A validated IP table: typed views over the file bytes plus row decoders. */
+export class IpTable extends RangeTable {
   readonly rangeLocation: Uint32Array;
   readonly rangeNetwork: Uint32Array;
   readonly strings: StringPool;
@@ -208,13 +218,10 @@ export class IpTable {
   readonly networkCount: number;
   readonly asCount: number;
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, private readonly checks: TableChecks = jsTableChecks) {
-    const header = readContainer(bytes, file, family === 4 ? 'ip4' : 'ip6', checks.checksum);
-    requireSections(header, file, sectionLayout(family));
-    this.header = header;
-    const s = (id: string) => header.sections.get(id)!;
+  constructor(bytes: Uint8Array, file: string, family: Family, private readonly checks: TableChecks = jsTableChecks) {
+    super(bytes, file, family, rangeTableHeader(bytes, file, family === 4 ? 'ip4' : 'ip6', sectionLayout(family), checks));
+    const s = (id: string) => this.header.sections.get(id)!;
     const view = (id: string) => new DataView(bytes.buffer, bytes.byteOffset + s(id).offset, s(id).byteLength);
-    ({ meta: this.meta, countries: this.countries, index: this.index, keys: this.keys, keysHi: this.keysHi, keysLo: this.keysLo, rangeCount: this.rangeCount } = readRangeHead(bytes, header, file, family));
     this.rangeLocation = u32Section(bytes, s('RLOC'));
     this.rangeNetwork = u32Section(bytes, s('RNET'));
     this.strings = new StringPool(u32Section(bytes, s('STRO')), sectionBytes(bytes, s('STRS')), file);
