@@ -24,7 +24,7 @@ export class ListedAddresses implements ChangeListener {
   /** the set a load is filling; announced members go to it too */
   private loading: AddressIds | null = null;
   private wanted = false;
-  private subscribed_ = false;
+  private feedConfirmed = false;
   private ready = false;
   /** grows with every load begun or abandoned: an older load's result is dropped */
   private loads = 0;
@@ -48,7 +48,7 @@ export class ListedAddresses implements ChangeListener {
     if (this.ready) return this.members.find(address.v4, address.words) >= 0;
     if (!this.wanted) {
       this.wanted = true;
-      if (this.subscribed_) void this.load();
+      if (this.feedConfirmed) void this.load();
     }
     return true;
   }
@@ -68,14 +68,14 @@ export class ListedAddresses implements ChangeListener {
   }
 
   lost(): void {
-    this.subscribed_ = false;
+    this.feedConfirmed = false;
     this.ready = false;
     this.loads++;
     this.loading = null;
   }
 
   subscribed(): void {
-    this.subscribed_ = true;
+    this.feedConfirmed = true;
     if (this.wanted) void this.load();
   }
 
@@ -100,7 +100,7 @@ export class ListedAddresses implements ChangeListener {
       this.loading = null;
       this.retry = setTimeout(() => {
         this.retry = null;
-        if (load === this.loads && this.subscribed_) void this.load();
+        if (load === this.loads && this.feedConfirmed) void this.load();
       }, RETRY_MS);
       this.retry.unref();
       return;
