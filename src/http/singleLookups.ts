@@ -72,21 +72,23 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
     const exchange = new NodeExchange(req, res, path, question === -1 ? '' : url.slice(question + 1));
     allowAnyOrigin(exchange);
     // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
+    const abandon = (error: unknown) => {
+      deps.logger.error({ err: error, path }, 'answer failed');
+      res.destroy();
+    };
     const finish = () => {
       try {
         exchange.send();
         observe(exchange, lookup.route, started);
       } catch (error) {
-        deps.logger.error({ err: error, path }, 'answer failed');
-        res.destroy();
+        abandon(error);
       }
     };
     const failed = (error: unknown) => {
       try {
         renderError(exchange, error, deps.logger);
       } catch (renderFailure) {
-        deps.logger.error({ err: renderFailure, path }, 'answer failed');
-        res.destroy();
+        abandon(renderFailure);
         return;
       }
       finish();

@@ -20,7 +20,6 @@
  * cached in this process and every instance sees every report at once; the set only spares the
  * read of an address that has no reports. Report rate windows run on the request's clock.
  */
-import crypto from 'node:crypto';
 import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
 import { aggregateReports, listingOf, type Aggregate } from '../blacklist/aggregate.js';
 import { blacklistTime } from '../blacklist/blacklistTime.js';
@@ -207,7 +206,7 @@ export class RedisBlacklist implements BlacklistStore {
 
   /** Every instance's listed-address set holds `ips` before this returns. */
   private announceListed(ips: readonly string[]): Promise<void> {
-    return ChangeFeed.announce(this.redis, this.prefix, 'listed', crypto.randomUUID(), ips.join(' '));
+    return ChangeFeed.announce(this.redis, this.prefix, 'listed', ips.join(' '));
   }
 
   /** Stops the listed-address set's timers (the store closes the feed). */

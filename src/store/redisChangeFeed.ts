@@ -12,6 +12,7 @@
  * Listeners are told when the subscription is lost (messages could be missed from then on) and when
  * it is confirmed again after a reconnection: a copy is used only in between.
  */
+import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
@@ -74,9 +75,10 @@ export class ChangeFeed {
 
   /**
    * Tells every instance that a change was written, and waits until each receiver has taken it.
-   * Works on any connection, subscribed or not (the admin commands too). `id` is unique to the change.
+   * Works on any connection, subscribed or not (the admin commands too).
    */
-  static async announce(connection: Redis, prefix: string, topic: ChangeTopic, id: string, payload = ''): Promise<void> {
+  static async announce(connection: Redis, prefix: string, topic: ChangeTopic, payload = ''): Promise<void> {
+    const id = crypto.randomUUID();
     const receivers = await connection.publish(`${prefix}changes`, `${topic} ${id} ${payload}`);
     const acks = `${prefix}acks:${id}`;
     const until = performance.now() + ACK_WAIT_MS;

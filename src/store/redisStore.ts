@@ -102,7 +102,6 @@ export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   /** The blacklist (src/store/redisBlacklist.ts) on the same connection. */
   readonly blacklist: RedisBlacklist;
-  private readonly prefix: string;
   private readonly rateClock: 'redis' | 'request';
   /** unique among instances: the members of the rate window's sorted sets */
   private readonly instance = crypto.randomBytes(6).toString('hex');
@@ -117,8 +116,7 @@ export class RedisStore implements Store {
 
   private readonly keyCache: KeyCache | null;
 
-  private constructor(readonly redis: StoreRedis, private readonly feed: ChangeFeed | null, options: RedisStoreOptions) {
-    this.prefix = options.prefix ?? 'nl:';
+  private constructor(readonly redis: StoreRedis, private readonly feed: ChangeFeed | null, private readonly prefix: string, options: RedisStoreOptions) {
     this.rateClock = options.rateClock ?? 'redis';
     this.keyCache = feed && new KeyCache(feed);
     this.blacklist = new RedisBlacklist(redis, this.prefix, (what, work) => this.guard(what, work), feed, options.blacklist ?? {});
@@ -143,7 +141,7 @@ export class RedisStore implements Store {
     let feed: ChangeFeed | null = null;
     try {
       if (options.localCopies !== false) feed = await ChangeFeed.open(redis, prefix);
-      return new RedisStore(redis, feed, options);
+      return new RedisStore(redis, feed, prefix, options);
     } catch (e) {
       await feed?.close();
       redis.disconnect();
@@ -584,7 +582,7 @@ export class RedisStore implements Store {
     this.fallback.forgetAuthentications();
     this.keyCache?.invalidate();
     // Every instance drops its cache before this change's caller has its answer.
-    if (result !== null && result !== false) await this.guard(what, () => ChangeFeed.announce(this.redis, this.prefix, 'keys', `${this.instance}:${this.sequence++}`));
+    if (result !== null && result !== false) await this.guard(what, () => ChangeFeed.announce(this.redis, this.prefix, 'keys'));
     return result;
   }
 
