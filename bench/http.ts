@@ -564,6 +564,36 @@ async function runCases(server: Server, defs: CaseDef[]): Promise<void> {
   }
 }
 
+/** One more run of a case, in a fresh server child under `node --cpu-prof`, summarised into `profiles`. */
+async function profileCase(def: CaseDef, extraEnv?: Record<string, string>): Promise<void> {
+  log(`profile: ${def.id} under node --cpu-prof (${PROFILE_INTERVAL_US} µs sampling)`);
+  const profDir = path.join(tmp, `profile-${def.id}`);
+  let window = null as LoadResult | null;
+  const code = await withServer(
+    def.server,
+    async (s) => {
+      const d = { ...def, spec: { ...def.spec, port: s.port } };
+      window = (await measure(d, s, generator.prepare(d.spec, tmp, `${d.id}-profile`))).window;
+    },
+    ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`],
+    extraEnv,
+  );
+  const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')) : [];
+  if (files.length === 0 || window === null) {
+    log(`  no profile written (server exit ${code})`);
+    return;
+  }
+  // The main thread's profile is the big one (tsx's loader thread writes a small one too).
+  const largest = files.map((f) => path.join(profDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+  const w: LoadResult = window;
+  const summary = summariseProfile(largest, { startNs: w.started_ns, endNs: w.ended_ns }, w.requests);
+  const copy = path.join(os.tmpdir(), `netlookup-http-${def.id}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+  fs.copyFileSync(largest, copy);
+  const without = results.find((r) => r.id === def.id)?.req_per_s ?? null;
+  profiles.push({ case: def.id, req_per_s_under_profiler: round(w.req_per_s, 1), req_per_s_without: without, profile_copy: copy, ...summary });
+  log(`  busy ${summary.busy_us_per_request} µs per request under the profiler; profile kept at ${copy}`);
+}
+
 async function withServer(
   kind: ServerKind,
   body: (server: Server) => Promise<void>,
@@ -728,7 +758,7 @@ try {
     });
   }
   // 6. Ours on the shared store: one process, then two cluster workers, on one Redis.
-  const redisWanted = [1, 2].some((w) => redisCases(NO_KEYS, w as 1 | 2).some((d) => wanted(d.id)));
+  const redisWanted = [1, 2].some((w) => redisCases(NO_KEYS, w as 1 | 2).some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id)));
   if (redisWanted && REDIS_URL === 'none') log('BENCH_REDIS_URL=none: the Redis cases are skipped');
   if (redisWanted && REDIS_URL !== 'none') {
     const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
@@ -750,17 +780,23 @@ try {
         redisEnv,
         'service-redis',
       );
-      log('our service on Redis, 2 cluster workers (servers and load generator unpinned)');
-      await withServer(
-        'workers',
-        async (s) => {
-          const k = redisKeys ?? (await benchKeys(s.port));
-          await runCases(s, redisCases(k, 2).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
-        },
-        [],
-        { ...redisEnv, BENCH_WORKERS: '2' },
-        'workers-redis',
-      );
+      if (redisCases(NO_KEYS, 2).some((d) => wanted(d.id))) {
+        log('our service on Redis, 2 cluster workers (servers and load generator unpinned)');
+        await withServer(
+          'workers',
+          async (s) => {
+            const k = redisKeys ?? (await benchKeys(s.port));
+            await runCases(s, redisCases(k, 2).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } })));
+          },
+          [],
+          { ...redisEnv, BENCH_WORKERS: '2' },
+          'workers-redis',
+        );
+      }
+      // Profiled in a fresh process on the same Redis, so that the accounts made above still answer.
+      for (const def of redisKeys === null ? [] : redisCases(redisKeys, 1)) {
+        if (PROFILE_CASES.includes(def.id)) await profileCase(def, redisEnv);
+      }
     } finally {
       redisPid = null;
       let cursor = '0';
@@ -772,38 +808,15 @@ try {
       client.disconnect();
     }
   }
-  // The profiles: one more run of a case, in a fresh server child under --cpu-prof.
+  // The profiles of the other cases (the Redis ones are profiled above, while their keys exist).
   for (const id of PROFILE_CASES) {
+    if (redisCases(NO_KEYS, 1).some((d) => d.id === id)) continue;
     const def = peerCases(0).some((d) => d.id === id) ? peerCases(0).find((d) => d.id === id) : keys ? serviceCases(keys).find((d) => d.id === id) : undefined;
     if (!def) {
       log(`BENCH_HTTP_PROFILE: no case ${id}${keys ? '' : ' (or the service was not started)'}; skipped`);
       continue;
     }
-    log(`profile: ${def.id} under node --cpu-prof (${PROFILE_INTERVAL_US} µs sampling)`);
-    const profDir = path.join(tmp, `profile-${def.id}`);
-    let window = null as LoadResult | null;
-    const code = await withServer(
-      def.server,
-      async (s) => {
-        const d = { ...def, spec: { ...def.spec, port: s.port } };
-        window = (await measure(d, s, generator.prepare(d.spec, tmp, `${d.id}-profile`))).window;
-      },
-      ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`],
-    );
-    const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')) : [];
-    if (files.length === 0 || window === null) {
-      log(`  no profile written (server exit ${code})`);
-      continue;
-    }
-    // The main thread's profile is the big one (tsx's loader thread writes a small one too).
-    const largest = files.map((f) => path.join(profDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
-    const w = window;
-    const summary = summariseProfile(largest, { startNs: w.started_ns, endNs: w.ended_ns }, w.requests);
-    const copy = path.join(os.tmpdir(), `netlookup-http-${def.id}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-    fs.copyFileSync(largest, copy);
-    const without = results.find((r) => r.id === def.id)?.req_per_s ?? null;
-    profiles.push({ case: def.id, req_per_s_under_profiler: round(w.req_per_s, 1), req_per_s_without: without, profile_copy: copy, ...summary });
-    log(`  busy ${summary.busy_us_per_request} µs per request under the profiler; profile kept at ${copy}`);
+    await profileCase(def);
   }
 } finally {
   cleanup();

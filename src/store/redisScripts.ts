@@ -3,7 +3,7 @@
  * redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
  * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
-import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './store.js';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
@@ -278,9 +278,6 @@ interface StoreCommands {
 }
 export type StoreRedis = Redis & StoreCommands;
 
-/** A pipeline of the store's connection, with its scripts. */
-export type StorePipeline = ChainableCommander & { [name in keyof StoreCommands]: (...args: Parameters<StoreCommands[name]>) => StorePipeline };
-
 /** The store's scripts, sent once per connection and then run by their SHA. */
 function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
@@ -302,9 +299,9 @@ export function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
     // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
     enableAutoPipelining: true,
     // Except the counting commands that carry a receipt: they are written at once, in the order of
-    // their sequence numbers (the admissions in their own pipeline, redisStore.ts), which the
-    // receipts rely on; left to auto-pipelining, a count could go out after a later one.
-    autoPipeliningIgnoredCommands: ['netlookupAddCounts'],
+    // their sequence numbers (the admissions of a turn corked into one write, redisStore.ts), which
+    // the receipts rely on; left to auto-pipelining, a count could go out after a later one.
+    autoPipeliningIgnoredCommands: ['netlookupAddCounts', 'netlookupAdmit'],
     // A command issued while Redis is away fails at once (the caller answers unavailable or falls
     // back) rather than waiting in a queue; ioredis keeps reconnecting meanwhile.
     enableOfflineQueue: false,
@@ -341,20 +338,11 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/**
- * A pipeline's replies, each with its own error; null (the pipeline was not sent, or a MULTI was
- * aborted) fails them all with `nullMeans`.
- */
-export function execReplies(results: [Error | null, unknown][] | null, nullMeans = 'pipeline not sent'): [Error | null, unknown][] {
-  if (results === null) throw new Error(nullMeans);
-  return results;
-}
-
-/** A MULTI's replies, failing when any command in it failed. */
+/** A MULTI's replies, failing when any command in it failed (null: the MULTI was aborted). */
 export function execResult(results: [Error | null, unknown][] | null): unknown[] {
-  const replies = execReplies(results, 'transaction aborted');
-  for (const [error] of replies) if (error) throw error;
-  return replies.map(([, value]) => value);
+  if (results === null) throw new Error('transaction aborted');
+  for (const [error] of results) if (error) throw error;
+  return results.map(([, value]) => value);
 }
 
 export function unavailable(message: string, cause: unknown): StoreUnavailableError {

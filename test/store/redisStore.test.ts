@@ -104,6 +104,25 @@ describe('redis store: shared between instances', () => {
     }
   });
 
+  it("the batches of one turn leave in one write to the connection, in their order", async () => {
+    const accounts = await Promise.all([0, 1, 2].map(() => a.createAccount({ plan: 'free' })));
+    const connection = a.redis.stream;
+    const writev = vi.spyOn(connection, '_writev');
+    const write = vi.spyOn(connection, '_write');
+    try {
+      const decisions = await Promise.all(accounts.map(({ account }) => a.admit(request(account.id))));
+      expect(decisions.map((d) => d.outcome)).toEqual(['admitted', 'admitted', 'admitted']);
+      expect(write.mock.calls.length + writev.mock.calls.length).toBe(1);
+      const written = write.mock.calls.length === 1 ? String(write.mock.calls[0][0]) : writev.mock.calls[0][0].map(({ chunk }) => String(chunk)).join('');
+      const places = accounts.map(({ account }) => written.indexOf(`{acct:${account.id}}`));
+      expect(places.every((place) => place >= 0)).toBe(true);
+      expect([...places].sort((x, y) => x - y)).toEqual(places);
+    } finally {
+      writev.mockRestore();
+      write.mockRestore();
+    }
+  });
+
   it('a key rolled, changed or deleted through one instance is seen by the other at once', async () => {
     const { key } = await a.createAccount({ plan: 'free' });
     expect((await b.authenticate(key.secret))?.key.id).toBe(key.id);
