@@ -158,9 +158,20 @@ type ServerKind = 'bare' | 'maxmind' | 'service' | 'workers';
 /** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
 const pinnedKind = (kind: ServerKind) => kind !== 'workers';
 
+/**
+ * taskset's CPU list for a server of `kind`, or for the load generator against it (`cpu`: its CPU
+ * when pinned); null when nothing is pinned. The unpinned get every CPU explicitly: they would
+ * otherwise inherit this process's own pinning to the generator's CPU.
+ */
+function cpuList(kind: ServerKind, cpu: number | null): string | null {
+  if (cpu === null) return null;
+  return pinnedKind(kind) ? String(cpu) : `0-${cores - 1}`;
+}
+
 function startServer(kind: ServerKind, extraEnv: Record<string, string>, nodeFlags: string[] = []): Promise<Server> {
   const args = [...nodeFlags, '--import', 'tsx', SERVERS, kind];
-  const [command, argv] = pinning.server_cpu === null || !pinnedKind(kind) ? [process.execPath, args] : ['taskset', ['-c', String(pinning.server_cpu), process.execPath, ...args]];
+  const cpus = cpuList(kind, pinning.server_cpu);
+  const [command, argv] = cpus === null ? [process.execPath, args] : ['taskset', ['-c', cpus, process.execPath, ...args]];
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err = (err + d).slice(-8000)));
@@ -400,7 +411,7 @@ async function checkSamples(def: CaseDef, port: number): Promise<number> {
 
 async function measure(def: CaseDef, server: Server, prepared: unknown): Promise<Omit<CaseResult, 'vs_ceiling' | 'vs_maxmind' | 'lookups_vs_maxmind' | 'target'> & { window: LoadResult }> {
   const samples = await checkSamples(def, server.port);
-  const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: pinnedKind(def.server) ? pinning.generator_cpu : null };
+  const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: cpuList(def.server, pinning.generator_cpu) };
   let warmup: CaseResult['warmup'] = null;
   if (WARMUP > 0) {
     // Steady state, for every server alike: each input requested WARMUP_PASSES times (our service

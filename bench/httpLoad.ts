@@ -44,8 +44,8 @@ export interface RunOptions {
   connections: number;
   seconds: number;
   timeoutSeconds: number;
-  /** run the generator pinned to this CPU (taskset -c) */
-  cpu: number | null;
+  /** run the generator on these CPUs (a taskset -c list); null: as this process runs */
+  cpu: string | null;
 }
 
 export interface LoadGenerator {
@@ -157,7 +157,7 @@ function wrkGenerator(wrkPath: string): LoadGenerator {
     async run(prepared, options) {
       const { script, port } = prepared as WrkPrepared;
       const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, `--timeout`, `${options.timeoutSeconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}/`];
-      const [command, argv] = options.cpu === null ? [wrkPath, args] : ['taskset', ['-c', String(options.cpu), wrkPath, ...args]];
+      const [command, argv] = options.cpu === null ? [wrkPath, args] : ['taskset', ['-c', options.cpu, wrkPath, ...args]];
       const started_ns = process.hrtime.bigint();
       const { stdout, stderr, code } = await collect(command, argv);
       const ended_ns = process.hrtime.bigint();
@@ -224,7 +224,7 @@ function autocannonGenerator(dir: string): LoadGenerator {
     async run(prepared, options) {
       const { specFile } = prepared as AutocannonPrepared;
       const args = ['--import', 'tsx', path.join(HERE, 'httpAutocannon.ts'), specFile, String(options.connections), String(options.seconds), String(options.timeoutSeconds)];
-      const [command, argv] = options.cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
+      const [command, argv] = options.cpu === null ? [process.execPath, args] : ['taskset', ['-c', options.cpu, process.execPath, ...args]];
       const started_ns = process.hrtime.bigint();
       const { stdout, stderr, code } = await collect(command, argv);
       const ended_ns = process.hrtime.bigint();
