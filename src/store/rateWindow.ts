@@ -4,19 +4,29 @@
  * so no window of that length, wherever it starts, ever holds more than `limit` (a counter reset
  * on the second boundary would let 2x through across the boundary).
  *
- * Each account keeps only its last `limit` admitted instants in a ring, oldest first: when the ring
- * is full, the oldest slot is the limit-th most recent admission, and the request is admitted iff
- * that one has left the window. Refused requests take no place. Accounts whose newest admission has
- * left the window carry no information and are swept, so memory follows the accounts active in the
- * last second. The clock is the caller's (`now`, in ms), which keeps this pure and testable.
+ * Each account keeps at most its last `limit` admitted instants in a ring, oldest first: when it
+ * holds `limit`, the oldest is the limit-th most recent admission, and the request is admitted iff
+ * that one has left the window. Refused requests take no place. The ring starts small and, when it
+ * needs room, first drops the instants that have left the window, then doubles (up to `limit`): its
+ * memory follows the admissions of the last window, not the limit (a ring of the limit's size was
+ * 8 MB per account at 1,000,000/s, made anew for every account after each idle second). Accounts
+ * whose newest admission has left the window carry no information and are swept, so memory follows
+ * the accounts active in the last second. The clock is the caller's (`now`, in ms), which keeps
+ * this pure and testable.
  */
 
+/** Slots of a new ring: enough for a second of most plans' traffic without growing. */
+const FIRST_SLOTS = 16;
+
 interface Ring {
+  /** the instants, oldest at `start`, wrapping around; its length grows up to `limit` */
   times: Float64Array;
   /** index of the oldest instant */
   start: number;
   size: number;
   newest: number;
+  /** the limit the ring was made for */
+  limit: number;
 }
 
 export class SlidingRateWindow {
@@ -34,18 +44,20 @@ export class SlidingRateWindow {
     // A clock stepped back by more than the window: the recorded instants say nothing any more.
     if (ring !== undefined && now < ring.newest - this.windowMs) ring = undefined;
     if (ring === undefined) {
-      ring = { times: new Float64Array(capacity), start: 0, size: 0, newest: now };
+      ring = { times: new Float64Array(Math.min(capacity, FIRST_SLOTS)), start: 0, size: 0, newest: now, limit: capacity };
       this.rings.set(accountId, ring);
-    } else if (ring.times.length !== capacity) {
+    } else if (ring.limit !== capacity) {
       ring = resized(ring, capacity);
       this.rings.set(accountId, ring);
     }
     // Instants stay ordered: a slightly earlier `now` is recorded as the newest instant (stricter).
     const at = Math.max(now, ring.newest);
     if (ring.size < capacity) {
-      ring.times[(ring.start + ring.size) % capacity] = at;
+      if (ring.size === ring.times.length) this.makeRoom(ring, now);
+      ring.times[(ring.start + ring.size) % ring.times.length] = at;
       ring.size++;
     } else if (ring.times[ring.start] <= now - this.windowMs) {
+      // full: the ring is `limit` long, and the oldest instant gives its slot to the newest
       ring.times[ring.start] = at;
       ring.start = (ring.start + 1) % capacity;
     } else {
@@ -55,9 +67,30 @@ export class SlidingRateWindow {
     return true;
   }
 
+  /** A ring with every slot taken but fewer than `limit` instants: forget those out of the window, or grow. */
+  private makeRoom(ring: Ring, now: number): void {
+    const length = ring.times.length;
+    while (ring.size > 0 && ring.times[ring.start] <= now - this.windowMs) {
+      ring.start = (ring.start + 1) % length;
+      ring.size--;
+    }
+    if (ring.size < length) return;
+    const times = new Float64Array(Math.min(ring.limit, 2 * length));
+    for (let i = 0; i < ring.size; i++) times[i] = ring.times[(ring.start + i) % length];
+    ring.times = times;
+    ring.start = 0;
+  }
+
   /** Accounts currently remembered (for tests and metrics). */
   get accounts(): number {
     return this.rings.size;
+  }
+
+  /** Instants the rings have room for, over all accounts (for tests: memory follows traffic, not limits). */
+  get slots(): number {
+    let slots = 0;
+    for (const ring of this.rings.values()) slots += ring.times.length;
+    return slots;
   }
 
   /** At most once per window: forget accounts with nothing left in their window. */
@@ -71,8 +104,8 @@ export class SlidingRateWindow {
 /** The same ring with a new capacity (the plan changed), keeping the most recent instants. */
 function resized(ring: Ring, capacity: number): Ring {
   const keep = Math.min(ring.size, capacity);
-  const times = new Float64Array(capacity);
+  const times = new Float64Array(Math.max(keep, Math.min(capacity, FIRST_SLOTS)));
   const old = ring.times.length;
   for (let i = 0; i < keep; i++) times[i] = ring.times[(ring.start + ring.size - keep + i) % old];
-  return { times, start: 0, size: keep, newest: ring.newest };
+  return { times, start: 0, size: keep, newest: ring.newest, limit: capacity };
 }

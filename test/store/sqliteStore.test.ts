@@ -415,6 +415,40 @@ describe('store helpers', () => {
     expect(window.accounts).toBe(1);
   });
 
+  it('the rate window decides as a count of the admissions in the last window would (property)', () => {
+    fc.assert(
+      fc.property(
+        // each account's own limit (a limit that changes has its own rule, the test below)
+        fc.array(fc.constantFrom(1, 2, 3, 17, 40), { minLength: 3, maxLength: 3 }),
+        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 400 }), account: fc.integer({ min: 0, max: 2 }) }), { maxLength: 400 }),
+        (limits, steps) => {
+          const window = new SlidingRateWindow(1000);
+          const admitted: number[][] = [[], [], []];
+          let now = 0;
+          for (const { dt, account } of steps) {
+            now += dt;
+            const inWindow = admitted[account].filter((t) => t > now - 1000).length;
+            const expected = inWindow < limits[account];
+            expect(window.tryAdmit(`a${account}`, limits[account], now)).toBe(expected);
+            if (expected) admitted[account].push(now);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the rate window's memory follows the admissions of the last second, not the limit", () => {
+    const window = new SlidingRateWindow(1000);
+    // 10 s of 50 requests a second on a limit of a million
+    for (let i = 0; i < 500; i++) expect(window.tryAdmit('a', 1_000_000, i * 20)).toBe(true);
+    expect(window.slots).toBeLessThanOrEqual(128);
+    // a burst fills what the limit allows, and no more
+    for (let i = 0; i < 10; i++) expect(window.tryAdmit('b', 10, 20_000)).toBe(true);
+    expect(window.tryAdmit('b', 10, 20_500)).toBe(false);
+    expect(window.tryAdmit('b', 10, 21_000)).toBe(true);
+  });
+
   it('the rate window keeps the most recent instants when the limit changes', () => {
     const window = new SlidingRateWindow(1000);
     for (const t of [0, 100, 200, 300]) expect(window.tryAdmit('a', 5, t)).toBe(true);
