@@ -8,8 +8,8 @@
  * holds `limit`, the oldest is the limit-th most recent admission, and the request is admitted iff
  * that one has left the window. Refused requests take no place. The ring starts small and, when it
  * needs room, first drops the instants that have left the window, then doubles (up to `limit`): its
- * memory follows the admissions of the last window, not the limit (a ring of the limit's size was
- * 8 MB per account at 1,000,000/s, made anew for every account after each idle second). Accounts
+ * memory follows the admissions of the last window, so a high limit costs nothing until used (a
+ * ring of the limit's size is 8 MB at 1,000,000/s, made anew after every idle second). Accounts
  * whose newest admission has left the window carry no information and are swept, so memory follows
  * the accounts active in the last second. The clock is the caller's (`now`, in ms), which keeps
  * this pure and testable.
