@@ -629,7 +629,7 @@ async function interleave(embedded: CaseDef, redis: CaseDef): Promise<void> {
   const options = { connections: embedded.connections, timeoutSeconds: TIMEOUT_S, cpu: cpuList(embedded.server, pinning.generator_cpu) };
   for (const [i, d] of [embedded, redis].entries()) {
     await checkSamples(d, d.spec.port);
-    for (let round = 0; round < 2; round++) await generator.run(prepared[i], { ...options, seconds: WARMUP });
+    for (let warm = 0; warm < 2; warm++) await generator.run(prepared[i], { ...options, seconds: WARMUP });
   }
   const rates: [number[], number[]] = [[], []];
   for (let pair = 0; pair < PAIRS; pair++) {
