@@ -12,7 +12,9 @@
  * 20260617), BENCH_HTTP_ONLY (comma-separated case ids), BENCH_HTTP_PROFILE (case ids to run once
  * more under `node --cpu-prof`, default bare,ip-paid,redis-ip-free-many; 0 to skip), BENCH_HTTP_PIN (0: no taskset),
  * BENCH_REDIS_URL (the Redis of the shared-store cases, default redis://127.0.0.1:6379; `none` skips
- * them; keys under a prefix of their own, removed at the end).
+ * them; keys under a prefix of their own, removed at the end), BENCH_HTTP_PAIRS and
+ * BENCH_HTTP_PAIR_SECONDS (the interleaved embedded/Redis runs the Redis target is judged on,
+ * default 3 pairs of 5 s; 0 pairs skips them).
  * Writes bench/results/http.json and bench/results/http.md. See bench/README.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
