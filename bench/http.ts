@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import maxmind, { type CityResponse } from 'maxmind';
 import { ipv4Inputs, macInputs } from './inputs.js';
-import { findLoadGenerator, which, type LoadGenerator, type LoadRequest, type LoadResult, type LoadSpec } from './httpLoad.js';
+import { findLoadGenerator, which, type LoadGenerator, type LoadRequest, type LoadResult, type LoadSpec, type RunOptions } from './httpLoad.js';
 import { profileMarkdown, summariseProfile, type ProfileSummary } from './httpProfile.js';
 import { MMDB_IPV4, STATIC_FULL_RECORD, STATIC_RECORD } from './httpServers.js';
 
@@ -414,25 +414,29 @@ async function checkSamples(def: CaseDef, port: number): Promise<number> {
   return count;
 }
 
+/**
+ * Steady state, for every server alike: each input requested WARMUP_PASSES times (our service makes
+ * a range's JSON template at its second request), in rounds of WARMUP seconds; null when WARMUP is 0.
+ */
+async function warmUp(def: CaseDef, prepared: unknown, options: Omit<RunOptions, 'seconds'>): Promise<CaseResult['warmup']> {
+  if (WARMUP <= 0) return null;
+  const wanted = WARMUP_PASSES * def.spec.requests.length;
+  let requests = 0;
+  let seconds = 0;
+  let errors = 0;
+  for (let rounds = 0; rounds < WARMUP_MAX_ROUNDS && (rounds === 0 || requests < wanted); rounds++) {
+    const w = await generator.run(prepared, { ...options, seconds: WARMUP });
+    requests += w.requests;
+    seconds += WARMUP;
+    errors += totalErrors(w);
+  }
+  return { requests, req_per_s: round(requests / seconds), errors };
+}
+
 async function measure(def: CaseDef, server: Server, prepared: unknown): Promise<Omit<CaseResult, 'vs_ceiling' | 'vs_maxmind' | 'lookups_vs_maxmind' | 'target'> & { window: LoadResult }> {
   const samples = await checkSamples(def, server.port);
   const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: cpuList(def.server, pinning.generator_cpu) };
-  let warmup: CaseResult['warmup'] = null;
-  if (WARMUP > 0) {
-    // Steady state, for every server alike: each input requested WARMUP_PASSES times (our service
-    // makes a range's JSON template at its second request), in rounds of WARMUP seconds.
-    const wanted = WARMUP_PASSES * def.spec.requests.length;
-    let requests = 0;
-    let seconds = 0;
-    let errors = 0;
-    for (let rounds = 0; rounds < WARMUP_MAX_ROUNDS && (rounds === 0 || requests < wanted); rounds++) {
-      const w = await generator.run(prepared, { ...options, seconds: WARMUP });
-      requests += w.requests;
-      seconds += WARMUP;
-      errors += totalErrors(w);
-    }
-    warmup = { requests, req_per_s: round(requests / seconds), errors };
-  }
+  const warmup = await warmUp(def, prepared, options);
   const cpuBefore = cpuTicks();
   const procBefore = ticksOf(server.pids);
   const redisBefore = redisPid === null ? null : processTicks(redisPid);
@@ -631,7 +635,7 @@ async function interleave(embedded: CaseDef, redis: CaseDef): Promise<void> {
   const options = { connections: embedded.connections, timeoutSeconds: TIMEOUT_S, cpu: cpuList(embedded.server, pinning.generator_cpu) };
   for (const [i, d] of [embedded, redis].entries()) {
     await checkSamples(d, d.spec.port);
-    for (let warm = 0; warm < 2; warm++) await generator.run(prepared[i], { ...options, seconds: WARMUP });
+    await warmUp(d, prepared[i], options);
   }
   const rates: [number[], number[]] = [[], []];
   for (let pair = 0; pair < PAIRS; pair++) {
