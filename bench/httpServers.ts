@@ -95,10 +95,10 @@ export const STATIC_FULL_RECORD = {
     languages: ['English'],
   },
   security: {
-    is_vpn: false,
+    is_vpn: null,
     vpn_provider: null,
-    is_proxy: false,
-    is_tor: false,
+    is_proxy: null,
+    is_tor: null,
     is_hosting: true,
     is_threat: false,
     threat_type: null,

@@ -217,11 +217,11 @@ function recordSchemas(): Record<string, JsonSchema> {
     languages: arrayOf(str(), 'languages'),
   });
   schemas.IpSecurity = record<SecurityRecord>('Security facts (full level).', {
-    is_vpn: bool('belongs to a known VPN service'),
+    is_vpn: boolOrNull('belongs to a known VPN service; null while no VPN feed is loaded (no claim either way)'),
     vpn_provider: strOrNull('which VPN service'),
-    is_proxy: bool('open proxy'),
-    is_tor: bool('Tor exit node'),
-    is_hosting: bool('datacenter or VPN range'),
+    is_proxy: boolOrNull('open proxy; null while no proxy feed is loaded'),
+    is_tor: boolOrNull('Tor exit node; null while no Tor exit feed is loaded'),
+    is_hosting: boolOrNull('datacenter or VPN range; null where the connection type is unknown'),
     is_threat: boolOrNull('listed in the service blacklist; null, with the other threat fields, while the blacklist cannot be read (a shared store\'s outage)'),
     threat_type: strOrNull('threat type'),
     threat_confidence: numOrNull('0 to 100; null while the blacklist cannot be read', { minimum: 0, maximum: 100 }),

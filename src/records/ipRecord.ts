@@ -33,10 +33,11 @@
  *   covers the route, which we do not know, so null (unknown) is the honest value.
  * - country_info: from the country facts; null as a whole when the country is unknown (SPEC lists
  *   it as one object-typed field).
- * - security: is_vpn/vpn_provider/is_proxy/is_tor from feeds.security (default false/null: no VPN,
- *   proxy or Tor feed is loaded); is_threat/threat_* from feeds.threat, which the blacklist fills
- *   (default false/null/0/0/null); is_hosting = connection_type is hosting, or a VPN range (SPEC:
- *   "datacenter or VPN range"). A VPN range also reports connection_type hosting (SPEC 2.2).
+ * - security: is_vpn/vpn_provider/is_proxy/is_tor from feeds.security; without a loaded VPN, proxy
+ *   or Tor feed they are null (no feed, no claim either way). is_threat/threat_* from feeds.threat,
+ *   which the blacklist fills (default false/null/0/0/null). is_hosting = a VPN range, or else the
+ *   connection type is hosting (SPEC: "datacenter or VPN range"); null where the connection type is
+ *   unknown. A VPN range also reports connection_type hosting (SPEC 2.2).
  * - abuse.email: null, no abuse-contact source is loaded.
  */
 import type { IpAnswer, IpBlock } from '../engine/answers.js';
@@ -46,12 +47,12 @@ import type { ConnectionType } from '../tables/format/ipTable.js';
 
 export type FieldLevel = 'basic' | 'full';
 
-/** VPN / proxy / Tor facts of an address, from optional feeds. */
+/** VPN / proxy / Tor facts of an address, from optional feeds; null: no feed for the fact is loaded. */
 export interface SecurityFacts {
-  is_vpn: boolean;
+  is_vpn: boolean | null;
   vpn_provider: string | null;
-  is_proxy: boolean;
-  is_tor: boolean;
+  is_proxy: boolean | null;
+  is_tor: boolean | null;
 }
 
 /** Blacklist facts of an address (SPEC 2.2 security.is_threat...), filled by the blacklist. */
@@ -87,7 +88,8 @@ export interface IpRecordFeeds {
   rpki?: RpkiState | null;
 }
 
-export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({ is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: false });
+/** The security facts while no VPN, proxy or Tor feed is loaded: unknown, not "no". */
+export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({ is_vpn: null, vpn_provider: null, is_proxy: null, is_tor: null });
 export const NO_THREAT_FACTS: Readonly<ThreatFacts> = Object.freeze({
   is_threat: false,
   threat_type: null,
@@ -174,11 +176,15 @@ export interface CountryInfoRecord {
 }
 
 export interface SecurityRecord {
-  is_vpn: boolean;
+  /** null while no VPN feed is loaded */
+  is_vpn: boolean | null;
   vpn_provider: string | null;
-  is_proxy: boolean;
-  is_tor: boolean;
-  is_hosting: boolean;
+  /** null while no proxy feed is loaded */
+  is_proxy: boolean | null;
+  /** null while no Tor exit feed is loaded */
+  is_tor: boolean | null;
+  /** null where the connection type is unknown and no VPN feed says otherwise */
+  is_hosting: boolean | null;
   /** null (with the other threat fields) while the blacklist cannot be read */
   is_threat: boolean | null;
   threat_type: string | null;
@@ -301,7 +307,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
           languages: country.languages.slice(),
         }
       : null,
-    security: securityRecord(security, connectionType === 'hosting', feeds?.threat ?? NO_THREAT_FACTS),
+    security: securityRecord(security, isHostingOf(connectionType), feeds?.threat ?? NO_THREAT_FACTS),
     abuse: { email: null },
   };
 }
@@ -317,7 +323,12 @@ export function timezoneFull(zone: string | null, ms: number): TimezoneFull {
   };
 }
 
-export function securityRecord(security: SecurityFacts, isHosting: boolean, threat: ThreatFacts | UnknownThreatFacts): SecurityRecord {
+/** SPEC 2.2 is_hosting from the connection type (a VPN range already reads as hosting); null when unknown. */
+export function isHostingOf(connectionType: ConnectionType | null): boolean | null {
+  return connectionType === null ? null : connectionType === 'hosting';
+}
+
+export function securityRecord(security: SecurityFacts, isHosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): SecurityRecord {
   return {
     is_vpn: security.is_vpn,
     vpn_provider: security.vpn_provider,

@@ -12,9 +12,11 @@
  */
 import type { ParsedIp } from '../engine/ipAddress.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
+import type { ConnectionType } from '../tables/format/ipTable.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import {
   ipRecord,
+  isHostingOf,
   NO_SECURITY_FACTS,
   NO_THREAT_FACTS,
   rangeOf,
@@ -40,7 +42,7 @@ const holesOf = (level: FieldLevel, version: 4 | 6): readonly string[] =>
 interface RangeTemplate {
   template: JsonTemplate;
   zone: string | null;
-  isHosting: boolean;
+  isHosting: boolean | null;
 }
 
 /** One renderer per loaded table set: templates are per range of those tables. */
@@ -51,8 +53,8 @@ export class IpRecordRenderer {
   private readonly seenOnce = new Set<number>();
   /** the full level's timezone JSON per zone, for the second it was made in */
   private readonly clocks = new Map<string | null, { second: number; json: string }>();
-  /** the security block without threat facts, by is_hosting */
-  private readonly quietSecurity = [false, true].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)));
+  /** the security block without threat facts, by is_hosting (false, true, null) */
+  private readonly quietSecurity = [false, true, null].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)));
 
   /**
    * The record of a parsed address, range first: a range seen before needs no answer decoded
@@ -86,9 +88,9 @@ export class IpRecordRenderer {
       const answer = engine.answerOf(ip);
       entry = null;
       if (answer.status === 'found') {
-        const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: string | null } };
+        const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: ConnectionType | null } };
         const zone = record.timezone.id;
-        const isHosting = record.network.connection_type === 'hosting';
+        const isHosting = isHostingOf(record.network.connection_type);
         entry = { template: JsonTemplate.compile(record, holesOf(level, version)), zone, isHosting };
       }
       if (this.templates.size >= TEMPLATE_LIMIT) this.templates.clear();
@@ -107,7 +109,7 @@ export class IpRecordRenderer {
     return clock.json;
   }
 
-  private securityJson(isHosting: boolean, threat: ThreatFacts | UnknownThreatFacts): string {
-    return threat === NO_THREAT_FACTS ? this.quietSecurity[isHosting ? 1 : 0] : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
+  private securityJson(isHosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): string {
+    return threat === NO_THREAT_FACTS ? this.quietSecurity[isHosting === null ? 2 : isHosting ? 1 : 0] : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
   }
 }

@@ -72,7 +72,7 @@ describe('IP record field levels', () => {
     expect(typeof b.location.accuracy_radius_km).toBe('number');
     expect(typeof b.location.is_eu).toBe('boolean');
     expect(Number.isInteger(b.network.asn)).toBe(true);
-    expect(typeof b.security.is_vpn).toBe('boolean');
+    expect(b.security).toMatchObject({ is_vpn: null, is_proxy: null, is_tor: null });
     expect(typeof b.security.threat_confidence).toBe('number');
     expect(b.country_info).toMatchObject({ calling_code: expect.any(String), tld: '.us', currency: { code: 'USD' } });
     expect(Array.isArray(b.country_info.languages)).toBe(true);

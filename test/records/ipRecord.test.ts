@@ -79,7 +79,7 @@ describe('found IP records over the real tables', () => {
     });
     expect(record.country_info).toEqual({ calling_code: '+1', tld: '.us', currency: { code: 'USD', symbol: '$' }, languages: ['English'] });
     expect(record.security).toEqual({
-      is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: false, is_hosting: true,
+      is_vpn: null, vpn_provider: null, is_proxy: null, is_tor: null, is_hosting: true,
       is_threat: false, threat_type: null, threat_confidence: 0, threat_reports: 0, threat_last_seen: null,
     });
     expect(record.abuse).toEqual({ email: null });
@@ -131,7 +131,7 @@ describe('found IP records over the real tables', () => {
     const n = ipRecord(noNetwork, 'full', NOW) as IpRecordFull;
     expectShape(n, ipFullSchema);
     expect(n.network).toMatchObject({ asn: null, isp: null, organization: null, domain: null, connection_type: null, asn_name: null, org_domain: null });
-    expect(n.security.is_hosting).toBe(false);
+    expect(n.security.is_hosting).toBeNull();
 
     const noZone: IpAnswer = { ...real, location: { ...real.location!, timezone: null } };
     expect((ipRecord(noZone, 'full', NOW) as IpRecordFull).timezone).toEqual({ id: null, utc_offset: null, is_dst: null, current_time: null });

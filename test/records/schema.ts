@@ -81,7 +81,7 @@ export const ipFullSchema: Schema = {
   },
   country_info: nullable({ calling_code: sn, tld: sn, currency: { code: sn, symbol: sn }, languages: 'string[]' }),
   security: {
-    is_vpn: 'boolean', vpn_provider: sn, is_proxy: 'boolean', is_tor: 'boolean', is_hosting: 'boolean',
+    is_vpn: nullable('boolean'), vpn_provider: sn, is_proxy: nullable('boolean'), is_tor: nullable('boolean'), is_hosting: nullable('boolean'),
     is_threat: 'boolean', threat_type: sn, threat_confidence: 'number', threat_reports: 'integer', threat_last_seen: sn,
   },
   abuse: { email: sn },
