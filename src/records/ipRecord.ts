@@ -14,10 +14,13 @@
  *
  * Where our data comes from, field by field (ARCHITECTURE "Packed tables": unknown is null, and
  * optional feeds that are not loaded leave their fields false/null, honestly):
- * - location.*: the city table row; continent, country name and is_eu from the table's country
+ * - location.*: the city table row; district is ours (the part of the source's place name that
+ *   names a district, kept out of city: src/tables/build/placeNames.ts); continent, country name and is_eu from the table's country
  *   facts (answer.country). latitude/longitude are rounded to 4 decimals (about 11 m): the sources
  *   store 32-bit floats (37.422 arrives as 37.422000885009766) and city-level positions carry an
- *   accuracy radius of kilometres anyway. is_eu is null when the country is unknown.
+ *   accuracy radius of kilometres anyway. accuracy_radius_km follows the documented estimate of
+ *   src/tables/build/accuracyRadius.ts (null for anycast blocks). is_eu is null when the country is
+ *   unknown.
  * - timezone.id: the zone the builder derived from the coordinates; null without one, and then
  *   utc_offset/is_dst/current_time are null too. utc_offset/is_dst/current_time are computed for
  *   `now` from the IANA zone with Intl (see zoneTime below). A zone the runtime's ICU does not know
@@ -113,6 +116,8 @@ export interface LocationRecord {
   country_code: string | null;
   region: string | null;
   city: string | null;
+  /** ours: the district, neighbourhood or street the source names within the city (not in the city name) */
+  district: string | null;
   postal_code: string | null;
   latitude: number | null;
   longitude: number | null;
@@ -256,6 +261,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
     country_code: loc?.country_code ?? null,
     region: loc?.region ?? null,
     city: loc?.city ?? null,
+    district: loc?.district ?? null,
     postal_code: loc?.postal_code ?? null,
     latitude: round4(loc?.latitude ?? null),
     longitude: round4(loc?.longitude ?? null),

@@ -55,7 +55,7 @@ const sn = 'string|null';
 const nn = 'number|null';
 
 export const basicLocation = {
-  continent: sn, continent_code: sn, country: sn, country_code: sn, region: sn, city: sn, postal_code: sn,
+  continent: sn, continent_code: sn, country: sn, country_code: sn, region: sn, city: sn, district: sn, postal_code: sn,
   latitude: nn, longitude: nn, accuracy_radius_km: nn, is_eu: 'boolean|null',
 };
 

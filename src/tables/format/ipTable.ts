@@ -74,6 +74,8 @@ export interface LocationRow {
   country_code: string | null;
   region: string | null;
   city: string | null;
+  /** the part of the source's place name that names a district, neighbourhood or street of the city */
+  district: string | null;
   postal_code: string | null;
   latitude: number | null;
   longitude: number | null;
@@ -253,7 +255,7 @@ export class IpTable extends RangeTable {
     if (badNetwork >= 0) fail(`range ${badNetwork} points to network row ${this.rangeNetwork[badNetwork]} of ${this.networkCount}`);
     for (let r = 0; r < this.locationCount; r++) {
       const at = r * LOCATION_ROW_BYTES;
-      for (const field of [16, 20, 24, 28]) {
+      for (const field of [16, 20, 24, 28, 36]) {
         if (!this.strings.has(this.locations.getUint32(at + field, true))) fail(`location row ${r} has a bad string id`);
       }
     }
@@ -293,6 +295,7 @@ export class IpTable extends RangeTable {
       country_code: cc === 0 ? null : String.fromCharCode(cc & 0xff, cc >>> 8),
       region: this.strings.get(v.getUint32(at + 16, true)),
       city: this.strings.get(v.getUint32(at + 20, true)),
+      district: this.strings.get(v.getUint32(at + 36, true)),
       postal_code: this.strings.get(v.getUint32(at + 24, true)),
       latitude: Number.isNaN(lat) ? null : lat,
       longitude: Number.isNaN(lon) ? null : lon,

@@ -8,10 +8,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine } from '../../../src/engine/node.js';
 import type { LookupEngine } from '../../../src/engine/lookupEngine.js';
 import { reservedIPv4 } from '../../../src/engine/reservedRange.js';
-import { asnRowOf, effectiveBounds, emptyToNull, ipv4Text, loadAsnRows, Mismatches, modulePath, Random, seedOf, type AsnRows } from './reference.js';
+import { asnRowOf, effectiveBounds, emptyToNull, ipv4Text, loadAsnRows, Mismatches, modulePath, Random, seedOf, type AsnRows, sourcePlaceName, anycastBlocks } from './reference.js';
 
 const CASES = 100_000;
 const BOUNDARY_ROWS = 10_000;
+const anycast = anycastBlocks();
 const SEED = seedOf(0x1b4c0de4);
 
 interface DbipCity {
@@ -71,7 +72,8 @@ class Checker {
     } else {
       location.check(ip, 'country_code', loc.country_code, emptyToNull(record.country_code));
       location.check(ip, 'region', loc.region, emptyToNull(record.state1));
-      location.check(ip, 'city', loc.city, emptyToNull(record.city));
+      location.check(ip, 'city (district)', sourcePlaceName(loc), emptyToNull(record.city));
+      location.check(ip, 'radius known', loc.accuracy_radius_km !== null && loc.accuracy_radius_km > 0, !anycast.check(ip, 'ipv4'));
       location.check(ip, 'postal_code', loc.postal_code, emptyToNull(record.postcode));
       location.check(ip, 'latitude', loc.latitude, record.latitude ?? null);
       location.check(ip, 'longitude', loc.longitude, record.longitude ?? null);

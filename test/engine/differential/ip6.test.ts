@@ -22,11 +22,14 @@ import {
   Random,
   seedOf,
   type AsnRows,
+  sourcePlaceName,
+  anycastBlocks,
 } from './reference.js';
 
 const CASES = 50_000;
 const BOUNDARY_ROWS = 5_000;
 const UNIFORM_GLOBAL = 10_000;
+const anycast = anycastBlocks();
 const SEED = seedOf(0x6a09e667);
 const TOP = (1n << 128n) - 1n;
 
@@ -88,7 +91,8 @@ class Checker {
     } else {
       location.check(ip, 'country_code', loc.country_code, emptyToNull(record.country_code));
       location.check(ip, 'region', loc.region, emptyToNull(record.state1));
-      location.check(ip, 'city', loc.city, emptyToNull(record.city));
+      location.check(ip, 'city (district)', sourcePlaceName(loc), emptyToNull(record.city));
+      location.check(ip, 'radius known', loc.accuracy_radius_km !== null && loc.accuracy_radius_km > 0, !anycast.check(ip, 'ipv6'));
       location.check(ip, 'postal_code', loc.postal_code, emptyToNull(record.postcode));
       location.check(ip, 'latitude', loc.latitude, record.latitude ?? null);
       location.check(ip, 'longitude', loc.longitude, record.longitude ?? null);

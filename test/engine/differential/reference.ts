@@ -5,6 +5,7 @@
  * of these tests is to compare the engine with references it does not share code with.
  */
 import fs from 'node:fs';
+import { BlockList } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -289,3 +290,20 @@ export class Mismatches {
 }
 
 export const emptyToNull = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+
+/** The source's place name as the engine answers it in two fields: "City (District)". */
+export const sourcePlaceName = (loc: { city: string | null; district: string | null }): string | null =>
+  loc.city === null ? null : loc.district === null ? loc.city : `${loc.city} (${loc.district})`;
+
+/**
+ * The anycast blocks of data/curated/anycast-prefixes.csv in Node's own BlockList (not the
+ * builder's CIDR reader): an address in one has no accuracy radius.
+ */
+export function anycastBlocks(): BlockList {
+  const list = new BlockList();
+  for (const [prefix] of parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'curated', 'anycast-prefixes.csv'), 'utf8')).slice(1)) {
+    const [address, length] = prefix.split('/');
+    list.addSubnet(address, Number(length), address.includes(':') ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
