@@ -1,4 +1,5 @@
 /** GET /v1: the endpoint list (SPEC 1.4) with the data credits that must travel with the data. */
+import type { SourceCredit } from '../tables/format/tableMeta.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export const endpoints = [
@@ -15,10 +16,26 @@ export const endpoints = [
   { method: 'GET', path: '/v1', plan: 'all', counted_as: 'not counted', description: 'this list' },
 ] as const;
 
+/** What a client may want to know of a source: what it is, its version and its own publication date. */
+export interface DataSource {
+  name: string;
+  version: string | null;
+  /** the date the source states for its data (ISO 8601); null when it states none */
+  date: string | null;
+  licence: string;
+  url: string | null;
+}
+
+export const dataSourceOf = (source: SourceCredit): DataSource => ({ name: source.name, version: source.version, date: source.date, licence: source.licence, url: source.url });
+
 export function endpointList(deps: ServiceDeps) {
   const credits = new Map<string, string>();
+  const sources = new Map<string, DataSource>();
   for (const table of deps.engine.engine.tables()) {
-    for (const source of table.meta.sources) if (source.attribution) credits.set(source.name, source.attribution);
+    for (const source of table.meta.sources) {
+      if (source.attribution) credits.set(source.name, source.attribution);
+      sources.set(source.name, dataSourceOf(source));
+    }
   }
   return {
     success: true,
@@ -27,5 +44,6 @@ export function endpointList(deps: ServiceDeps) {
     authentication: 'X-API-Key header, Authorization: Bearer <key>, or ?key=<key> (checked in that order)',
     parameters: { fields: 'comma-separated dot paths to keep', pretty: 'indented output', key: 'API key' },
     credits: [...credits.values()],
+    data_sources: [...sources.values()],
   };
 }

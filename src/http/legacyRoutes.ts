@@ -49,7 +49,7 @@ export interface LegacyVendorAnswer {
 export interface LegacyMacHealth {
   success: boolean;
   status: 'ok' | 'unavailable';
-  mac_table: { loaded: true; built_at: string; source_date: string; blocks: number | null } | { loaded: false };
+  mac_table: { loaded: true; built_at: string; source_date: string | null; blocks: number | null } | { loaded: false };
 }
 
 /** The compact legacy blacklist check (README "Legacy endpoints"). */

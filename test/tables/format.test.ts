@@ -45,7 +45,7 @@ describe('ip4 table round trip', () => {
     expect([start[0], end[0]]).toEqual([0x51000000, 0x510000ff]);
     expect(table.countries.get('DE')?.currency.symbol).toBe('€');
     expect(table.header.builtAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
-    expect(table.header.sourceDate.toISOString()).toBe('2025-12-01T00:00:00.000Z');
+    expect(table.header.sourceDate?.toISOString()).toBe('2025-12-01T00:00:00.000Z');
     expect(table.meta.kind).toBe('ip4');
   });
 

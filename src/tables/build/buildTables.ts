@@ -38,7 +38,8 @@ export interface BuiltTable {
   sha256: string;
   checksum: string;
   counts: Record<string, number>;
-  source_date: string;
+  /** the newest date a source of the table states; null when none states one */
+  source_date: string | null;
 }
 
 export interface Manifest {
@@ -169,14 +170,14 @@ function writeAtomically(file: string, bytes: Uint8Array | string): void {
   fs.renameSync(temporary, file);
 }
 
-function describe(file: string, bytes: Uint8Array, checksum: string, meta: TableMeta, sourceDate: Date): BuiltTable {
+function describe(file: string, bytes: Uint8Array, checksum: string, meta: TableMeta, sourceDate: Date | null): BuiltTable {
   return {
     file: path.basename(file),
     bytes: bytes.byteLength,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     checksum,
     counts: meta.counts,
-    source_date: sourceDate.toISOString(),
+    source_date: sourceDate?.toISOString() ?? null,
   };
 }
 
@@ -268,8 +269,8 @@ export function buildTables(options: BuildOptions): BuildSummary {
   return { manifest, stats: { ip4: ipStats[4], ip6: ipStats[6], mac: mac.stats } };
 }
 
-/** The newest stated date among the sources; the build time where none states one. */
-function newest(credits: SourceCredit[]): Date {
+/** The newest stated date among the sources; null where none states one (never the build time). */
+function newest(credits: SourceCredit[]): Date | null {
   const dates = credits.map((c) => (c.date ? Date.parse(c.date) : NaN)).filter((d) => !Number.isNaN(d));
-  return new Date(dates.length > 0 ? Math.max(...dates) : Date.now());
+  return dates.length > 0 ? new Date(Math.max(...dates)) : null;
 }

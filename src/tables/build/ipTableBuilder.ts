@@ -30,7 +30,7 @@ export interface IpBuildInput {
   timezoneAt: (latitude: number, longitude: number) => string | null;
   meta: TableMeta;
   builtAt: Date;
-  sourceDate: Date;
+  sourceDate: Date | null;
   progress: (phase: string, done: number, total: number) => void;
 }
 

@@ -23,7 +23,7 @@ export interface MacBuildInput {
   countries: CountryFacts[];
   meta: TableMeta;
   builtAt: Date;
-  sourceDate: Date;
+  sourceDate: Date | null;
 }
 
 export interface MacBuildStats {

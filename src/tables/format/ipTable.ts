@@ -57,7 +57,7 @@ export type Family = 4 | 6;
 export interface IpTableParts {
   family: Family;
   builtAt: Date;
-  sourceDate: Date;
+  sourceDate: Date | null;
   meta: TableMeta;
   countries: CountryFacts[];
   /** ip4: u32 keys. ip6: high and low 64-bit halves of each key. */

@@ -62,7 +62,7 @@ export interface CompanyInput {
 
 export interface MacTableParts {
   builtAt: Date;
-  sourceDate: Date;
+  sourceDate: Date | null;
   meta: TableMeta;
   countries: CountryFacts[];
   blocks: MacBlockInput[];
