@@ -23,7 +23,7 @@ export interface IpBuildInput {
   curatedAsn: Map<number, CuratedAsn>;
   countries: CountryFacts[];
   countryAreaKm2: (code: string) => number | null;
-  timezoneAt: (latitude: number, longitude: number) => string | null;
+  timezoneAt: (latitude: number, longitude: number, countryCode: string | null) => string | null;
   meta: TableMeta;
   builtAt: Date;
   sourceDate: Date;
@@ -153,7 +153,7 @@ function completeLocation(fields: LocationFields, input: IpBuildInput): Location
   const hasPoint = fields.latitude !== null && fields.longitude !== null;
   return {
     ...fields,
-    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!) : null),
+    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!, fields.country_code) : null),
     accuracy_radius_km: fields.accuracy_radius_km ?? estimateRadiusKm(fields, input.countryAreaKm2),
   };
 }
