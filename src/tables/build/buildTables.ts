@@ -1,8 +1,9 @@
 /**
  * The table builder: reads the public sources that npm installs (DB-IP city MMDB, ip-location-db
- * ASN CSVs, oui-data, countries-list/world-countries) and our curated files in data/curated, and
- * writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file is written beside its final name
- * and renamed into place, so a running server never sees half a table.
+ * ASN CSVs, oui-data, countries-list/world-countries/libphonenumber-js, geo-tz/@vvo/tzdb) and our
+ * curated files in data/curated, and writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file
+ * is written beside its final name and renamed into place, so a running server never sees half a
+ * table.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -124,11 +125,11 @@ function staticCredits(): SourceCredit[] {
     },
     {
       name: 'Country facts',
-      origin: 'countries-list + world-countries',
-      version: `${packageVersion('countries-list')} / ${packageVersion('world-countries')}`,
+      origin: 'countries-list + world-countries + libphonenumber-js',
+      version: `${packageVersion('countries-list')} / ${packageVersion('world-countries')} / ${packageVersion('libphonenumber-js')}`,
       date: null,
-      licence: 'MIT / ODbL 1.0',
-      attribution: 'Country data: annexare/Countries (MIT) and mledoze/countries (ODbL)',
+      licence: 'MIT / ODbL 1.0 / MIT (Google libphonenumber metadata: Apache-2.0)',
+      attribution: 'Country data: annexare/Countries (MIT) and mledoze/countries (ODbL); calling codes: Google libphonenumber via libphonenumber-js',
       url: 'https://github.com/mledoze/countries',
     },
     {
