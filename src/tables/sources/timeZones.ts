@@ -41,11 +41,11 @@ export function zoneCountry(zone: string): string | null {
   return getCountryCode(zone) ?? null;
 }
 
-/** A zone's UTC offset at noon UTC on each day of the window, as one comparable string. */
-function clockOf(zone: string, fromMs: number, days: number): string {
+/** A zone's UTC offset at noon UTC on every `step`-th day of the window, as one comparable string. */
+function clockOf(zone: string, fromMs: number, days: number, step: number): string {
   const format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
   const offsets: string[] = [];
-  for (let day = 0; day < days; day++) {
+  for (let day = 0; day < days; day += step) {
     const part = format.formatToParts(fromMs + day * DAY_MS).find((p) => p.type === 'timeZoneName');
     offsets.push(part?.value ?? '');
   }
@@ -66,27 +66,29 @@ function groupsByCountry(): Map<string, string[]> {
 export type TimeZoneAt = (latitude: number, longitude: number, countryCode: string | null) => string | null;
 
 /**
- * The zone of a location row by the rule above, cached per point and country (location rows
- * repeat coordinates). `around` anchors the window in which clocks are compared (the build time).
+ * The zone of a location row by the rule above, cached per point and country (records of both
+ * families share coordinates). `around` anchors the window in which clocks are compared (the build time).
  */
 export function timeZoneFinder(around: Date): TimeZoneAt {
   const windowStart = Date.UTC(around.getUTCFullYear() - 1, around.getUTCMonth(), around.getUTCDate(), 12);
   const windowDays = Math.round((Date.UTC(around.getUTCFullYear() + 2, around.getUTCMonth(), around.getUTCDate(), 12) - windowStart) / DAY_MS);
+  // a sample every 30 days tells most clocks apart; equal samples are confirmed day by day
   const clocks = new Map<string, string>();
-  const clock = (zone: string): string => {
-    let c = clocks.get(zone);
+  const clock = (zone: string, step: number): string => {
+    const key = `${step} ${zone}`;
+    let c = clocks.get(key);
     if (c === undefined) {
-      c = clockOf(zone, windowStart, windowDays);
-      clocks.set(zone, c);
+      c = clockOf(zone, windowStart, windowDays, step);
+      clocks.set(key, c);
     }
     return c;
   };
+  const sameClock = (a: string, b: string): boolean => clock(a, 30) === clock(b, 30) && clock(a, 1) === clock(b, 1);
   const groups = groupsByCountry();
-  const zonesCache = new Map<string, string[]>();
   const answers = new Map<string, string | null>();
 
   const sameClockZone = (zone: string, countryCode: string): string | null => {
-    const matches = (groups.get(countryCode) ?? []).filter((main) => clock(main) === clock(zone));
+    const matches = (groups.get(countryCode) ?? []).filter((main) => sameClock(main, zone));
     return matches.length === 1 ? matches[0] : null;
   };
 
@@ -94,15 +96,11 @@ export function timeZoneFinder(around: Date): TimeZoneAt {
     const key = `${latitude},${longitude},${countryCode ?? ''}`;
     let answer = answers.get(key);
     if (answer !== undefined) return answer;
-    const point = `${latitude},${longitude}`;
-    let zones = zonesCache.get(point);
-    if (zones === undefined) {
-      try {
-        zones = zonesAtPoint(latitude, longitude);
-      } catch (error) {
-        throw new Error(`no time zone for the location at ${point}: ${(error as Error).message}`);
-      }
-      zonesCache.set(point, zones);
+    let zones: string[];
+    try {
+      zones = zonesAtPoint(latitude, longitude);
+    } catch (error) {
+      throw new Error(`no time zone for the location at ${latitude},${longitude}: ${(error as Error).message}`);
     }
     const first = zones[0] ?? null;
     answer = first;
