@@ -6,8 +6,9 @@ import { ipRecord, zoneTime, type IpRecordFull } from '../../src/records/ipRecor
 
 let berlin: IpAnswer;
 let newYork: IpAnswer;
+let engine: Awaited<ReturnType<typeof loadEngine>>;
 beforeAll(async () => {
-  const engine = await loadEngine({ kinds: ['ip4', 'ip6'] });
+  engine = await loadEngine({ kinds: ['ip4', 'ip6'] });
   berlin = engine.lookupIp('2a00:1450:4001:80b::200e');
   expect(berlin.location?.timezone).toBe('Europe/Berlin');
   const google = engine.lookupIp('8.8.8.8');
@@ -89,5 +90,24 @@ describe('timezone fields across DST changes', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('gives the local time of the capitals whose own zones the tables now carry', () => {
+    // addresses DB-IP places in these cities (test/engine/differential/timezones.test.ts checks them)
+    const cases: [string, string, string, string][] = [
+      ['84.208.20.110', 'Europe/Oslo', '+01:00', '+02:00'],
+      ['196.105.112.0', 'Africa/Nairobi', '+03:00', '+03:00'],
+      ['130.208.93.0', 'Atlantic/Reykjavik', '+00:00', '+00:00'],
+      ['56.52.0.0', 'Europe/Dublin', '+00:00', '+01:00'],
+      ['108.142.128.0', 'Europe/Amsterdam', '+01:00', '+02:00'],
+      ['14.251.101.0', 'Asia/Ho_Chi_Minh', '+07:00', '+07:00'],
+      ['166.114.136.0', 'America/La_Paz', '-04:00', '-04:00'],
+    ];
+    for (const [ip, zone, january, july] of cases) {
+      const answer = engine.lookupIp(ip);
+      expect(timezoneAt(answer, '2026-01-15T12:00:00Z'), ip).toMatchObject({ id: zone, utc_offset: january, is_dst: false });
+      expect(timezoneAt(answer, '2026-07-15T12:00:00Z'), ip).toMatchObject({ id: zone, utc_offset: july, is_dst: january !== july });
+    }
+    expect(timezoneAt(engine.lookupIp('14.251.101.0'), '2026-11-22T13:05:09Z').current_time).toBe('2026-11-22T20:05:09+07:00');
   });
 });
