@@ -23,7 +23,9 @@
  *    lies in a zone that tzdb files under a neighbour: northern Vietnam is Asia/Bangkok in
  *    timezone-boundary-builder (tzdb lists it there in zone1970.tab) and becomes Asia/Ho_Chi_Minh;
  *    a row whose coordinates fall just across a border or in the sea (Etc/GMT-12 off Tuvalu)
- *    gets its country's zone when the clock is the same.
+ *    gets its country's zone when the clock is the same. Likewise a row in Simferopol that DB-IP
+ *    places in RU gets Europe/Moscow (zone.tab files Europe/Simferopol under UA); one in UA keeps
+ *    Europe/Simferopol.
  * 3. Else the first zone at the point: a row of a country tzdb gives no zone (Kosovo: Europe/
  *    Belgrade) or whose point keeps another clock than the country's zones (a French row in
  *    Martinique keeps America/Martinique) keeps the zone of its place.
