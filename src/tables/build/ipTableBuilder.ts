@@ -27,7 +27,7 @@ export interface IpBuildInput {
   anycast: AnycastPrefix[];
   countries: CountryFacts[];
   countryAreaKm2: (code: string) => number | null;
-  timezoneAt: (latitude: number, longitude: number) => string | null;
+  timezoneAt: (latitude: number, longitude: number, countryCode: string | null) => string | null;
   meta: TableMeta;
   builtAt: Date;
   sourceDate: Date | null;
@@ -196,7 +196,7 @@ function completeLocation(fields: LocationFields, anycast: boolean, rowSize: num
   return {
     ...fields,
     ...name,
-    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!) : null),
+    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!, fields.country_code) : null),
     accuracy_radius_km: estimateRadiusKm(fields, { family: input.family, rowSize, anycast, countryAreaKm2: input.countryAreaKm2 }),
   };
 }
