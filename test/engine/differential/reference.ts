@@ -307,3 +307,21 @@ export function anycastBlocks(): BlockList {
   }
   return list;
 }
+
+/** The independent country of a zone: ICU's (CLDR) zones of each current ISO 3166 region. */
+export function icuRegionOfZone(): (zone: string) => string | null {
+  const canonical = (zone: string): string => new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  const regionOf = new Map<string, string>();
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  for (const a of letters) {
+    for (const b of letters) {
+      const locale = new Intl.Locale(`und-${a}${b}`);
+      // skip withdrawn codes, which ICU aliases to their successors (SU → RU, YU → RS)
+      if (locale.region !== `${a}${b}`) continue;
+      const zones = (locale as Intl.Locale & { timeZones?: string[] }).timeZones ?? [];
+      for (const zone of zones) regionOf.set(canonical(zone), `${a}${b}`);
+    }
+  }
+  if (regionOf.size < 400) throw new Error(`the runtime's ICU knows only ${regionOf.size} zones by region`);
+  return (zone) => regionOf.get(canonical(zone)) ?? null;
+}
