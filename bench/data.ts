@@ -294,6 +294,66 @@ function countryAgreement(family: 4 | 6, sample: Located[]): Section {
   };
 }
 
+interface WorldCountry {
+  cca2: string;
+  idd: { root: string; suffixes: string[] };
+}
+
+/**
+ * The country facts of the table against independent references: the continent GeoLite2 gives the
+ * country's addresses in the samples, and world-countries' international dialling prefix.
+ */
+function countryFacts(engine: LookupEngine, samples: Located[]): Section {
+  const facts = [...engine.tables().flatMap((t) => (t.kind === 'ip4' ? [t] : []))][0];
+  const countries = new Map<string, { continent_code: string; calling_code: string | null; languages: string[] }>();
+  for (const s of samples) if (s.answer.country) countries.set(s.answer.country.code, s.answer.country);
+  const maxmindContinent = new Map<string, string>();
+  for (const s of samples) {
+    const code = s.reference?.country?.iso_code;
+    if (code && s.reference?.continent?.code) maxmindContinent.set(code, s.reference.continent.code);
+  }
+  let continentCompared = 0;
+  const continentDiffer: string[] = [];
+  for (const [code, c] of countries) {
+    const theirs = maxmindContinent.get(code);
+    if (!theirs) continue;
+    continentCompared++;
+    if (theirs !== c.continent_code) continentDiffer.push(`${code} ${c.continent_code}/${theirs}`);
+  }
+  const world = JSON.parse(fs.readFileSync(modulePath('world-countries', 'countries.json'), 'utf8')) as WorldCountry[];
+  let callingCompared = 0;
+  const callingDiffer: string[] = [];
+  for (const w of world) {
+    const ours = countries.get(w.cca2)?.calling_code;
+    if (!ours || !w.idd.root) continue;
+    callingCompared++;
+    // world-countries writes NANP territories as +1 and their area code (+1 787): ours is the country code
+    const dialled = w.idd.suffixes.map((suffix) => w.idd.root + suffix);
+    if (!dialled.some((d) => d.startsWith(ours))) callingDiffer.push(`${w.cca2} ${ours}/${dialled.join(' ')}`);
+  }
+  const noLanguage = [...countries].filter(([, c]) => c.languages.length === 0).map(([code]) => code);
+  return {
+    title: `Country facts (the ${countries.size} countries in the samples${facts ? '' : ''})`,
+    figures: [
+      {
+        name: "continent_code differs from GeoLite2's continent for the country's addresses",
+        value: `${continentDiffer.length} of ${continentCompared}`,
+        target: '0',
+        pass: continentDiffer.length === 0,
+        note: continentDiffer.slice(0, 8).join(', ') || undefined,
+      },
+      {
+        name: "calling_code is not the start of world-countries' dialling prefix",
+        value: `${callingDiffer.length} of ${callingCompared}`,
+        target: '0',
+        pass: callingDiffer.length === 0,
+        note: callingDiffer.slice(0, 8).join(', ') || undefined,
+      },
+      { name: 'countries without a language', value: noLanguage.length, note: noLanguage.join(', ') || undefined },
+    ],
+  };
+}
+
 /** Address-weighted share of announced space whose AS has no connection type, over every ASN row. */
 function connectionTypes(family: 4 | 6, engine: LookupEngine, rows: AsnRows): Section {
   let total = 0;
@@ -351,6 +411,7 @@ async function main(): Promise<void> {
   const now = new Date();
   const regionOfZone = icuRegionOfZone();
   const sections: Section[] = [];
+  const everySample: Located[] = [];
   for (const family of [4, 6] as const) {
     const rows = readAsnRows(family);
     const addresses = sampleAddresses(family, rows, family === 4 ? V4_SAMPLES : V6_SAMPLES, SEED + family);
@@ -361,10 +422,12 @@ async function main(): Promise<void> {
       sample.push({ ip, answer, record: ipRecord(answer, 'full', now) as IpRecordFull, reference: geolite.get(ip) });
     }
     process.stderr.write(`IPv${family}: ${addresses.length} addresses sampled, ${sample.length} found\n`);
+    everySample.push(...sample);
     sections.push(timeZones(family, sample, regionOfZone), radii(family, sample), names(family, sample), countryAgreement(family, sample));
     if (family === 4) sections.push(unknowns(sample));
     sections.push(connectionTypes(family, engine, rows));
   }
+  sections.push(countryFacts(engine, everySample));
   const report = {
     generated_at: now.toISOString(),
     seed: SEED,
