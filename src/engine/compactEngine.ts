@@ -48,7 +48,7 @@ export class CompactEngine {
       const table: CompactIpTable | MacTable | null = this.placed[kind];
       if (!table) continue;
       const { header } = table;
-      list.push({ kind: kinds[kind], file: table.file, checksum: header.checksum, built_at: header.builtAt.toISOString(), source_date: header.sourceDate.toISOString(), bytes: header.fileLength, meta: table.meta });
+      list.push({ kind: kinds[kind], file: table.file, checksum: header.checksum, built_at: header.builtAt.toISOString(), source_date: header.sourceDate?.toISOString() ?? null, bytes: header.fileLength, meta: table.meta });
     }
     return list;
   }

@@ -21,7 +21,8 @@ export interface TableInfo<K extends string = 'ip4' | 'ip6' | 'mac'> {
   file: string;
   checksum: string;
   built_at: string;
-  source_date: string;
+  /** the date of the table's data; null when its sources state none */
+  source_date: string | null;
   bytes: number;
   meta: TableMeta;
 }
@@ -73,7 +74,7 @@ export class LookupEngine {
         file: table.file,
         checksum: table.header.checksum,
         built_at: table.header.builtAt.toISOString(),
-        source_date: table.header.sourceDate.toISOString(),
+        source_date: table.header.sourceDate?.toISOString() ?? null,
         bytes: table.header.fileLength,
         meta: table.meta,
       });

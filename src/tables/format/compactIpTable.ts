@@ -18,7 +18,7 @@ export const HAS_NETWORK = 1;
 export interface CompactIpTableParts {
   family: Family;
   builtAt: Date;
-  sourceDate: Date;
+  sourceDate: Date | null;
   meta: TableMeta;
   countries: CountryFacts[];
   keys: Uint32Array | { hi: BigUint64Array; lo: BigUint64Array };

@@ -36,7 +36,8 @@ export interface TableHeader {
   kind: TableKind;
   formatVersion: number;
   builtAt: Date;
-  sourceDate: Date;
+  /** null: the file's sources state no date for its data (stored as 0) */
+  sourceDate: Date | null;
   checksum: string;
   fileLength: number;
   sections: Map<string, Section>;
@@ -54,7 +55,7 @@ function align(n: number): number {
   return Math.ceil(n / SECTION_ALIGN) * SECTION_ALIGN;
 }
 
-export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date, sections: SectionSpec[]): Uint8Array {
+export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date | null, sections: SectionSpec[]): Uint8Array {
   const headerLength = align(FIXED_HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES);
   let length = headerLength;
   const placed = sections.map((s) => {
@@ -73,7 +74,7 @@ export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date,
   view.setUint32(16, length, true);
   view.setUint32(20, 0, true);
   view.setUint32(32, Math.floor(builtAt.getTime() / 1000), true);
-  view.setUint32(36, Math.floor(sourceDate.getTime() / 1000), true);
+  view.setUint32(36, sourceDate ? Math.floor(sourceDate.getTime() / 1000) : 0, true);
   placed.forEach((s, i) => {
     const at = FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY_BYTES;
     file.set(new TextEncoder().encode(s.id), at);
@@ -142,7 +143,7 @@ export function readContainer(bytes: Uint8Array, file: string, kind: TableKind, 
     kind,
     formatVersion,
     builtAt: new Date(view.getUint32(32, true) * 1000),
-    sourceDate: new Date(view.getUint32(36, true) * 1000),
+    sourceDate: view.getUint32(36, true) === 0 ? null : new Date(view.getUint32(36, true) * 1000),
     checksum: stored,
     fileLength,
     sections,
