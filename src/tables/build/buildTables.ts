@@ -295,7 +295,7 @@ function iabCredit(source: IabSource): SourceCredit {
     version: source.version,
     date: new Date(source.date).toISOString(),
     licence: 'IEEE public registry listing (IEEE asserts no copyright)',
-    attribution: 'MAC address block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/)',
+    attribution: "IAB block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/), listing as packaged in Debian's ieee-data",
     url: 'https://regauth.standards.ieee.org',
   };
 }
