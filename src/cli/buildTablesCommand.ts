@@ -40,6 +40,7 @@ function buildFullTables(outDir: string, flags: BuildTablesFlags): void {
     outDir,
     cityMmdb: flags.cityMmdb ? path.resolve(flags.cityMmdb) : undefined,
     curatedDir: path.join(packageRoot, 'data', 'curated'),
+    registryDir: path.join(packageRoot, 'data', 'registry'),
     progress: (phase, done, total) => progress.update(phase, done, total),
   });
   progress.finishPhase();
@@ -48,7 +49,7 @@ function buildFullTables(outDir: string, flags: BuildTablesFlags): void {
     `tables written to ${outDir} in ${(manifest.duration_ms / 1000).toFixed(1)} s`,
     `  ip4.nlt ${mb(manifest.tables.ip4.bytes)}: ${stats.ip4.ranges} ranges from ${stats.ip4.leaves} tree leaves, ${stats.ip4.locationRows} locations, ${stats.ip4.networkRows} networks, ${stats.ip4.asRows} AS rows`,
     `  ip6.nlt ${mb(manifest.tables.ip6.bytes)}: ${stats.ip6.ranges} ranges from ${stats.ip6.leaves} tree leaves, ${stats.ip6.locationRows} locations, ${stats.ip6.networkRows} networks, ${stats.ip6.asRows} AS rows`,
-    `  mac.nlt ${mb(manifest.tables.mac.bytes)}: MA-L ${stats.mac.blocks['MA-L']}, MA-M ${stats.mac.blocks['MA-M']}, MA-S ${stats.mac.blocks['MA-S']}, IAB ${stats.mac.blocks.IAB}, ${stats.mac.companies} companies (${stats.mac.countryUnknown} without a known country)`,
+    `  mac.nlt ${mb(manifest.tables.mac.bytes)}: MA-L ${stats.mac.blocks['MA-L']}, MA-M ${stats.mac.blocks['MA-M']}, MA-S ${stats.mac.blocks['MA-S']}, IAB ${stats.mac.blocks.IAB} (${stats.mac.privateBlocks} private), ${stats.mac.companies} companies from ${stats.mac.spellings} spellings, ${stats.mac.companyRows} company rows (${stats.mac.countryUnknown} without a known country)`,
     `  sources: ${manifest.sources.map((s) => s.name).join('; ')}`,
   ];
   process.stderr.write(lines.join('\n') + '\n');

@@ -41,13 +41,17 @@ export interface IpAnswer {
 }
 
 export interface MacVendor {
-  company: string;
+  /** the registered company; null for a private registration */
+  company: string | null;
   address: string | null;
   country_code: string | null;
   country: string | null;
   short_name: string | null;
   website: string | null;
-  total_ouis: number;
+  /** blocks of the company across the spellings of its name; null for a private registration */
+  total_ouis: number | null;
+  /** the registry lists the block without naming its assignee */
+  is_private: boolean;
 }
 
 export interface MacAnswer {

@@ -70,8 +70,15 @@ export class MacAnswers {
     if (cached === undefined) {
       const company = this.table.company(companyRow);
       const country = company.country_code ? this.table.countries.get(company.country_code)?.name ?? null : null;
-      const known = { country_code: company.country_code, country, short_name: company.short_name, website: company.website, total_ouis: company.total_ouis };
-      cached = Object.freeze(this.table.kind === 'mac' ? { company: company.name ?? '', address: company.address, ...known } : { company: company.name ?? '', ...known });
+      const known = {
+        country_code: company.country_code,
+        country,
+        short_name: company.short_name,
+        website: company.website,
+        total_ouis: company.is_private ? null : company.total_ouis,
+        is_private: company.is_private,
+      };
+      cached = Object.freeze(this.table.kind === 'mac' ? { company: company.name, address: company.address, ...known } : { company: company.name, ...known });
       this.vendorAnswers[companyRow] = cached;
     }
     return cached;

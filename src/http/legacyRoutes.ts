@@ -34,7 +34,8 @@ export interface LegacyMacAnswer {
   success: true;
   found: boolean;
   macAddress: { oui: string; isRandomized: boolean; transmission: 'unicast' | 'multicast'; administration: 'UAA' | 'LAA' };
-  vendor: { company: string; website: string | null; country: string | null; countryName: string | null } | null;
+  /** company null: a private registration (the registry does not name the assignee) */
+  vendor: { company: string | null; website: string | null; country: string | null; countryName: string | null } | null;
 }
 
 /** The legacy reverse search (`vendor=`): company name → its OUI prefixes. */
@@ -49,6 +50,7 @@ export interface LegacyVendorAnswer {
 export interface LegacyMacHealth {
   success: boolean;
   status: 'ok' | 'unavailable';
+  /** source_date: the date of the registry data, null when its sources state none */
   mac_table: { loaded: true; built_at: string; source_date: string | null; blocks: number | null } | { loaded: false };
 }
 

@@ -323,18 +323,22 @@ function recordSchemas(): Record<string, JsonSchema> {
     is_local: bool('locally administered (U/L bit set)'),
     is_randomized: bool('locally administered unicast (MAC randomisation pattern)'),
   };
-  const vendorBasic: Properties<MacVendorBasic> = { company: str('registered company'), country_code: strOrNull('country code of the company', COUNTRY_CODE) };
+  const vendorBasic: Properties<MacVendorBasic> = {
+    company: strOrNull('registered company; null for a private registration (the IEEE lists the block as "Private", without its assignee)'),
+    country_code: strOrNull('country code of the company', COUNTRY_CODE),
+  };
   schemas.MacVendorBasic = record<MacVendorBasic>('Vendor (basic level).', vendorBasic);
   schemas.MacVendorFull = record<MacVendorFull>('Vendor (full level).', {
     ...vendorBasic,
-    short_name: strOrNull('short name'),
+    short_name: strOrNull('short name: our curated one, else the registered name without its legal form (all-capitals names in title case); null for a private registration'),
     website: strOrNull('website domain'),
     country: strOrNull('country name'),
     address: strOrNull('registered address'),
     industry: strOrNull('where known'),
     founded: { type: ['string', 'integer', 'null'], description: 'where known' },
     headquarters: strOrNull('where known'),
-    total_ouis: int('number of prefixes registered to the company', { minimum: 0 }),
+    total_ouis: { type: ['integer', 'null'], minimum: 1, description: 'number of prefixes registered to the company, across the spellings of its name; null for a private registration' },
+    is_private: bool('the IEEE lists the block without naming its assignee (company, short_name, website and total_ouis are null)'),
   });
   schemas.MacBlock = record<NonNullable<MacRecordFull['block']>>('The matched registry block (IAB blocks show as MA-S).', {
     type: stringEnum(macBlockTypes, 'registry'),
@@ -369,7 +373,7 @@ function recordSchemas(): Record<string, JsonSchema> {
   schemas.MacRecordBasicResponse = withMeta(schemas.MacRecordBasic, 'MAC record (basic) with meta.');
   schemas.MacRecordFullResponse = withMeta(schemas.MacRecordFull, 'MAC record (full) with meta.');
   schemas.MacLookupResponse = { description: 'GET /v1/mac/{mac}: the MAC record of the plan\'s field level.', oneOf: [ref('MacRecordBasicResponse'), ref('MacRecordFullResponse')] };
-  schemas.MacSearchResult = record<MacSearchResult>('One MAC block of a matching company.', {
+  schemas.MacSearchResult = record<MacSearchResult>('One MAC block (MA-L, MA-M, MA-S or IAB) of a matching registered company; private registrations name no company and are never results.', {
     oui: str('AA:BB:CC', OUI),
     company: str('registered company'),
     country_code: strOrNull('country code of the company', COUNTRY_CODE),
@@ -556,7 +560,7 @@ function recordSchemas(): Record<string, JsonSchema> {
     }),
     vendor: orNull(
       record<NonNullable<LegacyMacAnswer['vendor']>>('the registered company (null when not found)', {
-        company: str(),
+        company: strOrNull('null for a private registration (the registry does not name the assignee)'),
         website: strOrNull(),
         country: strOrNull('country code', COUNTRY_CODE),
         countryName: strOrNull(),
@@ -583,7 +587,12 @@ function recordSchemas(): Record<string, JsonSchema> {
     success: bool('true when the MAC table is loaded'),
     status: stringEnum(['ok', 'unavailable']),
     mac_table: oneOf(
-      shape('loaded', { loaded: constant(true), built_at: str(undefined, DATE_TIME), source_date: strOrNull('the newest date the MAC registry data states; null when it states none', DATE_TIME), blocks: { type: ['integer', 'null'], minimum: 0 } }),
+      shape('loaded', {
+        loaded: constant(true),
+        built_at: str(undefined, DATE_TIME),
+        source_date: strOrNull('the date of the registry data; null when its sources state none', DATE_TIME),
+        blocks: { type: ['integer', 'null'], minimum: 0 },
+      }),
       shape('not loaded', { loaded: constant(false) }),
     ),
   });

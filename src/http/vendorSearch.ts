@@ -1,6 +1,8 @@
 /**
- * MAC search (SPEC 4.7): blocks whose company name contains the query, case-insensitively,
- * ordered by company name, at most 100. The index of names is built once per loaded table.
+ * MAC search (SPEC 4.7): blocks whose registered company name contains the query,
+ * case-insensitively, ordered by company name, at most 100. Every registry is searched (MA-L, MA-M,
+ * MA-S and IAB); private registrations name no company and are never a result. The index of names
+ * is built once per loaded table.
  */
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { macSearchResult, type MacSearchResult } from '../records/macRecord.js';
@@ -22,7 +24,8 @@ function searchIndex(table: MacTable): SearchEntry[] {
     for (let row = 0; row < table.blockCount; row++) {
       const block = table.block(row);
       const company = table.company(block.company);
-      entries.push({ folded: (company.name ?? '').toLowerCase(), result: macSearchResult(block, company) });
+      if (company.is_private || company.name === null) continue;
+      entries.push({ folded: company.name.toLowerCase(), result: macSearchResult(block, { name: company.name, country_code: company.country_code }) });
     }
     entries.sort((a, b) => a.result.company.localeCompare(b.result.company, 'en') || a.result.oui.localeCompare(b.result.oui));
     indexes.set(table, entries);

@@ -4,15 +4,22 @@
  *
  * Every key of the level is present (SPEC 1.5). Our data, field by field:
  * - vendor: null when no block is registered for the prefix (SPEC: "when false, vendor is null").
- *   company, address and country code from oui-data (IEEE); country name from the table's
- *   country facts; short_name and website from our curated list (null where we have none);
- *   total_ouis counted by the builder. industry, founded, headquarters: null (no source).
+ *   company, address and country code from the IEEE registries (oui-data; the IAB listing in
+ *   data/registry); country name from the table's country facts; short_name from our curated
+ *   list, else the registered name cleaned by the rule of src/tables/build/companyNames.ts;
+ *   website from our curated list (null where we have none); total_ouis: the blocks of the
+ *   company across the spellings of its name (same rule). industry, founded, headquarters: null
+ *   (no source).
+ * - A private registration (the IEEE lists the block, but as "Private", without its assignee):
+ *   found, with vendor.company null (SPEC 1.5: no data is null; no company name is made up),
+ *   and at the full level vendor.is_private true, short_name, website and total_ouis null
+ *   (the block counts for no company); address and country as registered, where given.
  * - block: the matched registry block, null when not found. IAB blocks (36-bit) show as MA-S,
  *   the type SPEC 2.5 allows.
  * - device: type and interface null (no source); vm_platform from our curated list of
  *   virtualisation prefixes, which may match even when no vendor is registered (Docker's
  *   02:42:xx is locally administered); is_virtual_machine = vm_platform is known.
- * - registry_updated: oui-data carries no record dates, so null unless the caller knows one
+ * - registry_updated: the registries carry no record dates, so null unless the caller knows one
  *   (YYYY/MM/DD).
  */
 import type { MacAnswer } from '../engine/answers.js';
@@ -23,7 +30,8 @@ import type { FieldLevel } from './ipRecord.js';
 export type MacBlockType = Exclude<BlockType, 'IAB'>;
 
 export interface MacVendorBasic {
-  company: string;
+  /** null for a private registration */
+  company: string | null;
   country_code: string | null;
 }
 
@@ -35,7 +43,10 @@ export interface MacVendorFull extends MacVendorBasic {
   industry: string | null;
   founded: string | number | null;
   headquarters: string | null;
-  total_ouis: number;
+  /** null for a private registration */
+  total_ouis: number | null;
+  /** the registry lists the block without naming its assignee */
+  is_private: boolean;
 }
 
 export interface MacRecordBasic {
@@ -98,6 +109,7 @@ export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated:
           founded: null,
           headquarters: null,
           total_ouis: v.total_ouis,
+          is_private: v.is_private,
         }
       : null,
     block: b ? { type: b.type, start: b.start, end: b.end, size: b.size } : null,
@@ -115,16 +127,14 @@ export interface MacSearchResult {
 }
 
 /**
- * Shapes one search hit from a table block row (MacTable.block) and its company row
- * (MacTable.company): oui = the block's first three bytes, IAB shown as MA-S.
+ * Shapes one search hit from a table block row (MacTable.block) and its named company
+ * (MacTable.company; private registrations are no hit): oui = the block's first three bytes, IAB
+ * shown as MA-S.
  */
-export function macSearchResult(
-  block: { hi24: number; type: BlockType },
-  company: { name: string | null; country_code: string | null },
-): MacSearchResult {
+export function macSearchResult(block: { hi24: number; type: BlockType }, company: { name: string; country_code: string | null }): MacSearchResult {
   return {
     oui: formatOui(block.hi24),
-    company: company.name ?? '',
+    company: company.name,
     country_code: company.country_code,
     block_type: block.type === 'IAB' ? 'MA-S' : block.type,
   };

@@ -59,6 +59,21 @@ describe('legacy MAC lookup', () => {
     expect((await legacy('/lookup?vendor=zzzzqqqq')).body).toMatchObject({ found: false, count: 0, prefixes: [] });
   });
 
+  it('IAB blocks answer their assignee; a private registration is found with no company', async () => {
+    const iab = await legacy('/lookup.php?mac=00:50:C2:7D:51:23');
+    expect(iab.body).toMatchObject({ found: true, vendor: { company: 'DEUTA-WERKE GmbH', country: 'DE', countryName: 'Germany' } });
+    const hidden = await legacy('/lookup.php?mac=10:00:00:12:34:56');
+    expect(hidden.body).toMatchObject({ found: true, vendor: { company: null, website: null, country: null, countryName: null } });
+  });
+
+  it('vendor: IAB assignees are found, and "Private" is no company', async () => {
+    const deuta = (await legacy('/lookup.php?vendor=deuta')).body;
+    expect(deuta.prefixes.filter((p: { oui: string }) => p.oui === '00:50:C2' || p.oui === '40:D8:55').length).toBe(8);
+    for (const p of deuta.prefixes) expect(p.company).toMatch(/deuta/i);
+    const hidden = (await legacy('/lookup.php?vendor=private')).body;
+    for (const p of hidden.prefixes) expect(p.company).not.toBe('Private');
+  });
+
   it('refusals in the error envelope', async () => {
     expectError(await legacy('/lookup.php?mac=12:34'), 'invalid_mac');
     expectError(await legacy('/lookup.php?vendor=a'), 'invalid_query');
@@ -66,7 +81,7 @@ describe('legacy MAC lookup', () => {
     expectError(await legacy('/lookup.php?mac=00:00:0c:12:34:56&key=nlk_' + '0'.repeat(40)), 'invalid_key');
   });
 
-  it('health: the MAC table is loaded, with its dates', async () => {
+  it('health: the MAC table is loaded, with its dates (oui-data states none for its data: null, not the build time)', async () => {
     const r = await legacy('/api/mac/v1/health');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, status: 'ok', mac_table: { loaded: true, built_at: expect.any(String), source_date: null, blocks: expect.any(Number) } });

@@ -625,7 +625,7 @@ describe('responses of the running service match the document', () => {
   });
 
   it('MAC lookup: found, not found, prefixes, every input format, both plans, invalid input', async () => {
-    const inputs = ['3C:22:FB:12:34:56', '3c-22-fb-12-34-56', '3c22.fb12.3456', '3c22fb123456', '00:1A:2B', '001A2B', '70B3D5123', '02:42:ac:11:00:02', '01:00:5E:00:00:01', '00:50:56:12:34:56'];
+    const inputs = ['3C:22:FB:12:34:56', '3c-22-fb-12-34-56', '3c22.fb12.3456', '3c22fb123456', '00:1A:2B', '001A2B', '70B3D5123', '02:42:ac:11:00:02', '01:00:5E:00:00:01', '00:50:56:12:34:56', '00:50:C2:7D:51:23', '10:00:00:12:34:56', '40:D8:55:12:F0:01'];
     for (const [key, plan, kind] of [[free.secret, 'free', 'macBasic'], [business.secret, 'business', 'macFull']] as const) {
       for (const mac of inputs) {
         const ex = await call('GET', '/v1/mac/{mac}', `/v1/mac/${encodeURIComponent(mac)}`, { key });
@@ -759,7 +759,7 @@ describe('responses of the running service match the document', () => {
 
   it('legacy endpoints: MAC lookup and reverse search, MAC health, compact check, export; with and without a key', async () => {
     for (const path of ['/lookup', '/lookup.php']) {
-      for (const mac of ['3C:22:FB:12:34:56', '02:42:ac:11:00:02', '001A2B']) {
+      for (const mac of ['3C:22:FB:12:34:56', '02:42:ac:11:00:02', '001A2B', '00:50:C2:7D:51:23', '10:00:00:12:34:56']) {
         const ex = await call('GET', path, `${path}?mac=${encodeURIComponent(mac)}`);
         expect(ex.status, mac).toBe(200);
         expectSchema('LegacyMacAnswer', ex.body);

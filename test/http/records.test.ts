@@ -320,6 +320,25 @@ describe('MAC records (SPEC 2.5)', () => {
     expectRecord(r.body, macFullSchema);
   });
 
+  it('an IAB block answers its assignee; a private registration is found, with no company and counted for none', async () => {
+    const iab = await h.call('/v1/mac/00:50:C2:7D:51:23', { key: pro });
+    expectRecord(iab.body, macFullSchema);
+    expect(iab.body).toMatchObject({ found: true, vendor: { company: 'DEUTA-WERKE GmbH', country_code: 'DE', is_private: false }, block: { type: 'MA-S', start: '0050C27D5000', size: 4096 } });
+    const hidden = await h.call('/v1/mac/40:D8:55:12:F0:01', { key: pro });
+    expectRecord(hidden.body, macFullSchema);
+    expect(hidden.body).toMatchObject({ found: true, vendor: { company: null, short_name: null, total_ouis: null, is_private: true }, block: { type: 'MA-S', start: '40D85512F000' } });
+    const free = await h.call('/v1/mac/40:D8:55:12:F0:01', { key: await h.newKey('free') });
+    expectRecord(free.body, macBasicSchema);
+    expect(free.body.vendor).toEqual({ company: null, country_code: null });
+  });
+
+  it('search finds IAB assignees and lists no private registration as a company', async () => {
+    const deuta = await h.call('/v1/mac/search?q=DEUTA', { key: pro });
+    expect(deuta.body.results).toContainEqual({ oui: '00:50:C2', company: 'DEUTA-WERKE GmbH', country_code: 'DE', block_type: 'MA-S' });
+    const hidden = await h.call('/v1/mac/search?q=private', { key: pro });
+    for (const r of hidden.body.results) expect(r.company).not.toBe('Private');
+  });
+
   it('fewer than 6 or more than 12 hex digits: 400 invalid_mac', async () => {
     for (const input of ['00000', '00:00:0', '00000c1234567', 'zz:zz:zz', '00:00:0c:12:34:56:78']) {
       expectError(await h.call(`/v1/mac/${input}`, { key: pro }), 'invalid_mac', 400);

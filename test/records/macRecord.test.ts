@@ -2,11 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { macRecord, macSearchResult, type MacRecordFull } from '../../src/records/macRecord.js';
+import { registrySpellings, type RegisteredSpelling } from '../tables/registrySpellings.js';
 import { macBasicSchema, macFullSchema, shapeErrors, type Schema } from './schema.js';
 
 let engine: LookupEngine;
+let spellings: Map<string, RegisteredSpelling>;
 beforeAll(async () => {
   engine = await loadEngine({ kinds: ['mac'] });
+  spellings = registrySpellings().spellings;
 });
 
 function expectShape(value: unknown, schema: Schema): void {
@@ -43,6 +46,7 @@ describe('MAC records over the real table', () => {
       founded: null,
       headquarters: null,
       total_ouis: answer.vendor!.total_ouis,
+      is_private: false,
     });
     expect(full.block).toEqual({ type: 'MA-L', start: '005056000000', end: '005056FFFFFF', size: 16777216 });
     expect(full.device).toEqual({ type: null, interface: null, is_virtual_machine: true, vm_platform: 'VMware' });
@@ -98,12 +102,79 @@ describe('MAC records over the real table', () => {
   });
 });
 
+describe('IAB blocks, private registrations, companies', () => {
+  /** The blocks registered under the given exact spellings, counted in the sources. */
+  const blocksOf = (...names: string[]) =>
+    names.reduce((n, name) => {
+      const spelling = spellings.get(name);
+      if (!spelling) throw new Error(`${name} is not a registered spelling`);
+      return n + spelling.blocks;
+    }, 0);
+
+  it('an IAB block answers its assignee, an unassigned one the IEEE parent block', () => {
+    const record = macRecord(engine.lookupMac('00:50:C2:7D:51:23'), 'full');
+    expectShape(record, macFullSchema);
+    expect(record.found).toBe(true);
+    expect(record.block).toEqual({ type: 'MA-S', start: '0050C27D5000', end: '0050C27D5FFF', size: 4096 });
+    expect(record.vendor).toMatchObject({ company: 'DEUTA-WERKE GmbH', country_code: 'DE', country: 'Germany', short_name: 'Deuta-Werke', is_private: false });
+    expect(record.vendor!.address).toBe('Paffrather Strasse 140, Bergisch-Gladbach NRW 51465');
+    expect(record.vendor!.total_ouis).toBe(blocksOf('DEUTA-WERKE GmbH', 'DEUTA Werke GmbH'));
+    expect(macRecord(engine.lookupMac('40:D8:55:1E:51:23'), 'full').vendor!.company).toBe('IEEE Registration Authority');
+  });
+
+  it('a private registration: found, no company, counted for none', () => {
+    for (const mac of ['10:00:00:12:34:56', '40:D8:55:12:F0:01', 'B4:4B:D6:91:00:00']) {
+      const answer = engine.lookupMac(mac);
+      const basic = macRecord(answer, 'basic');
+      expectShape(basic, macBasicSchema);
+      expect(basic.found, mac).toBe(true);
+      expect(basic.vendor!.company, mac).toBeNull();
+      const full = macRecord(answer, 'full');
+      expectShape(full, macFullSchema);
+      expect(full.vendor, mac).toMatchObject({ company: null, short_name: null, website: null, total_ouis: null, is_private: true });
+      expect(full.block, mac).not.toBeNull();
+    }
+    expect(macRecord(engine.lookupMac('B4:4B:D6:91:00:00'), 'full').vendor).toMatchObject({ country_code: 'CN', address: expect.stringContaining('Shenzhen') });
+  });
+
+  it('total_ouis counts a company across the spellings of its name', () => {
+    const companies: [string, string[]][] = [
+      ['8C:85:90:00:00:00', ['Apple, Inc.']],
+      ['64:09:80:00:00:00', ['Xiaomi Communications Co Ltd']],
+      ['00:00:0C:00:00:00', ['Cisco Systems, Inc']],
+      ['00:E0:FC:00:00:00', ['HUAWEI TECHNOLOGIES CO.,LTD', 'Huawei Technologies Co., Ltd.']],
+      ['00:00:F0:00:00:00', ['Samsung Electronics Co.,Ltd', 'Samsung Electronics Co., Ltd.', 'Samsung Electronics Co., Ltd', 'Samsung Electronics.,LTD', 'SAMSUNG Electronics. Co. LTD', 'Samsung Electronics', 'SAMSUNG ELECTRONICS']],
+      ['00:09:BF:00:00:00', ['Nintendo Co.,Ltd', 'Nintendo Co., Ltd.']],
+    ];
+    for (const [mac, names] of companies) {
+      const vendor = macRecord(engine.lookupMac(mac), 'full').vendor!;
+      expect(names, mac).toContain(vendor.company);
+      expect(vendor.total_ouis, vendor.company!).toBe(blocksOf(...names));
+    }
+  });
+
+  it('one curated row covers every spelling of its company', () => {
+    const spelled = ['00:09:BF:00:00:00', '38:70:35:00:00:00'].map((mac) => macRecord(engine.lookupMac(mac), 'full').vendor!);
+    expect(spelled.map((v) => v.company).sort()).toEqual(['Nintendo Co., Ltd.', 'Nintendo Co.,Ltd']);
+    for (const v of spelled) expect(v).toMatchObject({ short_name: 'Nintendo', website: 'nintendo.com', total_ouis: blocksOf('Nintendo Co.,Ltd', 'Nintendo Co., Ltd.') });
+  });
+
+  it('every named vendor has a short name and a count; private ones have neither', () => {
+    const table = engine.macTable!;
+    for (let row = 0; row < table.companyCount; row++) {
+      const c = table.company(row);
+      if (c.is_private) expect([c.name, c.short_name, c.website, c.total_ouis], `row ${row}`).toEqual([null, null, null, 0]);
+      else if (!c.short_name || !c.name || c.total_ouis < 1) throw new Error(`company row ${row} (${c.name}) lacks a short name or count`);
+    }
+  });
+});
+
 describe('MAC search result', () => {
   it('shapes a table block and company row', () => {
     const table = engine.macTable!;
     const block = table.block(0);
     const company = table.company(block.company);
-    const result = macSearchResult(block, company);
+    const result = macSearchResult(block, { name: company.name!, country_code: company.country_code });
     expect(Object.keys(result)).toEqual(['oui', 'company', 'country_code', 'block_type']);
     expect(result.oui).toMatch(/^[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2}$/);
     expect(result.company).toBe(company.name);

@@ -98,13 +98,13 @@ const macCommon = {
   success: 'true', mac: s, found: 'boolean', oui: s, normalized: sn, is_multicast: 'boolean', is_local: 'boolean', is_randomized: 'boolean',
 };
 
-export const macBasicSchema: Schema = { ...macCommon, vendor: nullable({ company: s, country_code: sn }) };
+export const macBasicSchema: Schema = { ...macCommon, vendor: nullable({ company: sn, country_code: sn }) };
 
 export const macFullSchema: Schema = {
   ...macCommon,
   vendor: nullable({
-    company: s, country_code: sn, short_name: sn, website: sn, country: sn, address: sn,
-    industry: sn, founded: 'string|number|null', headquarters: sn, total_ouis: 'integer',
+    company: sn, country_code: sn, short_name: sn, website: sn, country: sn, address: sn,
+    industry: sn, founded: 'string|number|null', headquarters: sn, total_ouis: 'integer|null', is_private: 'boolean',
   }),
   block: nullable({ type: s, start: s, end: s, size: 'integer' }),
   device: { type: sn, interface: sn, is_virtual_machine: 'boolean', vm_platform: sn },

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { csvHeader, parseCsv, CsvError } from '../../src/tables/sources/csv.js';
 import { loadCountryFacts } from '../../src/tables/sources/countries.js';
+import { registrySpellings } from './registrySpellings.js';
 
 const require = createRequire(import.meta.url);
 const ouiData = require('oui-data') as Record<string, string>;
@@ -40,8 +41,6 @@ function duplicates(values: string[]): string[] {
   for (const v of values) (seen.has(v) ? dup : seen).add(v);
   return [...dup];
 }
-
-const companies = new Set(Object.values(ouiData).map((v) => v.split('\n')[0]));
 
 describe('asn-connection-types.csv', () => {
   const { header, rows } = curated('asn-connection-types.csv');
@@ -140,9 +139,22 @@ describe('vendors.csv', () => {
     expect(duplicates(rows.map((r) => r.company_match))).toEqual([]);
   });
 
-  it('matches every company_match exactly to a company in oui-data', () => {
-    const missing = rows.map((r) => r.company_match).filter((c) => !companies.has(c));
+  const registry = registrySpellings();
+
+  it('matches every company_match exactly to a registered spelling (oui-data or the IAB listing)', () => {
+    const missing = rows.map((r) => r.company_match).filter((c) => !registry.spellings.has(c));
     expect(missing).toEqual([]);
+  });
+
+  it('names each company once (one row covers every spelling of the company)', () => {
+    const byCompany = new Map<number, string>();
+    const twice: string[] = [];
+    for (const r of rows) {
+      const company = registry.companyOf(r.company_match);
+      if (byCompany.has(company)) twice.push(`${byCompany.get(company)} / ${r.company_match}`);
+      else byCompany.set(company, r.company_match);
+    }
+    expect(twice).toEqual([]);
   });
 
   it('has a short name, a bare website domain or none, and a source on every row', () => {
@@ -159,18 +171,18 @@ describe('vendors.csv', () => {
     expect(byCompany.get('Apple, Inc.')?.website).toBe('apple.com');
     expect(byCompany.get('Cisco Systems, Inc')?.short_name).toBe('Cisco');
     expect(byCompany.get('Raspberry Pi Trading Ltd')?.short_name).toBe('Raspberry Pi');
-    const counts = new Map<string, number>();
-    for (const v of Object.values(ouiData)) {
-      const c = v.split('\n')[0];
-      counts.set(c, (counts.get(c) ?? 0) + 1);
+    const blocks = new Map<number, number>();
+    for (const s of registry.spellings.values()) {
+      const company = registry.companyOf(s.name);
+      blocks.set(company, (blocks.get(company) ?? 0) + s.blocks);
     }
-    const top = [...counts.entries()]
-      .filter(([c]) => c !== 'Private' && c !== 'IEEE Registration Authority')
+    const curatedCompanies = new Set(rows.map((r) => registry.companyOf(r.company_match)));
+    const top = [...blocks.entries()]
+      .filter(([c]) => c !== registry.companyOf('IEEE Registration Authority'))
       .sort((a, b) => b[1] - a[1])
       .slice(0, 50)
       .map(([c]) => c);
-    const covered = top.filter((c) => byCompany.has(c)).length;
-    expect(covered).toBeGreaterThanOrEqual(40);
+    expect(top.filter((c) => curatedCompanies.has(c)).length).toBeGreaterThanOrEqual(40);
   });
 });
 

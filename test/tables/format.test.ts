@@ -8,7 +8,7 @@ import { defaultWasmPath } from '../../src/engine/node.js';
 import { tableChecksum } from '../../src/tables/format/checksum.js';
 import { CHECKED_FROM, TableFormatError, writeContainer } from '../../src/tables/format/container.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
-import { MacTable, writeMacTable } from '../../src/tables/format/macTable.js';
+import { MacTable, writeMacTable, type CompanyInput, type MacTableParts } from '../../src/tables/format/macTable.js';
 import { StringPool, StringPoolBuilder } from '../../src/tables/format/stringPool.js';
 import { aligned, tinyIp4, tinyIp6, tinyMac } from './tinyTables.js';
 
@@ -82,8 +82,42 @@ describe('mac table round trip', () => {
   it('keeps blocks, companies and VM prefixes', () => {
     expect(table.blockCount).toBe(4);
     expect(table.block(3)).toEqual({ hi24: 0x70b3d5, lo24: 0x001000, bits: 36, type: 'MA-S', company: 3 });
-    expect(table.company(3)).toEqual({ name: 'Tiny MA-S GmbH', address: 'Tiny MA-S GmbH street 1', country_code: 'DE', total_ouis: 1, short_name: 'Tiny', website: null });
+    expect(table.company(3)).toEqual({ name: 'Tiny MA-S GmbH', address: 'Tiny MA-S GmbH street 1', country_code: 'DE', total_ouis: 1, short_name: 'Tiny', website: null, is_private: false });
     expect(table.vmPrefixes).toEqual([{ prefix: '525400', platform: 'QEMU/KVM', source: 'test' }]);
+    expect(table.header.sourceDate?.toISOString()).toBe('2025-12-01T00:00:00.000Z');
+  });
+
+  /** The tiny table plus an IAB block of a named company and a private registration. */
+  const withPrivate = (privateRow: Partial<CompanyInput> = {}): MacTableParts => {
+    const parts = tinyMac();
+    const strings = new StringPoolBuilder();
+    const names = parts.companies.map((c) => ({ ...c, name: strings.intern(`company ${c.total_ouis}`), address: 0, short_name: strings.intern('short'), website: 0 }));
+    const iabCompany = { name: strings.intern('DEUTA-WERKE GmbH'), address: strings.intern('Paffrather Strasse 140'), country_code: 'DE', total_ouis: 1, short_name: strings.intern('Deuta-Werke'), website: 0, is_private: false };
+    const privateCompany = { name: 0, address: 0, country_code: null, total_ouis: 0, short_name: 0, website: 0, is_private: true, ...privateRow };
+    return {
+      ...parts,
+      sourceDate: null,
+      companies: [...names, iabCompany, privateCompany],
+      blocks: [...parts.blocks, { hi24: 0x0050c2, lo24: 0x7d5000, type: 'IAB', company: 4 }, { hi24: 0x100000, lo24: 0, type: 'MA-L', company: 5 }],
+      strings: strings.sections(),
+    };
+  };
+
+  it('keeps IAB blocks, private rows and an unknown source date', () => {
+    const t = new MacTable(aligned(writeMacTable(withPrivate())), 'private.nlt');
+    expect(t.block(4)).toEqual({ hi24: 0x0050c2, lo24: 0x7d5000, bits: 36, type: 'IAB', company: 4 });
+    expect(t.company(4)).toMatchObject({ name: 'DEUTA-WERKE GmbH', total_ouis: 1, short_name: 'Deuta-Werke', is_private: false });
+    expect(t.company(5)).toEqual({ name: null, address: null, country_code: null, total_ouis: 0, short_name: null, website: null, is_private: true });
+    expect(t.header.sourceDate).toBeNull();
+  });
+
+  it('refuses a private row with a name, count or short name, and a named row without them', () => {
+    const strings = new StringPoolBuilder();
+    const id = strings.intern('company 1');
+    for (const row of [{ name: id }, { total_ouis: 2 }, { short_name: id }, { website: id }]) {
+      expect(() => new MacTable(aligned(writeMacTable(withPrivate(row))), 'bad-private.nlt')).toThrow(/^bad-private\.nlt: company row 5: a private row has no name/);
+    }
+    expect(() => new MacTable(aligned(writeMacTable(withPrivate({ is_private: false }))), 'unnamed.nlt')).toThrow(/^unnamed\.nlt: company row 5: /);
   });
 });
 

@@ -79,7 +79,7 @@ export function tinyMac(): MacTableParts {
   const strings = new StringPoolBuilder();
   const company = (name: string, country: string | null, total: number) => ({
     name: strings.intern(name), address: strings.intern(`${name} street 1`), country_code: country, total_ouis: total,
-    short_name: strings.intern(name.split(' ')[0]), website: strings.intern(null),
+    short_name: strings.intern(name.split(' ')[0]), website: strings.intern(null), is_private: false,
   });
   return {
     builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),

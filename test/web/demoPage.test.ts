@@ -24,7 +24,7 @@ const IPS = [
   // one address in each /8 (a spread over the IPv4 space, found and not found alike)
   ...Array.from({ length: 223 }, (_, i) => `${i + 1}.${(i * 37) % 256}.${(i * 91) % 256}.${(i * 53) % 256}`).filter((_, i) => i % 4 === 0),
 ];
-const MACS = ['00:00:0c:12:34:56', '52:54:00:12:34:56', '02:42:ac:11:00:02', 'fc:fb:fb:01:02:03', '70:B3:D5:00:10:00', '3C-22-FB-12-34-56', '001b63', 'ff:ff:ff:ff:ff:ff', '0050.5600.0001'];
+const MACS = ['00:00:0c:12:34:56', '00:50:C2:7D:51:23', '10:00:00:12:34:56', '52:54:00:12:34:56', '02:42:ac:11:00:02', 'fc:fb:fb:01:02:03', '70:B3:D5:00:10:00', '3C-22-FB-12-34-56', '001b63', 'ff:ff:ff:ff:ff:ff', '0050.5600.0001'];
 
 type Json = any;
 
@@ -42,7 +42,7 @@ function pageIp(answer: Json) {
 
 /** The v1 MAC record (full level) less what the compact set leaves out (the company address) or never knows. */
 function serverMac(body: Json) {
-  const vendor = body.vendor && { company: body.vendor.company, country_code: body.vendor.country_code, country: body.vendor.country, short_name: body.vendor.short_name, website: body.vendor.website, total_ouis: body.vendor.total_ouis };
+  const vendor = body.vendor && { company: body.vendor.company, country_code: body.vendor.country_code, country: body.vendor.country, short_name: body.vendor.short_name, website: body.vendor.website, total_ouis: body.vendor.total_ouis, is_private: body.vendor.is_private };
   return { found: body.found, oui: body.oui, normalized: body.normalized, is_multicast: body.is_multicast, is_local: body.is_local, is_randomized: body.is_randomized, vendor, block: body.block, vm_platform: body.device.vm_platform };
 }
 

@@ -1,9 +1,9 @@
 /**
  * The table builder: reads the public sources that npm installs (DB-IP city MMDB, ip-location-db
- * ASN CSVs, oui-data, countries-list/world-countries/libphonenumber-js, geo-tz/@vvo/tzdb) and our
- * curated files in data/curated, and writes ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file
- * is written beside its final name and renamed into place, so a running server never sees half a
- * table.
+ * ASN CSVs, oui-data, countries-list/world-countries/libphonenumber-js, geo-tz/@vvo/tzdb), our copy
+ * of the closed IEEE IAB registry in data/registry and our curated files in data/curated, and writes
+ * ip4.nlt, ip6.nlt, mac.nlt and manifest.json. Each file is written beside its final name and
+ * renamed into place, so a running server never sees half a table.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import { loadAnycastPrefixes } from '../sources/anycastPrefixes.js';
 import { readAsnCsv } from '../sources/asnCsv.js';
 import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/countries.js';
 import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
+import { loadIabRegistry, type IabSource } from '../sources/iabRegistry.js';
 import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
 import { timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
@@ -33,6 +34,8 @@ export interface BuildOptions {
   /** an official MaxMind GeoLite2/GeoIP2 City .mmdb to use instead of DB-IP Lite */
   cityMmdb?: string;
   curatedDir: string;
+  /** our copy of the IEEE IAB registry (data/registry); default: registry beside curatedDir */
+  registryDir?: string;
   progress: (phase: string, done: number, total: number) => void;
 }
 
@@ -117,7 +120,7 @@ function staticCredits(): SourceCredit[] {
       url: 'https://github.com/sapics/ip-location-db',
     },
     {
-      name: 'IEEE MA-L, MA-M, MA-S and IAB registries',
+      name: 'IEEE MA-L, MA-M and MA-S registries',
       origin: 'oui-data',
       version: packageVersion('oui-data'),
       date: null,
@@ -240,12 +243,16 @@ export function buildTables(options: BuildOptions): BuildSummary {
     ipStats[family] = { ...stats };
     options.progress(`ip${family}: writing`, 1, 1);
   }
-  options.progress('mac: reading oui-data', 0, 1);
+  options.progress('mac: reading oui-data and the IAB registry', 0, 1);
   const registry = JSON.parse(fs.readFileSync(path.join(packageDir('oui-data'), 'index.json'), 'utf8')) as Record<string, string>;
-  const macCredits = credits.filter((c) => !IP_ONLY_ORIGINS.has(c.origin));
-  const macSourceDate = newest(macCredits);
+  const iab = loadIabRegistry(options.registryDir ?? path.join(options.curatedDir, '..', 'registry'));
+  const ouiCredit = credits.find((c) => c.origin === 'oui-data')!;
+  const iabSourceCredit = iabCredit(iab.source);
+  const macCredits = [ouiCredit, iabSourceCredit, ...credits.filter((c) => c !== ouiCredit && !IP_ONLY_ORIGINS.has(c.origin))];
+  const macSourceDate = registryDate([ouiCredit, iabSourceCredit]);
   const mac = buildMacTable({
     registry,
+    iab: iab.blocks,
     countryCodeOfName,
     vendors: loadCuratedVendors(path.join(options.curatedDir, 'vendors.csv')),
     vmPrefixes: loadVmPrefixes(path.join(options.curatedDir, 'vm-ouis.csv')),
@@ -258,12 +265,12 @@ export function buildTables(options: BuildOptions): BuildSummary {
   const macOut = path.join(options.outDir, TABLE_FILES.mac);
   writeAtomically(macOut, macBytes);
   tables.mac = describe(macOut, macBytes, checksumOf(macBytes), mac.parts.meta, macSourceDate);
-  options.progress('mac: reading oui-data', 1, 1);
+  options.progress('mac: reading oui-data and the IAB registry', 1, 1);
   const manifest: Manifest = {
     built_at: builtAt.toISOString(),
     builder_version: BUILDER_VERSION,
     duration_ms: Date.now() - started,
-    sources: [...sources, ...credits],
+    sources: [...sources, ...credits, iabSourceCredit],
     tables,
   };
   writeAtomically(path.join(options.outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
@@ -274,4 +281,24 @@ export function buildTables(options: BuildOptions): BuildSummary {
 function newest(credits: SourceCredit[]): Date | null {
   const dates = credits.map((c) => (c.date ? Date.parse(c.date) : NaN)).filter((d) => !Number.isNaN(d));
   return dates.length > 0 ? new Date(Math.max(...dates)) : null;
+}
+
+/**
+ * The date of the MAC registry data: the newest date its registries state, and null when one of
+ * them states none (oui-data carries no date), since a stated date would then claim more than we know.
+ */
+function registryDate(registries: SourceCredit[]): Date | null {
+  return registries.every((c) => c.date !== null) ? newest(registries) : null;
+}
+
+function iabCredit(source: IabSource): SourceCredit {
+  return {
+    name: `IEEE IAB registry (closed to new assignments in 2014), snapshot of ${source.origin}`,
+    origin: `data/registry/${source.file}`,
+    version: source.version,
+    date: new Date(source.date).toISOString(),
+    licence: 'IEEE public registry listing (IEEE asserts no copyright)',
+    attribution: "IAB block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/), listing as packaged in Debian's ieee-data",
+    url: 'https://regauth.standards.ieee.org',
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The compact sets, derived from the built full tables (so their answers are the full tables'
  * answers, reduced): ip4c/ip6c keep country and AS of every range and merge neighbouring ranges
- * whose reduced answer is equal; macc keeps every MA-L/MA-M/MA-S block with company, country,
+ * whose reduced answer is equal; macc keeps every MA-L/MA-M/MA-S/IAB block with company, country,
  * short name and website, leaving out company addresses (the bulk of the full MAC table).
  * Written with a gzip copy beside each file (what the demo serves, and what size-limited hosts pay).
  */
@@ -147,7 +147,7 @@ export function compactMacTable(full: MacTable, builtAt: Date): BuiltCompact {
   const companies: CompanyInput[] = [];
   for (let r = 0; r < full.companyCount; r++) {
     const c = full.company(r);
-    companies.push({ name: strings.intern(c.name), address: 0, country_code: c.country_code, total_ouis: c.total_ouis, short_name: strings.intern(c.short_name), website: strings.intern(c.website) });
+    companies.push({ name: strings.intern(c.name), address: 0, country_code: c.country_code, total_ouis: c.total_ouis, short_name: strings.intern(c.short_name), website: strings.intern(c.website), is_private: c.is_private });
   }
   const counts = { ...full.meta.counts, strings: strings.size };
   const bytes = writeMacTable(

@@ -25,6 +25,8 @@ export const COMPANY_ROW_BYTES = 24;
 export const SLOT_BYTES = 16;
 export const NO_ROW = 0x7ffffffe;
 export const HAS_LONGER = 0x80000000;
+/** Company row flags (u16 at byte 10). */
+export const COMPANY_PRIVATE = 1;
 const HASH_MULTIPLIER = 0x9e3779b97f4a7c15n;
 const U64 = (1n << 64n) - 1n;
 
@@ -55,9 +57,12 @@ export interface CompanyInput {
   name: number;
   address: number;
   country_code: string | null;
+  /** blocks of the company across the spellings of its name; 0 for a private registration */
   total_ouis: number;
   short_name: number;
   website: number;
+  /** the registry lists the block without its assignee: no name, short name, website or count */
+  is_private: boolean;
 }
 
 export interface MacTableParts {
@@ -86,6 +91,7 @@ export interface CompanyRow {
   total_ouis: number;
   short_name: string | null;
   website: string | null;
+  is_private: boolean;
 }
 
 const layout = {
@@ -160,6 +166,7 @@ export function writeMacTable(parts: MacTableParts, kind: MacKind = 'mac'): Uint
     cv.setUint32(at, c.name, true);
     cv.setUint32(at + 4, c.address, true);
     cv.setUint16(at + 8, packCountry(c.country_code), true);
+    cv.setUint16(at + 10, c.is_private ? COMPANY_PRIVATE : 0, true);
     cv.setUint32(at + 12, c.total_ouis, true);
     cv.setUint32(at + 16, c.short_name, true);
     cv.setUint32(at + 20, c.website, true);
@@ -239,8 +246,15 @@ export class MacTable {
     }
     for (let r = 0; r < this.companyCount; r++) {
       const at = r * COMPANY_ROW_BYTES;
-      for (const field of [0, 4, 16, 20]) if (!this.strings.has(this.companies.getUint32(at + field, true))) fail(`company row ${r} has a bad string id`);
-      if (this.kind === 'macc' && this.companies.getUint32(at + 4, true) !== 0) fail(`company row ${r} carries an address, which the compact set leaves out`);
+      const cv = this.companies;
+      for (const field of [0, 4, 16, 20]) if (!this.strings.has(cv.getUint32(at + field, true))) fail(`company row ${r} has a bad string id`);
+      if (this.kind === 'macc' && cv.getUint32(at + 4, true) !== 0) fail(`company row ${r} carries an address, which the compact set leaves out`);
+      const flags = cv.getUint16(at + 10, true);
+      if ((flags & ~COMPANY_PRIVATE) !== 0) fail(`company row ${r} has unknown flags`);
+      const named = [0, 12, 16].map((field) => cv.getUint32(at + field, true) !== 0);
+      if (flags & COMPANY_PRIVATE ? named.some(Boolean) || cv.getUint32(at + 20, true) !== 0 : !named.every(Boolean)) {
+        fail(`company row ${r}: a private row has no name, count, short name or website, and any other row has the first three`);
+      }
     }
   }
 
@@ -262,6 +276,7 @@ export class MacTable {
       total_ouis: v.getUint32(at + 12, true),
       short_name: this.strings.get(v.getUint32(at + 16, true)),
       website: this.strings.get(v.getUint32(at + 20, true)),
+      is_private: (v.getUint16(at + 10, true) & COMPANY_PRIVATE) !== 0,
     };
   }
 }

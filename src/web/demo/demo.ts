@@ -42,7 +42,7 @@ function render(answer: Answer): HTMLTableRowElement {
     const flags = [answer.is_multicast && 'multicast', answer.is_local && 'locally administered', answer.is_randomized && 'randomised', answer.vm_platform && `VM: ${answer.vm_platform}`].filter(Boolean);
     cell(row, [answer.found ? `${answer.block!.type} ${answer.block!.start}–${answer.block!.end}` : 'no registered block', ...flags].join(', '));
     cell(row, answer.vendor?.country_code ? `${answer.vendor.country ?? answer.vendor.country_code} (${answer.vendor.country_code})` : '—');
-    cell(row, answer.vendor ? answer.vendor.company : '—');
+    cell(row, answer.vendor ? answer.vendor.company ?? 'private registration (assignee not listed)' : '—');
   }
   return row;
 }

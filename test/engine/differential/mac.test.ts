@@ -1,39 +1,49 @@
 /**
- * Differential test, MAC: the engine against a naive longest-prefix search over the `oui-data`
- * registry (keys of 6, 7 and 9 hex digits) and against the IEEE 802 bit definitions of the first
- * octet.
+ * Differential test, MAC: the engine against a naive longest-prefix search over the registries as
+ * published (the `oui-data` keys of 6, 7 and 9 hex digits, and IEEE's CSV of the IAB registry in
+ * data/registry, read by csv-parse rather than by the builder's reader of the text listing) and
+ * against the IEEE 802 bit definitions of the first octet. Every block must answer its own
+ * assignee; a block registered as "Private" must answer found, with no company.
  */
+import { parse as parseCsv } from 'csv-parse/sync';
 import fs from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine } from '../../../src/engine/node.js';
 import type { LookupEngine, MacAnswer } from '../../../src/engine/lookupEngine.js';
-import { Mismatches, modulePath, Random, seedOf } from './reference.js';
+import { Mismatches, modulePath, Random, ROOT, seedOf } from './reference.js';
 
 const RANDOM_CASES = 100_000;
 const PARTIAL_CASES = 50_000;
 const SEED = seedOf(0x0c0ffee5);
 
 let engine: LookupEngine;
-let oui: Record<string, string>;
+/** every registered block by its hex digits: the assignee as published and the registry */
+const registered = new Map<string, { company: string; registry: string }>();
 let keys: string[];
+
+const REGISTRY_OF_LENGTH: Record<number, string> = { 6: 'MA-L', 7: 'MA-M', 9: 'MA-S' };
 
 beforeAll(async () => {
   engine = await loadEngine({ kinds: ['mac'] });
-  oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
-  keys = Object.keys(oui);
+  const oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
+  for (const [key, value] of Object.entries(oui)) registered.set(key, { company: value.split('\n')[0].trim(), registry: REGISTRY_OF_LENGTH[key.length] });
+  const iab = parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'registry', 'iab.csv')), { columns: true, bom: true }) as Record<string, string>[];
+  // IEEE's text listing, which the table is built from, leaves out the quotation marks of names.
+  for (const row of iab) registered.set(row.Assignment, { company: row['Organization Name'].trim().replace(/"/g, ''), registry: row.Registry });
+  keys = [...registered.keys()];
 });
-
-const TYPE_OF_LENGTH: Record<number, string> = { 6: 'MA-L', 7: 'MA-M', 9: 'MA-S' };
 
 /** The naive reference: the longest registered key among the first 9, 7, 6 digits the input gives. */
 function reference(hex: string): string | undefined {
   for (const length of [9, 7, 6]) {
-    if (hex.length >= length && oui[hex.slice(0, length)] !== undefined) return hex.slice(0, length);
+    if (hex.length >= length && registered.has(hex.slice(0, length))) return hex.slice(0, length);
   }
   return undefined;
 }
 
-const companyOf = (key: string): string => oui[key].split('\n')[0].trim();
+/** The company the answer must name: the registered one, none for a private registration. */
+const companyOf = (key: string): string | null => (registered.get(key)!.company === 'Private' ? null : registered.get(key)!.company);
 
 /** The 12 hex digits of a MAC written in one of the usual notations. */
 function writeMac(hex: string, random: Random): string {
@@ -60,7 +70,8 @@ class Checker {
   readonly bits: Mismatches;
   cases = 0;
   found = 0;
-  byType: Record<string, number> = { 'MA-L': 0, 'MA-M': 0, 'MA-S': 0 };
+  byType: Record<string, number> = { 'MA-L': 0, 'MA-M': 0, 'MA-S': 0, IAB: 0 };
+  private = 0;
 
   constructor(label: string) {
     this.vendor = new Mismatches(`${label} vendor`);
@@ -89,10 +100,14 @@ class Checker {
       return answer;
     }
     this.found++;
-    const type = TYPE_OF_LENGTH[key.length];
-    this.byType[type]++;
-    vendor.check(label, 'vendor.company', answer.vendor?.company, companyOf(key));
-    vendor.check(label, 'block.type', answer.block?.type, type);
+    const { registry } = registered.get(key)!;
+    this.byType[registry]++;
+    const company = companyOf(key);
+    if (company === null) this.private++;
+    vendor.check(label, 'vendor.company', answer.vendor?.company, company);
+    vendor.check(label, 'vendor.is_private', answer.vendor?.is_private, company === null);
+    vendor.check(label, 'block.registry', answer.block?.registry, registry);
+    vendor.check(label, 'block.type', answer.block?.type, registry === 'IAB' ? 'MA-S' : registry);
     vendor.check(label, 'block.start', answer.block?.start, key.padEnd(12, '0'));
     vendor.check(label, 'block.end', answer.block?.end, key.padEnd(12, 'F'));
     vendor.check(label, 'block.size', answer.block?.size, 16 ** (12 - key.length));
@@ -100,20 +115,20 @@ class Checker {
   }
 
   report(): number {
-    console.log(`  found ${this.found} of ${this.cases} (by reference block type: ${JSON.stringify(this.byType)})`);
+    console.log(`  found ${this.found} of ${this.cases} (by reference registry: ${JSON.stringify(this.byType)}; private ${this.private})`);
     this.vendor.report(this.cases);
     this.bits.report(this.cases);
     return this.vendor.count + this.bits.count;
   }
 }
 
-describe('MAC differential (oui-data)', () => {
+describe('MAC differential (oui-data and the IAB registry)', () => {
   it('every registered prefix: a MAC inside it, and the prefix itself', () => {
     const started = Date.now();
     const random = new Random(SEED);
     const lengths: Record<number, number> = {};
     for (const key of keys) lengths[key.length] = (lengths[key.length] ?? 0) + 1;
-    console.log(`[mac prefixes] seed ${SEED} (set DIFF_SEED to change); oui-data: ${keys.length} prefixes ${JSON.stringify(lengths)}`);
+    console.log(`[mac prefixes] seed ${SEED} (set DIFF_SEED to change); oui-data and IAB: ${keys.length} prefixes ${JSON.stringify(lengths)}`);
     const inside = new Checker('mac prefixes: MAC inside');
     const own = new Checker('mac prefixes: prefix form');
     for (const key of keys) {
@@ -124,7 +139,7 @@ describe('MAC differential (oui-data)', () => {
       // the claim of the brief explicit: found, with the company of that very key).
       own.vendor.check(key, 'own found', answer.found, true);
       own.vendor.check(key, 'own company', answer.vendor?.company, companyOf(key));
-      own.vendor.check(key, 'own block.type', answer.block?.type, TYPE_OF_LENGTH[key.length]);
+      own.vendor.check(key, 'own block.registry', answer.block?.registry, registered.get(key)!.registry);
     }
     console.log(`[mac prefixes] ${keys.length} prefixes, ${inside.cases + own.cases} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     const failed = inside.report() + own.report();
