@@ -146,6 +146,22 @@ function companiesBySpelling(entries: BlockEntry[], vendors: Map<string, Curated
   return new Map(list.map((s, i) => [s.name, byRoot.get(roots[i])!]));
 }
 
+const vendorKey = (vendor: CuratedVendor): string => `${vendor.short_name ?? ''}\u0000${vendor.website ?? ''}`;
+
+/**
+ * Blocks per curated vendor: where vendors.csv names several registered companies as one vendor
+ * (the same short name and website, e.g. Xiaomi's five registrants), total_ouis counts them together.
+ */
+function blocksByVendor(companies: Set<Company>): Map<string, number> {
+  const blocks = new Map<string, number>();
+  for (const company of companies) {
+    if (!company.curated) continue;
+    const key = vendorKey(company.curated.vendor);
+    blocks.set(key, (blocks.get(key) ?? 0) + company.blocks);
+  }
+  return blocks;
+}
+
 export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; stats: MacBuildStats } {
   const stats: MacBuildStats = {
     blocks: { 'MA-L': 0, 'MA-M': 0, 'MA-S': 0, IAB: 0 },
@@ -162,6 +178,7 @@ export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; sta
   const companyOf = companiesBySpelling(entries, input.vendors);
   stats.spellings = companyOf.size;
   stats.companies = new Set(companyOf.values()).size;
+  const vendorBlocks = blocksByVendor(new Set(companyOf.values()));
   const strings = new StringPoolBuilder();
   const companyRow = new Map<string, number>();
   const companies: CompanyInput[] = [];
@@ -177,7 +194,7 @@ export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; sta
         name: strings.intern(e.company),
         address: strings.intern(e.address),
         country_code: e.country_code,
-        total_ouis: company?.blocks ?? 0,
+        total_ouis: company === null ? 0 : company.curated ? vendorBlocks.get(vendorKey(company.curated.vendor))! : company.blocks,
         short_name: strings.intern(company ? curated?.short_name ?? displayName(company.mainSpelling) : null),
         website: strings.intern(curated?.website ?? null),
         is_private: company === null,
