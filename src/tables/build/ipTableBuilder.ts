@@ -14,6 +14,8 @@ import { tileRanges, type ValuedRanges } from './rangeMerge.js';
 export interface CuratedAsn {
   connection_type: ConnectionType | null;
   domain: string | null;
+  /** the organisation's name where the ASN CSV gives only a registry handle */
+  organization: string | null;
 }
 
 export interface IpBuildInput {

@@ -1,0 +1,203 @@
+/**
+ * Connection types estimated from an AS's registered organisation name, for the ASNs that
+ * data/curated/asn-connection-types.csv does not list (a curated row always wins). Each rule names
+ * one kind of holder by words that leave little doubt about its business ("Universidad",
+ * "Hosting", "Ministry of Defence"); words that many kinds of holder use ("Telecom", "Net",
+ * "Wireless", "Digital") type nothing. The first matching rule wins, so the more specific kinds come
+ * first: a university hospital is healthcare, a ministry of defence military, a cable-TV company
+ * cable rather than media, and "Cable & Wireless" (a telecom group) is no cable operator.
+ * test/tables/connectionTypeRules.test.ts holds real names each rule must and must not match.
+ */
+import type { ConnectionType } from '../format/ipTable.js';
+
+export interface ConnectionTypeRule {
+  /** short name for the build report */
+  name: string;
+  type: ConnectionType;
+  pattern: RegExp;
+}
+
+/** Whole words only, Unicode-aware (`\b` knows only ASCII letters), case-insensitive. */
+function words(...alternatives: string[]): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
+}
+
+export const connectionTypeRules: readonly ConnectionTypeRule[] = [
+  { name: 'stock exchange', type: 'financial', pattern: words('stock exchange', 'b[oö]rse', 'bolsa de valores') },
+  { name: 'internet exchange', type: 'ixp', pattern: words('internet exchange(?: point)?', 'exchange point', 'ponto de troca de tr[aá]fego') },
+  {
+    name: 'armed forces',
+    type: 'military',
+    pattern: words(
+      'air force',
+      'armed forces',
+      'u\\.?s\\.? army',
+      'army',
+      'navy',
+      'naval',
+      'marine corps',
+      'bundeswehr',
+      'department of defen[cs]e',
+      'ministry of defen[cs]e',
+      'defen[cs]e information',
+      'ministerio de defensa',
+      'minist[eè]re des arm[eé]es',
+      'dod network information center',
+    ),
+  },
+  {
+    name: 'hospital',
+    type: 'healthcare',
+    pattern: words(
+      'hospitals?',
+      'hospital(?:ier|ar)',
+      'h[oô]pita(?:l|ux)',
+      'klinik(?:um|en)?',
+      'universit[aä]tsklinikum',
+      'krankenhaus',
+      'clinics?',
+      'medical cent(?:er|re)s?',
+      'health ?care',
+      'health systems?',
+      'health services',
+      'health authority',
+      'ospedale',
+    ),
+  },
+  {
+    name: 'university or school',
+    type: 'education',
+    pattern: words(
+      'universit(?:y|ies|ät|aet|at|ät|é|e|à|a|ad|ade|ario|eit|eits|et|etet|as|atea|ate|y of)',
+      'üniversitesi',
+      'universitesi',
+      'uniwersytet',
+      'univerzita',
+      'univerza',
+      'egyetem',
+      'yliopisto',
+      'hochschule',
+      'fachhochschule',
+      'colleges?',
+      'coll[eè]ge',
+      'schools?',
+      'school district',
+      'schule',
+      'polytechnic',
+      'politecnico',
+      'polit[eé]cnica',
+      'politehnica',
+      'institute of technology',
+      'instituto tecnol[oó]gico',
+      'technische universit[aä]t',
+      '[eé]cole',
+      'lyc[eé]e',
+      'education network',
+      'board of education',
+      'ministry of education',
+      'department of education',
+    ),
+  },
+  {
+    name: 'research network or laboratory',
+    type: 'research',
+    pattern: words(
+      'research (?:and|&) education network',
+      'research network',
+      'academic (?:and|&) research network',
+      'national laborator(?:y|ies)',
+      'academy of sciences?',
+      'akademie der wissenschaften',
+      'research cent(?:er|re)',
+      'forschungszentrum',
+      'recherche scientifique',
+      'research institute',
+      'research organi[sz]ation',
+    ),
+  },
+  {
+    name: 'government',
+    type: 'government',
+    pattern: words(
+      'ministry',
+      'ministerio',
+      'minist[eè]re',
+      'ministerium',
+      'bundesministerium',
+      'bundesamt',
+      'government',
+      'gobierno',
+      'governo',
+      'gouvernement',
+      'regierung',
+      'state of [a-z]+',
+      'county of [a-z]+',
+      'commonwealth of [a-z]+',
+      'federal agency',
+      'city council',
+      'county council',
+      'prefeitura',
+      'ayuntamiento',
+    ),
+  },
+  {
+    name: 'bank or insurer',
+    type: 'financial',
+    pattern: words(
+      'bank',
+      'banks',
+      'banco',
+      'banque',
+      'banca',
+      'bankas[iı]',
+      'bancorp',
+      'banking',
+      'sparkasse',
+      'credit union',
+      'insurance',
+      'assurances?',
+      'versicherung(?:en)?',
+      'securities',
+    ),
+  },
+  { name: 'satellite', type: 'satellite', pattern: words('satellite', 'sat[eé]lites?', 'satelital', 'vsat') },
+  {
+    name: 'hosting, data centre or cloud',
+    type: 'hosting',
+    pattern: words(
+      '[a-z]*hosting',
+      'hoster',
+      'data ?cent(?:er|re)s?',
+      'centro de datos',
+      'rechenzentrum',
+      'colocation',
+      'co-location',
+      'vps',
+      'servers?',
+      'dedicated servers?',
+      'cloud',
+      'cloud (?:computing|services?)',
+      'idc',
+      'vpn',
+    ),
+  },
+  {
+    name: 'mobile operator',
+    type: 'mobile',
+    pattern: words('mobile', 'mobilfunk', 'm[oó]vil(?:es)?', 'm[oó]vel', 'cellular', 'mobile telesystems'),
+  },
+  {
+    name: 'cable operator',
+    type: 'cable',
+    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|cablevision|cable television)(?![\p{L}\p{N}])/iu,
+  },
+  { name: 'broadcaster', type: 'media', pattern: words('broadcasting', 'broadcaster', 'rundfunk', 'television', 'televisi[oó]n', 'televis[aã]o') },
+  { name: 'fixed wireless', type: 'fixed_wireless', pattern: words('wisp', 'wireless internet', 'fixed wireless') },
+];
+
+/** The type of the first rule the organisation name matches, or null. */
+export function ruleOfOrganization(organization: string | null): ConnectionTypeRule | null {
+  if (organization === null) return null;
+  for (const rule of connectionTypeRules) if (rule.pattern.test(organization)) return rule;
+  return null;
+}
