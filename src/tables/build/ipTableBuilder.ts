@@ -6,6 +6,7 @@ import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, t
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
+import { isRegistryHandle, ruleOfOrganization } from '../sources/connectionTypeRules.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
@@ -39,6 +40,12 @@ export interface IpBuildStats {
   networkRows: number;
   asRows: number;
   ranges: number;
+  /** addresses of the ASN ranges by where their connection type comes from */
+  connectionTypeAddresses: { curated: bigint; rule: bigint; none: bigint };
+  /** addresses typed by each organisation-name rule */
+  ruleAddresses: Record<string, bigint>;
+  /** addresses whose AS organisation is a registry handle, as the ASN data has it and as the table has it */
+  handleAddresses: { source: bigint; table: bigint };
 }
 
 const MASK64 = (1n << 64n) - 1n;
@@ -49,7 +56,7 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
   const located = walkLocations(input);
   const { rows: locationRows, rowOfOffset } = buildLocationRows(input, located.offsets, strings);
   const locationRanges = joinEqualNeighbours(located.ranges, rowOfOffset);
-  const { networkRanges, networkRows, asRows } = buildNetworkRows(input, strings);
+  const { networkRanges, networkRows, asRows, coverage } = buildNetworkRows(input, strings);
   input.progress('merging ranges', 0, 1);
   const last = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
   const tiled = tileRanges(locationRanges, networkRanges, last);
@@ -85,6 +92,7 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
       networkRows: networkRanges.start.length,
       asRows: asRows.byteLength / AS_ROW_BYTES,
       ranges: n,
+      ...coverage,
     },
   };
 }
@@ -176,28 +184,51 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
   return out;
 }
 
+/**
+ * One network row per ASN CSV row and one AS row per distinct AS number and organisation. The
+ * connection type is the curated row's, else the organisation-name rule's, else unknown; a
+ * curated organisation name replaces a registry handle (`TE-AS`) from the ASN data.
+ */
 function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const { family } = input;
   const asRowOf = new Map<string, number>();
-  const asList: { asn: number; organization: number; domain: number; type: number }[] = [];
+  const asList: { asn: number; organization: number; domain: number; type: number; provenance: 'curated' | 'rule' | 'none'; rule: string | null; handle: 'kept' | 'replaced' | null }[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
   const rowBytes = NETWORK_ROW_BYTES[family];
   const networkRows = new Uint8Array(input.asn.length * rowBytes);
   const v = new DataView(networkRows.buffer);
+  const coverage: Pick<IpBuildStats, 'connectionTypeAddresses' | 'ruleAddresses' | 'handleAddresses'> = {
+    connectionTypeAddresses: { curated: 0n, rule: 0n, none: 0n },
+    ruleAddresses: {},
+    handleAddresses: { source: 0n, table: 0n },
+  };
   input.asn.forEach((range, row) => {
     const key = `${range.asn}\u0000${range.organization ?? ''}`;
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
       const curated = input.curatedAsn.get(range.asn);
+      const rule = curated?.connection_type ? null : ruleOfOrganization(range.organization);
+      const type = curated?.connection_type ?? rule?.type ?? null;
+      const isHandle = range.organization === null || isRegistryHandle(range.organization);
+      const named = isHandle && curated?.organization ? curated.organization : range.organization;
       asRow = asList.length;
       asList.push({
         asn: range.asn,
-        organization: strings.intern(range.organization),
+        organization: strings.intern(named),
         domain: strings.intern(curated?.domain ?? null),
-        type: curated?.connection_type ? connectionTypes.indexOf(curated.connection_type) : 0,
+        type: type ? connectionTypes.indexOf(type) : 0,
+        provenance: curated?.connection_type ? 'curated' : rule ? 'rule' : 'none',
+        rule: rule?.name ?? null,
+        handle: range.organization === null || !isHandle ? null : named === range.organization ? 'kept' : 'replaced',
       });
       asRowOf.set(key, asRow);
     }
+    const a = asList[asRow];
+    const addresses = range.end - range.start + 1n;
+    coverage.connectionTypeAddresses[a.provenance] += addresses;
+    if (a.rule !== null) coverage.ruleAddresses[a.rule] = (coverage.ruleAddresses[a.rule] ?? 0n) + addresses;
+    if (a.handle !== null) coverage.handleAddresses.source += addresses;
+    if (a.handle === 'kept') coverage.handleAddresses.table += addresses;
     networkRanges.start.push(range.start);
     networkRanges.end.push(range.end);
     networkRanges.value.push(row);
@@ -222,5 +253,5 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     av.setUint32(at + 8, a.domain, true);
     av.setUint8(at + 12, a.type);
   });
-  return { networkRanges, networkRows, asRows };
+  return { networkRanges, networkRows, asRows, coverage };
 }

@@ -5,7 +5,7 @@
  * "Hosting", "Ministry of Defence"); words that many kinds of holder use ("Telecom", "Net",
  * "Wireless", "Digital") type nothing. The first matching rule wins, so the more specific kinds come
  * first: a university hospital is healthcare, a ministry of defence military, a cable-TV company
- * cable rather than media, and "Cable & Wireless" (a telecom group) is no cable operator.
+ * cable rather than media or satellite, and "Cable & Wireless" (a telecom group) is no cable operator.
  * test/tables/connectionTypeRules.test.ts holds real names each rule must and must not match.
  */
 import type { ConnectionType } from '../format/ipTable.js';
@@ -160,6 +160,11 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'securities',
     ),
   },
+  {
+    name: 'cable operator',
+    type: 'cable',
+    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|cablevision|cable television)(?![\p{L}\p{N}])/iu,
+  },
   { name: 'satellite', type: 'satellite', pattern: words('satellite', 'sat[eé]lites?', 'satelital', 'vsat') },
   {
     name: 'hosting, data centre or cloud',
@@ -169,14 +174,12 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'hoster',
       'data ?cent(?:er|re)s?',
       'centro de datos',
-      'rechenzentrum',
       'colocation',
       'co-location',
       'vps',
       'servers?',
       'dedicated servers?',
-      'cloud',
-      'cloud (?:computing|services?)',
+      '(?<!\\bst\\.? |\\bsaint )cloud',
       'idc',
       'vpn',
     ),
@@ -185,11 +188,6 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     name: 'mobile operator',
     type: 'mobile',
     pattern: words('mobile', 'mobilfunk', 'm[oó]vil(?:es)?', 'm[oó]vel', 'cellular', 'mobile telesystems'),
-  },
-  {
-    name: 'cable operator',
-    type: 'cable',
-    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|cablevision|cable television)(?![\p{L}\p{N}])/iu,
   },
   { name: 'broadcaster', type: 'media', pattern: words('broadcasting', 'broadcaster', 'rundfunk', 'television', 'televisi[oó]n', 'televis[aã]o') },
   { name: 'fixed wireless', type: 'fixed_wireless', pattern: words('wisp', 'wireless internet', 'fixed wireless') },
@@ -200,4 +198,13 @@ export function ruleOfOrganization(organization: string | null): ConnectionTypeR
   if (organization === null) return null;
   for (const rule of connectionTypeRules) if (rule.pattern.test(organization)) return rule;
   return null;
+}
+
+/**
+ * A registry handle rather than a name people write: capitals, digits and separators only, with a
+ * hyphen (`TE-AS`, `NAL-AS`, `CSMNAP-ASN`, `DACOM-PUBNETPLUS`) or the bare AS number (`AS64011`).
+ * Acronyms that are the organisation's name (`USDA`, `RENATER`, `UPMC`) are not handles.
+ */
+export function isRegistryHandle(organization: string): boolean {
+  return /^AS\d+$/.test(organization) || (/^[A-Z0-9]+(?:[-_.][A-Z0-9]+)*$/.test(organization) && organization.includes('-'));
 }
