@@ -6,7 +6,7 @@ import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, t
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
-import { isRegistryHandle, ruleOfOrganization } from '../sources/connectionTypeRules.js';
+import { connectionTypeOfAs, isRegistryHandle, type AsConnectionType } from '../sources/connectionTypeRules.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
@@ -192,7 +192,7 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
 function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const { family } = input;
   const asRowOf = new Map<string, number>();
-  const asList: { asn: number; organization: number; domain: number; type: number; provenance: 'curated' | 'rule' | 'none'; rule: string | null; handle: 'kept' | 'replaced' | null }[] = [];
+  const asList: ({ asn: number; organization: number; domain: number; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
   const rowBytes = NETWORK_ROW_BYTES[family];
   const networkRows = new Uint8Array(input.asn.length * rowBytes);
@@ -207,8 +207,7 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
       const curated = input.curatedAsn.get(range.asn);
-      const rule = curated?.connection_type ? null : ruleOfOrganization(range.organization);
-      const type = curated?.connection_type ?? rule?.type ?? null;
+      const typed = connectionTypeOfAs(curated?.connection_type, range.organization);
       const isHandle = range.organization === null || isRegistryHandle(range.organization);
       const named = isHandle && curated?.organization ? curated.organization : range.organization;
       asRow = asList.length;
@@ -216,9 +215,9 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
         asn: range.asn,
         organization: strings.intern(named),
         domain: strings.intern(curated?.domain ?? null),
-        type: type ? connectionTypes.indexOf(type) : 0,
-        provenance: curated?.connection_type ? 'curated' : rule ? 'rule' : 'none',
-        rule: rule?.name ?? null,
+        type: typed.type ? connectionTypes.indexOf(typed.type) : 0,
+        provenance: typed.provenance,
+        rule: typed.rule,
         handle: range.organization === null || !isHandle ? null : named === range.organization ? 'kept' : 'replaced',
       });
       asRowOf.set(key, asRow);

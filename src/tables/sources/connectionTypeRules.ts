@@ -3,10 +3,13 @@
  * data/curated/asn-connection-types.csv does not list (a curated row always wins). Each rule names
  * one kind of holder by words that leave little doubt about its business ("Universidad",
  * "Hosting", "Ministry of Defence"); words that many kinds of holder use ("Telecom", "Net",
- * "Wireless", "Digital") type nothing. The first matching rule wins, so the more specific kinds come
- * first: a university hospital is healthcare, a ministry of defence military, a cable-TV company
- * cable rather than media or satellite, and "Cable & Wireless" (a telecom group) is no cable operator.
- * test/tables/connectionTypeRules.test.ts holds real names each rule must and must not match.
+ * "Wireless", "Fiber", "Digital") type nothing. Names of small access providers ("Provedor de
+ * Internet", "Broadband", "Fibra", rural "Telephone Cooperative") are residential: they sell to
+ * homes first. The first matching rule wins, so the more specific kinds come first: the Navy
+ * Federal Credit Union is a bank, a university hospital healthcare, a ministry of defence
+ * military, a cable-TV company cable rather than media or satellite, and "Cable & Wireless" (a
+ * telecom group) no cable operator. test/tables/connectionTypeRules.test.ts holds real names each
+ * rule must and must not match.
  */
 import type { ConnectionType } from '../format/ipTable.js';
 
@@ -23,7 +26,28 @@ function words(...alternatives: string[]): RegExp {
 }
 
 export const connectionTypeRules: readonly ConnectionTypeRule[] = [
-  { name: 'stock exchange', type: 'financial', pattern: words('stock exchange', 'b[oö]rse', 'bolsa de valores') },
+  { name: 'stock exchange', type: 'financial', pattern: words('stock exchange', 'b(?:ö|oe)rsen?', 'bolsa de valores') },
+  {
+    name: 'bank or insurer',
+    type: 'financial',
+    pattern: words(
+      'bank',
+      'banks',
+      'banco',
+      'banque',
+      'banca',
+      'banka',
+      'bankas[iı]',
+      'bancorp',
+      'banking',
+      'sparkasse',
+      'credit union',
+      'insurance',
+      'assurances?',
+      'versicherung(?:en)?',
+      'securities',
+    ),
+  },
   { name: 'internet exchange', type: 'ixp', pattern: words('internet exchange(?: point)?', 'exchange point', 'ponto de troca de tr[aá]fego') },
   {
     name: 'armed forces',
@@ -31,8 +55,7 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     pattern: words(
       'air force',
       'armed forces',
-      'u\\.?s\\.? army',
-      'army',
+      '(?<!salvation )army',
       'navy',
       'naval',
       'marine corps',
@@ -53,7 +76,7 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'hospital(?:ier|ar)',
       'h[oô]pita(?:l|ux)',
       'klinik(?:um|en)?',
-      'universit[aä]tsklinikum',
+      'universit(?:ä|ae|a)tsklinikum',
       'krankenhaus',
       'clinics?',
       'medical cent(?:er|re)s?',
@@ -68,7 +91,8 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     name: 'university or school',
     type: 'education',
     pattern: words(
-      'universit(?:y|ies|ät|aet|at|ät|é|e|à|a|ad|ade|ario|eit|eits|et|etet|as|atea|ate|y of)',
+      'universit(?:y|ies|ät|aet|at|é|e|à|a|as|eit|eits|et|etet|atea|ate|ario|aria|aire)',
+      'universidad(?:e)?',
       'üniversitesi',
       'universitesi',
       'uniwersytet',
@@ -141,26 +165,6 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     ),
   },
   {
-    name: 'bank or insurer',
-    type: 'financial',
-    pattern: words(
-      'bank',
-      'banks',
-      'banco',
-      'banque',
-      'banca',
-      'bankas[iı]',
-      'bancorp',
-      'banking',
-      'sparkasse',
-      'credit union',
-      'insurance',
-      'assurances?',
-      'versicherung(?:en)?',
-      'securities',
-    ),
-  },
-  {
     name: 'cable operator',
     type: 'cable',
     pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|cablevision|cable television)(?![\p{L}\p{N}])/iu,
@@ -174,6 +178,10 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'hoster',
       'data ?cent(?:er|re)s?',
       'centro de datos',
+      'veri merkezi',
+      'sunucu',
+      'web ?host',
+      'host',
       'colocation',
       'co-location',
       'vps',
@@ -191,9 +199,39 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
   },
   { name: 'broadcaster', type: 'media', pattern: words('broadcasting', 'broadcaster', 'rundfunk', 'television', 'televisi[oó]n', 'televis[aã]o') },
   { name: 'fixed wireless', type: 'fixed_wireless', pattern: words('wisp', 'wireless internet', 'fixed wireless') },
+  {
+    name: 'consumer access provider',
+    type: 'residential',
+    pattern: words(
+      'provedor(?:a)?',
+      'internet service provider',
+      'broadband',
+      'bredb(?:aa|[aå])nd',
+      'banda larga',
+      'fibra',
+      'glasfaser',
+      'ftth',
+      'telephone (?:company|co\\.?|cooperative|coop|membership corporation|association)',
+      '(?:rural|mutual|cooperative) telephone',
+    ),
+  },
 ];
 
-/** The type of the first rule the organisation name matches, or null. */
+export interface AsConnectionType {
+  type: ConnectionType | null;
+  provenance: 'curated' | 'rule' | 'none';
+  /** the name of the rule that gave the type */
+  rule: string | null;
+}
+
+/** An AS's connection type: the curated one, else the first matching rule's, else unknown. */
+export function connectionTypeOfAs(curated: ConnectionType | null | undefined, organization: string | null): AsConnectionType {
+  if (curated) return { type: curated, provenance: 'curated', rule: null };
+  const rule = ruleOfOrganization(organization);
+  return rule ? { type: rule.type, provenance: 'rule', rule: rule.name } : { type: null, provenance: 'none', rule: null };
+}
+
+/** The first rule the organisation name matches, or null. */
 export function ruleOfOrganization(organization: string | null): ConnectionTypeRule | null {
   if (organization === null) return null;
   for (const rule of connectionTypeRules) if (rule.pattern.test(organization)) return rule;
