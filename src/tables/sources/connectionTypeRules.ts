@@ -20,9 +20,13 @@ export interface ConnectionTypeRule {
   pattern: RegExp;
 }
 
-/** Whole words only, Unicode-aware (`\b` knows only ASCII letters), case-insensitive. */
+/** A word's start and end, Unicode-aware (`\b` knows only ASCII letters). */
+const B = '(?<![\\p{L}\\p{N}])';
+const E = '(?![\\p{L}\\p{N}])';
+
+/** Whole words only, case-insensitive. */
 function words(...alternatives: string[]): RegExp {
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
+  return new RegExp(`${B}(?:${alternatives.join('|')})${E}`, 'iu');
 }
 
 export const connectionTypeRules: readonly ConnectionTypeRule[] = [
@@ -213,6 +217,15 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'ftth',
       'telephone (?:company|co\\.?|cooperative|coop|membership corporation|association)',
       '(?:rural|mutual|cooperative) telephone',
+    ),
+  },
+  {
+    // Brazil's thousands of small regional ISPs register as "… Telecom Ltda", "… Internet Eireli"
+    name: 'Brazilian access provider',
+    type: 'residential',
+    pattern: new RegExp(
+      `^(?=.*${B}(?:ltda|eireli)${E})(?=.*${B}(?:telecom|telecomunica[cç](?:[aã]o|[oõ]es)|internet|net|multim[ií]dia|comunica[cç](?:[aã]o|[oõ]es)|wi-?fi)${E})`,
+      'iu',
     ),
   },
 ];
