@@ -163,6 +163,9 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'commonwealth of [a-z]+',
       'federal agency',
       'city council',
+      'kommuner?',
+      'kommun',
+      'gemeente',
       'county council',
       'prefeitura',
       'ayuntamiento',
@@ -171,7 +174,7 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
   {
     name: 'cable operator',
     type: 'cable',
-    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|cablevision|cable television)(?![\p{L}\p{N}])/iu,
+    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|kablowa|cablevision|cable television)(?![\p{L}\p{N}])/iu,
   },
   { name: 'satellite', type: 'satellite', pattern: words('satellite', 'sat[eé]lites?', 'satelital', 'vsat') },
   {
@@ -215,6 +218,9 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'fibra',
       'glasfaser',
       'ftth',
+      '[sś]wiat[lł]owod(?:y|owe)?',
+      'stadtnetz',
+      'stadsn(?:ä|ae|a)t',
       'telephone (?:company|co\\.?|cooperative|coop|membership corporation|association)',
       '(?:rural|mutual|cooperative) telephone',
     ),
