@@ -195,6 +195,9 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'servers?',
       'dedicated servers?',
       '(?<!\\bst\\.? |\\bsaint )cloud',
+      // brand compounds: HostPapa, ServerMania, Serverworks, PebbleHost, Eqservers, GigsGigsCloud
+      '(?:host|server|cloud)[\\p{L}\\p{N}]+',
+      '[\\p{L}\\p{N}]+(?:host|hosting|servers?|cloud)',
       'idc',
       'vpn',
     ),
