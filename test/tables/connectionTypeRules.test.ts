@@ -56,6 +56,8 @@ const cases: Record<string, [name: string, expected: string | null][]> = {
     ['Department of ICT Government of Seychelles', 'government'],
     ['AS272115 - MINISTERIO DE HACIENDA Y CREDITO PUBLICO', 'government'],
     ['Herning Kommune', 'government'],
+    ['U.S. Department of Education', 'government'],
+    ['Icelandic Ministry of Education', 'government'],
     ['Vaxjo Kommun', 'government'],
     ['City of Philadelphia', null],
     ['COMMUNAUTE URBAINE DE STRASBOURG', null],

@@ -122,8 +122,6 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'lyc[eé]e',
       'education network',
       'board of education',
-      'ministry of education',
-      'department of education',
     ),
   },
   {
@@ -162,6 +160,7 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'county of [a-z]+',
       'commonwealth of [a-z]+',
       'federal agency',
+      'u\\.? ?s\\.? department of',
       'city council',
       'kommuner?',
       'kommun',
