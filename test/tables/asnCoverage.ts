@@ -37,6 +37,24 @@ export function installedAsnHolders(): Map<number, Set<string | null>> {
   return holders;
 }
 
+/** Curated ASNs whose organisation a name rule also matches: how often the rule's type is the curated one. */
+export function ruleAgreement(): { matched: number; agreeing: number } {
+  const curated = loadCuratedAsns(curatedFile);
+  let matched = 0;
+  let agreeing = 0;
+  for (const [asn, organizations] of installedAsnHolders()) {
+    const type = curated.get(asn)?.connection_type;
+    if (!type) continue;
+    for (const organization of organizations) {
+      const rule = connectionTypeOfAs(null, organization);
+      if (rule.type === null) continue;
+      matched++;
+      if (rule.type === type) agreeing++;
+    }
+  }
+  return { matched, agreeing };
+}
+
 export interface Coverage {
   curated: bigint;
   rule: bigint;

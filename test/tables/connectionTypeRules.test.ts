@@ -86,6 +86,7 @@ const cases: Record<string, [name: string, expected: string | null][]> = {
   satellite: [
     ['"Albanian Satellite Communications" sh.p.k.', 'satellite'],
     ['Global Satellite Engineering, Inc', 'satellite'],
+    ['Kacific Broadband Satellites Pte Ltd', 'satellite'],
     ['ViaSat, Inc.', null],
     ['Satnet', null],
   ],

@@ -175,7 +175,7 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     type: 'cable',
     pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|kablowa|cablevision|cable television)(?![\p{L}\p{N}])/iu,
   },
-  { name: 'satellite', type: 'satellite', pattern: words('satellite', 'sat[eé]lites?', 'satelital', 'vsat') },
+  { name: 'satellite', type: 'satellite', pattern: words('satellites?', 'sat[eé]lites?', 'satelital', 'vsat') },
   {
     name: 'hosting, data centre or cloud',
     type: 'hosting',
