@@ -24,7 +24,13 @@ function coverageLine(name: string, stats: IpBuildStats): string {
   const { curated, rule, none } = stats.connectionTypeAddresses;
   const all = curated + rule + none;
   const { source, table } = stats.handleAddresses;
-  return `  ${name} addresses with an AS: connection type curated ${percent(curated, all)}, by name rule ${percent(rule, all)}, unknown ${percent(none, all)}; organisation a registry handle ${percent(source, all)} in the ASN data, ${percent(table, all)} in the table`;
+  const rules = Object.entries(stats.ruleAddresses)
+    .sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))
+    .map(([rule, addresses]) => `${rule} ${percent(addresses, all)}`);
+  return [
+    `  ${name} addresses with an AS: connection type curated ${percent(curated, all)}, by name rule ${percent(rule, all)}, unknown ${percent(none, all)}; organisation a registry handle ${percent(source, all)} in the ASN data, ${percent(table, all)} in the table`,
+    `    by rule: ${rules.join(', ')}`,
+  ].join('\n');
 }
 
 export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
