@@ -59,14 +59,14 @@ describe('asn-connection-types.csv', () => {
     expect(absent.sort((a, b) => a - b)).toEqual([6695, 8714, 24115, 26162]);
   });
 
-  it('names an organisation only where the ASN data gives a registry handle, and never a handle itself', () => {
+  it('names an organisation only where the ASN data gives nothing but a registry handle, and never a handle itself', () => {
     const holders = installedAsnHolders();
     const named = rows.filter((r) => r.organization !== '');
     expect(named.length).toBeGreaterThan(0);
     for (const r of named) {
       expect(r.organization, `AS${r.asn}`).toBe(r.organization.trim());
       expect(isRegistryHandle(r.organization), `AS${r.asn}`).toBe(false);
-      expect([...holders.get(Number(r.asn))!].some((holder) => holder === null || isRegistryHandle(holder)), `AS${r.asn}`).toBe(true);
+      expect([...holders.get(Number(r.asn))!].every((holder) => holder === null || isRegistryHandle(holder)), `AS${r.asn}`).toBe(true);
     }
   });
 
