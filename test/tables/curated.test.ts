@@ -3,7 +3,10 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { csvHeader, parseCsv, CsvError } from '../../src/tables/sources/csv.js';
 import { loadCountryFacts } from '../../src/tables/sources/countries.js';
+import { isRegistryHandle } from '../../src/tables/sources/connectionTypeRules.js';
+import { installedAsnHolders } from './asnCoverage.js';
 import { registrySpellings } from './registrySpellings.js';
+
 
 const require = createRequire(import.meta.url);
 const ouiData = require('oui-data') as Record<string, string>;
@@ -46,8 +49,25 @@ describe('asn-connection-types.csv', () => {
   const { header, rows } = curated('asn-connection-types.csv');
 
   it('has the exact header and rows', () => {
-    expect(header).toEqual(['asn', 'connection_type', 'domain', 'source']);
-    expect(rows.length).toBeGreaterThanOrEqual(150);
+    expect(header).toEqual(['asn', 'connection_type', 'domain', 'organization', 'source']);
+    expect(rows.length).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('lists only ASNs that the installed ASN data holds, except the route servers that announce nothing', () => {
+    const holders = installedAsnHolders();
+    const absent = rows.map((r) => Number(r.asn)).filter((asn) => !holders.has(asn));
+    expect(absent.sort((a, b) => a - b)).toEqual([6695, 8714, 24115, 26162]);
+  });
+
+  it('names an organisation only where the ASN data gives nothing but a registry handle, and never a handle itself', () => {
+    const holders = installedAsnHolders();
+    const named = rows.filter((r) => r.organization !== '');
+    expect(named.length).toBeGreaterThan(0);
+    for (const r of named) {
+      expect(r.organization, `AS${r.asn}`).toBe(r.organization.trim());
+      expect(isRegistryHandle(r.organization), `AS${r.asn}`).toBe(false);
+      expect([...holders.get(Number(r.asn))!].every((holder) => holder === null || isRegistryHandle(holder)), `AS${r.asn}`).toBe(true);
+    }
   });
 
   it('has valid, unique ASNs', () => {
@@ -81,6 +101,9 @@ describe('asn-connection-types.csv', () => {
     expect(byAsn.get('14593')).toBe('satellite');
     expect(byAsn.get('3')).toBe('education');
     expect(byAsn.get('6695')).toBe('ixp');
+    expect(byAsn.get('701')).toBe('backbone');
+    expect(byAsn.get('714')).toBe('business');
+    expect(byAsn.get('9808')).toBe(byAsn.get('56046'));
   });
 });
 

@@ -7,6 +7,7 @@ import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
 import type { AnycastPrefix } from '../sources/anycastPrefixes.js';
+import { connectionTypeOfAs, isRegistryHandle, type AsConnectionType } from '../sources/connectionTypeRules.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
@@ -16,6 +17,8 @@ import { NONE, tileRanges, type ValuedRanges } from './rangeMerge.js';
 export interface CuratedAsn {
   connection_type: ConnectionType | null;
   domain: string | null;
+  /** the organisation's name where the ASN CSV gives only a registry handle */
+  organization: string | null;
 }
 
 export interface IpBuildInput {
@@ -41,6 +44,12 @@ export interface IpBuildStats {
   networkRows: number;
   asRows: number;
   ranges: number;
+  /** addresses of the ASN ranges by where their connection type comes from */
+  connectionTypeAddresses: { curated: bigint; rule: bigint; none: bigint };
+  /** addresses typed by each organisation-name rule */
+  ruleAddresses: Record<string, bigint>;
+  /** addresses whose AS organisation is a registry handle, as the ASN data has it and as the table has it */
+  handleAddresses: { source: bigint; table: bigint };
 }
 
 const MASK64 = (1n << 64n) - 1n;
@@ -53,7 +62,7 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
   const places = markAnycast(located.ranges, input.anycast, last);
   const { rows: locationRows, rowOfPlace } = buildLocationRows(input, places, located.rowSize, strings);
   const locationRanges = joinEqualNeighbours(places, rowOfPlace);
-  const { networkRanges, networkRows, asRows } = buildNetworkRows(input, strings);
+  const { networkRanges, networkRows, asRows, coverage } = buildNetworkRows(input, strings);
   input.progress('merging ranges', 0, 1);
   const tiled = tileRanges(locationRanges, networkRanges, last);
   input.progress('merging ranges', 1, 1);
@@ -88,6 +97,7 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
       networkRows: networkRanges.start.length,
       asRows: asRows.byteLength / AS_ROW_BYTES,
       ranges: n,
+      ...coverage,
     },
   };
 }
@@ -217,28 +227,50 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
   return out;
 }
 
+/**
+ * One network row per ASN CSV row and one AS row per distinct AS number and organisation. The
+ * connection type is the curated row's, else the organisation-name rule's, else unknown; a
+ * curated organisation name replaces a registry handle (`TE-AS`) from the ASN data.
+ */
 function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const { family } = input;
   const asRowOf = new Map<string, number>();
-  const asList: { asn: number; organization: number; domain: number; type: number }[] = [];
+  const asList: ({ asn: number; organization: number; domain: number; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
   const rowBytes = NETWORK_ROW_BYTES[family];
   const networkRows = new Uint8Array(input.asn.length * rowBytes);
   const v = new DataView(networkRows.buffer);
+  const coverage: Pick<IpBuildStats, 'connectionTypeAddresses' | 'ruleAddresses' | 'handleAddresses'> = {
+    connectionTypeAddresses: { curated: 0n, rule: 0n, none: 0n },
+    ruleAddresses: {},
+    handleAddresses: { source: 0n, table: 0n },
+  };
   input.asn.forEach((range, row) => {
     const key = `${range.asn}\u0000${range.organization ?? ''}`;
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
       const curated = input.curatedAsn.get(range.asn);
+      const typed = connectionTypeOfAs(curated?.connection_type, range.organization);
+      const isHandle = range.organization === null || isRegistryHandle(range.organization);
+      const named = isHandle && curated?.organization ? curated.organization : range.organization;
       asRow = asList.length;
       asList.push({
         asn: range.asn,
-        organization: strings.intern(range.organization),
+        organization: strings.intern(named),
         domain: strings.intern(curated?.domain ?? null),
-        type: curated?.connection_type ? connectionTypes.indexOf(curated.connection_type) : 0,
+        type: typed.type ? connectionTypes.indexOf(typed.type) : 0,
+        provenance: typed.provenance,
+        rule: typed.rule,
+        handle: range.organization === null || !isHandle ? null : named === range.organization ? 'kept' : 'replaced',
       });
       asRowOf.set(key, asRow);
     }
+    const a = asList[asRow];
+    const addresses = range.end - range.start + 1n;
+    coverage.connectionTypeAddresses[a.provenance] += addresses;
+    if (a.rule !== null) coverage.ruleAddresses[a.rule] = (coverage.ruleAddresses[a.rule] ?? 0n) + addresses;
+    if (a.handle !== null) coverage.handleAddresses.source += addresses;
+    if (a.handle === 'kept') coverage.handleAddresses.table += addresses;
     networkRanges.start.push(range.start);
     networkRanges.end.push(range.end);
     networkRanges.value.push(row);
@@ -263,5 +295,5 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     av.setUint32(at + 8, a.domain, true);
     av.setUint8(at + 12, a.type);
   });
-  return { networkRanges, networkRows, asRows };
+  return { networkRanges, networkRows, asRows, coverage };
 }

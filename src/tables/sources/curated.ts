@@ -22,13 +22,14 @@ function rowsOf(file: string, columns: string[]): Record<string, string>[] {
 
 export function loadCuratedAsns(file: string): Map<number, CuratedAsn> {
   const map = new Map<number, CuratedAsn>();
-  for (const row of rowsOf(file, ['asn', 'connection_type', 'domain', 'source'])) {
+  for (const row of rowsOf(file, ['asn', 'connection_type', 'domain', 'organization', 'source'])) {
     const asn = Number(row.asn);
     if (!Number.isInteger(asn) || asn <= 0) throw new Error(`${file}: bad AS number ${row.asn}`);
     const type = row.connection_type === '' ? null : (row.connection_type as ConnectionType);
     if (type !== null && !connectionTypes.includes(type)) throw new Error(`${file}: AS${asn} has unknown connection type ${type}`);
     if (map.has(asn)) throw new Error(`${file}: AS${asn} appears twice`);
-    map.set(asn, { connection_type: type, domain: row.domain || null });
+    if (row.organization !== row.organization.trim()) throw new Error(`${file}: AS${asn} has an organisation with leading or trailing spaces`);
+    map.set(asn, { connection_type: type, domain: row.domain || null, organization: row.organization || null });
   }
   return map;
 }

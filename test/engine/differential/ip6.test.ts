@@ -12,11 +12,13 @@ import {
   asnRowOf,
   effectiveBounds,
   emptyToNull,
+  expectedOrganization,
   ipv6Canonical,
   ipv6Full,
   ipv6Words,
   largestCidr,
   loadAsnRows,
+  loadCuratedOrganizations,
   Mismatches,
   modulePath,
   Random,
@@ -48,6 +50,7 @@ let reader: Reader<Response>;
 const dbip = (ip: string): DbipCity | null => reader.get(ip) as DbipCity | null;
 const dbipWithPrefix = (ip: string): number => reader.getWithPrefixLength(ip)[1];
 let asn: AsnRows;
+const curatedOrganizations = loadCuratedOrganizations();
 
 beforeAll(async () => {
   engine = await loadEngine({ kinds: ['ip6'] });
@@ -110,7 +113,7 @@ class Checker {
       return;
     }
     network.check(ip, 'asn', answer.network.asn, asn.asn[row] === 0 ? null : asn.asn[row]);
-    network.check(ip, 'organization', answer.network.organization, emptyToNull(asn.org[row]));
+    network.check(ip, 'organization', answer.network.organization, expectedOrganization(curatedOrganizations, asn.asn[row], asn.org[row]));
 
     const eff = effectiveBounds(asn, row);
     if (eff.end !== asn.end[row]) this.clippedBlocks++;

@@ -325,3 +325,19 @@ export function icuRegionOfZone(): (zone: string) => string | null {
   if (regionOf.size < 400) throw new Error(`the runtime's ICU knows only ${regionOf.size} zones by region`);
   return (zone) => regionOf.get(canonical(zone)) ?? null;
 }
+
+/**
+ * The organisation names of data/curated/asn-connection-types.csv, by AS number: the table gives
+ * them in place of the registry handle the ASN CSV has for those ASNs (the curated file's test
+ * checks that the CSV has nothing but a handle for each).
+ */
+export function loadCuratedOrganizations(): Map<number, string> {
+  const [header, ...rows] = parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'curated', 'asn-connection-types.csv'), 'utf8'));
+  const asn = header.indexOf('asn');
+  const organization = header.indexOf('organization');
+  return new Map(rows.filter((r) => r[organization] !== '').map((r) => [Number(r[asn]), r[organization]]));
+}
+
+/** The organisation the table should answer for an ASN CSV row. */
+export const expectedOrganization = (curated: Map<number, string>, asn: number, csvOrganization: string): string | null =>
+  curated.get(asn) ?? emptyToNull(csvOrganization);
