@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { find as zonesAt } from 'geo-tz/all';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { Reader, type CityResponse } from 'maxmind';
 import { formatIPv4, formatIPv6 } from '../src/engine/ipAddress.js';
 import type { IpAnswer, LookupEngine } from '../src/engine/lookupEngine.js';
@@ -354,6 +355,55 @@ function countryFacts(engine: LookupEngine, samples: Located[]): Section {
   };
 }
 
+/**
+ * Every block of the registries, read here from the files themselves (oui-data's JSON, IEEE's IAB
+ * CSV by csv-parse), looked up in the MAC table: each must answer its own assignee, a private
+ * registration no company at all.
+ */
+function macRegistries(engine: LookupEngine): Section {
+  const blocks: { prefix: string; type: string; company: string | null }[] = [];
+  const oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
+  for (const [prefix, value] of Object.entries(oui)) {
+    const company = value.split('\n')[0].trim();
+    blocks.push({ prefix, type: prefix.length === 6 ? 'MA-L' : prefix.length === 7 ? 'MA-M' : 'MA-S', company: company === 'Private' ? null : company });
+  }
+  const iab = parseCsv(fs.readFileSync(path.join(packageRoot, 'data', 'registry', 'iab.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+  for (const row of iab) blocks.push({ prefix: row.Assignment, type: 'IAB', company: row['Organization Name'].trim() === 'Private' ? null : row['Organization Name'].trim() });
+  const byType = new Map<string, { blocks: number; own: number; private: number }>();
+  const wrong: string[] = [];
+  let parentAnswers = 0;
+  for (const b of blocks) {
+    const entry = byType.get(b.type) ?? { blocks: 0, own: 0, private: 0 };
+    byType.set(b.type, entry);
+    entry.blocks++;
+    // an MA-L prefix alone answers its 24-bit block; a full address there may fall in a longer block under it
+    const answer = engine.lookupMac(b.type === 'MA-L' ? b.prefix : b.prefix.padEnd(12, '0'));
+    const company = answer.vendor?.company ?? null;
+    // IEEE's text and CSV listings differ only in quotation marks around a few names
+    const same = answer.found && (company === null ? b.company === null : b.company !== null && company.replace(/"/g, '') === b.company.replace(/"/g, ''));
+    if (same) entry.own++;
+    else if (wrong.length < 5) wrong.push(`${b.prefix} ${company}`);
+    if (b.company === null && answer.found && company === null) entry.private++;
+    if (b.type === 'IAB' && company === 'IEEE Registration Authority' && b.company !== company) parentAnswers++;
+  }
+  const missed = blocks.length - [...byType.values()].reduce((n, e) => n + e.own, 0);
+  const privateRows = [...byType.values()].reduce((n, e) => n + e.private, 0);
+  const companies = engine.macTable ? Array.from({ length: engine.macTable.companyCount }, (_, i) => engine.macTable!.company(i)) : [];
+  const vendorsNamedPrivate = companies.filter((c) => c.name === 'Private').length;
+  const withoutShortName = companies.filter((c) => c.name !== null && !c.short_name).length;
+  return {
+    title: 'MAC registries (every registered block)',
+    figures: [
+      { name: 'blocks not answered with their own assignee', value: `${missed} of ${blocks.length}`, target: '0', pass: missed === 0, note: wrong.join(', ') || undefined },
+      { name: 'IAB blocks answered as the parent "IEEE Registration Authority"', value: parentAnswers, target: '0', pass: parentAnswers === 0 },
+      { name: 'private registrations answered found, without a company', value: privateRows },
+      { name: 'companies named "Private"', value: vendorsNamedPrivate, target: '0', pass: vendorsNamedPrivate === 0 },
+      { name: 'named vendors without a display name (short_name)', value: `${withoutShortName} of ${companies.length} company rows`, target: '0', pass: withoutShortName === 0 },
+    ],
+    detail: { header: ['registry', 'blocks', 'answered with their assignee', 'private'], rows: [...byType].map(([type, e]) => [type, e.blocks, e.own, e.private]) },
+  };
+}
+
 /** Address-weighted share of announced space whose AS has no connection type, over every ASN row. */
 function connectionTypes(family: 4 | 6, engine: LookupEngine, rows: AsnRows): Section {
   let total = 0;
@@ -427,7 +477,7 @@ async function main(): Promise<void> {
     if (family === 4) sections.push(unknowns(sample));
     sections.push(connectionTypes(family, engine, rows));
   }
-  sections.push(countryFacts(engine, everySample));
+  sections.push(countryFacts(engine, everySample), macRegistries(engine));
   const report = {
     generated_at: now.toISOString(),
     seed: SEED,

@@ -13,7 +13,7 @@
  *       2^24 addresses at this one row; IPv6: fewer than 2^40 /64 networks): 50 km for IPv4
  *       (measured 49–67 km), 100 km for IPv6 (measured 7–109 km, fewer reference points);
  *       a seat, where the source places that much address space at one point (the registered
- *       seat of a network, not where its addresses are used): IPv4 450 km (measured 313–482 km);
+ *       seat of a network, not where its addresses are used): IPv4 450 km (measured 313–543 km over samples);
  *       IPv6 the country-level radius (measured beyond 3,000 km: only the country is known);
  *     never more than the country-level radius below (a city answer in a small country cannot be
  *     farther off than the country).
