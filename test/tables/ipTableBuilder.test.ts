@@ -20,6 +20,7 @@ function build(curated: Map<number, CuratedAsn>) {
       { start: ip('66.0.0.0'), end: ip('66.0.0.255'), asn: 64502, organization: 'NAL-AS' },
     ],
     curatedAsn: curated,
+    anycast: [],
     countries: [germany],
     countryAreaKm2: () => null,
     timezoneAt: () => null,
@@ -58,3 +59,63 @@ describe('network rows of a built ip table', () => {
     expect(overridden.stats.connectionTypeAddresses.rule).toBe(0n);
   });
 });
+
+describe('location rows of a built ip table', () => {
+  // Two records of one city: "Berlin (Mitte)" and "Berlin"; the first placed on 1.1.0.0/16, which
+  // an anycast block (1.1.1.0/24) cuts in three.
+  const records: Record<number, object> = {
+    1: { country_code: 'DE', state1: 'Berlin', city: 'Berlin (Mitte)', postcode: '', latitude: 52.52, longitude: 13.4, timezone: '' },
+    2: { country_code: 'DE', state1: 'Berlin', city: 'Berlin', postcode: '', latitude: 52.5, longitude: 13.3, timezone: '' },
+  };
+  const file = {
+    walk: (_family: 4, visit: (words: Uint32Array, prefixLength: number, offset: number) => void) => {
+      visit(Uint32Array.of(Number(ip('1.1.0.0'))), 16, 1);
+      visit(Uint32Array.of(Number(ip('2.0.0.0'))), 8, 2);
+    },
+    record: (offset: number) => records[offset],
+  } as unknown as MmdbFile;
+  const { parts } = buildIpTable({
+    family: 4,
+    locations: { file, schema: 'dbip-flat' },
+    asn: [],
+    curatedAsn: new Map(),
+    anycast: [{ family: 4, start: ip('1.1.1.0'), end: ip('1.1.1.255'), operator: 'Example DNS' }],
+    countries: [germany],
+    countryAreaKm2: () => 357_000,
+    timezoneAt: () => 'Europe/Berlin',
+    meta: { kind: 'ip4', built_at: '2026-01-01T00:00:00.000Z', builder_version: 'test', sources: [], counts: {} },
+    builtAt: new Date('2026-01-01T00:00:00Z'),
+    sourceDate: null,
+    progress: () => {},
+  });
+  const table = new IpTable(aligned(writeIpTable(parts)), 'built-ip4.nlt', 4);
+  const at = (text: string) => table.location(table.rangeLocation[rangeOf(table, Number(ip(text)))]);
+
+  it('splits the district off where the source names the city on its own', () => {
+    expect(at('1.1.0.1')).toMatchObject({ city: 'Berlin', district: 'Mitte', accuracy_radius_km: 50, timezone: 'Europe/Berlin' });
+    expect(at('2.0.0.1')).toMatchObject({ city: 'Berlin', district: null });
+  });
+
+  it('gives the anycast part of a range no radius, and the rest of it its own', () => {
+    expect(at('1.1.1.1')).toMatchObject({ city: 'Berlin', district: 'Mitte', accuracy_radius_km: null });
+    expect(at('1.1.2.0')).toMatchObject({ accuracy_radius_km: 50 });
+    expect(at('1.1.0.255').accuracy_radius_km).toBe(50);
+  });
+
+  it('gives a row that holds 2^24 addresses at one point the seat radius, bounded by its country', () => {
+    expect(at('2.0.0.1').accuracy_radius_km).toBe(337);
+    expect(table.header.sourceDate).toBeNull();
+  });
+});
+
+/** The last range whose key is at or below the address. */
+function rangeOf(table: IpTable, address: number): number {
+  let lo = 0;
+  let hi = table.rangeCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (table.keys![mid] <= address) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
