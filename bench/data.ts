@@ -20,6 +20,7 @@ import { loadEngine, packageRoot } from '../src/engine/node.js';
 import { reservedIPv4, reservedIPv6 } from '../src/engine/reservedRange.js';
 import { ipRecord, type IpRecordFull } from '../src/records/ipRecord.js';
 import { CITY_RADIUS_KM, countryRadiusKm, SEAT_RADIUS_KM } from '../src/tables/build/accuracyRadius.js';
+import { isRegistryHandle } from '../src/tables/sources/connectionTypeRules.js';
 import { countryAreaKm2 } from '../src/tables/sources/countries.js';
 import { icuRegionOfZone } from '../test/engine/differential/reference.js';
 import { prng } from './inputs.js';
@@ -247,14 +248,12 @@ function radii(family: 4 | 6, sample: Located[]): Section {
   };
 }
 
-const HANDLE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*-(?:AS|ASN|AP|NET)\d*$/;
-
 function names(family: 4 | 6, sample: Located[]): Section {
   const located = sample.filter((s) => s.answer.location?.city);
   const bracketed = located.filter((s) => /[()[\]]/.test(s.answer.location!.city!));
   const withDistrict = located.filter((s) => s.answer.location!.district !== null).length;
   const networked = sample.filter((s) => s.answer.network?.organization);
-  const handles = networked.filter((s) => HANDLE.test(s.answer.network!.organization!));
+  const handles = networked.filter((s) => isRegistryHandle(s.answer.network!.organization!));
   return {
     title: `Names, IPv${family}`,
     figures: [
@@ -304,8 +303,7 @@ interface WorldCountry {
  * The country facts of the table against independent references: the continent GeoLite2 gives the
  * country's addresses in the samples, and world-countries' international dialling prefix.
  */
-function countryFacts(engine: LookupEngine, samples: Located[]): Section {
-  const facts = [...engine.tables().flatMap((t) => (t.kind === 'ip4' ? [t] : []))][0];
+function countryFacts(samples: Located[]): Section {
   const countries = new Map<string, { continent_code: string; calling_code: string | null; languages: string[] }>();
   for (const s of samples) if (s.answer.country) countries.set(s.answer.country.code, s.answer.country);
   const maxmindContinent = new Map<string, string>();
@@ -334,7 +332,7 @@ function countryFacts(engine: LookupEngine, samples: Located[]): Section {
   }
   const noLanguage = [...countries].filter(([, c]) => c.languages.length === 0).map(([code]) => code);
   return {
-    title: `Country facts (the ${countries.size} countries in the samples${facts ? '' : ''})`,
+    title: `Country facts (the ${countries.size} countries in the samples)`,
     figures: [
       {
         name: "continent_code differs from GeoLite2's continent for the country's addresses",
@@ -477,7 +475,7 @@ async function main(): Promise<void> {
     if (family === 4) sections.push(unknowns(sample));
     sections.push(connectionTypes(family, engine, rows));
   }
-  sections.push(countryFacts(engine, everySample), macRegistries(engine));
+  sections.push(countryFacts(everySample), macRegistries(engine));
   const report = {
     generated_at: now.toISOString(),
     seed: SEED,
