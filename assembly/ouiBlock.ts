@@ -25,16 +25,20 @@ export function ouiConfigure(table: usize, slotBits: u32): void {
   return (<u64>bits << 56) | (prefix48 & ~((<u64>1 << (48 - bits)) - 1));
 }
 
-/** The slot value of a key, or -1 (all ones) when absent. */
+/**
+ * The slot value of a key, or -1 (all ones) when absent. At most one pass over the slots: a table
+ * without an empty slot (which the builder never writes) cannot make a probe run forever.
+ */
 @inline function probe(key: u64): u32 {
   let slot = (key * HASH_MULTIPLIER) >>> slotShift;
-  while (true) {
+  for (let probes: u64 = 0; probes <= slotMask; probes++) {
     const at = slots + (<usize>slot << 4);
     const found = load<u64>(at);
     if (found == key) return load<u32>(at, 8);
-    if (found == 0) return 0xffffffff;
+    if (found == 0) break;
     slot = (slot + 1) & slotMask;
   }
+  return 0xffffffff;
 }
 
 /**

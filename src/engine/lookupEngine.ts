@@ -82,24 +82,31 @@ export class LookupEngine {
     return list;
   }
 
+  // Every search below throws ApiError unavailable ("The IPv4 table is not loaded.") when its
+  // table is not loaded: the WASM search would read unconfigured memory.
+
   /** Range index of an IPv4 address (u32), the hot path. */
   findIPv4(address: number): number {
+    this.requireTable(this.placed.ip4, 'IPv4');
     return this.placed.exports.v4Find(address);
   }
 
   /** Range index of an IPv6 address given as four 32-bit words, most significant first. */
   findIPv6(words: ArrayLike<number>): number {
+    this.requireTable(this.placed.ip6, 'IPv6');
     return this.placed.exports.v6FindWords(words[0], words[1], words[2], words[3]);
   }
 
   /** Range index of an IPv4 address in text, or -1 when the text is not an IPv4 address. */
   findIPv4Text(text: string): number {
+    this.requireTable(this.placed.ip4, 'IPv4');
     const address = parseIPv4(text);
     return address < 0 ? -1 : this.placed.exports.v4Find(address);
   }
 
   /** Block row of a MAC address or prefix in text (-1: no block), or -2 when the text is not one. */
   findOuiText(text: string): number {
+    this.requireTable(this.placed.mac, 'MAC');
     const parts = this.mac;
     if (!parseMac(text, parts)) return -2;
     return this.placed.exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
@@ -107,16 +114,19 @@ export class LookupEngine {
 
   /** Range indexes of many IPv4 addresses in one WASM call per chunk of BATCH_CAPACITY. */
   findIPv4Batch(addresses: Uint32Array, out: Int32Array): void {
+    this.requireTable(this.placed.ip4, 'IPv4');
     this.batch(addresses, out, 1, (n) => this.placed.exports.v4FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
   }
 
   /** Range indexes of many IPv6 addresses, four words each, most significant first. */
   findIPv6Batch(words: Uint32Array, out: Int32Array): void {
+    this.requireTable(this.placed.ip6, 'IPv6');
     this.batch(words, out, 4, (n) => this.placed.exports.v6FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
   }
 
   /** Block rows of many MAC inputs given as (hi24, lo24, bitsKnown) triples. */
   findOuiBatch(triples: Uint32Array, out: Int32Array): void {
+    this.requireTable(this.placed.mac, 'MAC');
     this.batch(triples, out, 3, (n) => this.placed.exports.ouiFindBatch(this.placed.batchInput, this.placed.batchOutput, n));
   }
 
@@ -166,17 +176,16 @@ export class LookupEngine {
   rangeOf(ip: ParsedIp): number {
     if (ip.v4 >= 0) {
       if (reservedIPv4(ip.v4)) return -1;
-      this.requireTable(this.placed.ip4, 'IPv4');
-      return this.placed.exports.v4Find(ip.v4);
+      return this.findIPv4(ip.v4);
     }
     if (reservedIPv6(ip.words)) return -1;
-    this.requireTable(this.placed.ip6, 'IPv6');
     return this.findIPv6(ip.words);
   }
 
   /** The CIDR block around an IPv6 address within its range's network (the one per-address part of an IPv6 answer). */
   blockOfIPv6(words: ArrayLike<number>, range: number): IpBlock {
     const table = this.requireTable(this.placed.ip6, 'IPv6');
+    if (!Number.isInteger(range) || range < 0 || range >= table.rangeCount) throw new RangeError(`range ${range} is not a range of the IPv6 table`);
     for (let i = 0; i < 4; i++) this.words[i] = words[i];
     return this.block(table, range, table.rangeNetwork[range]);
   }
@@ -196,7 +205,7 @@ export class LookupEngine {
     const reserved = reservedIPv6(words);
     if (reserved) return reservedAnswer(ip, 6, reserved);
     const table = this.requireTable(this.placed.ip6, 'IPv6');
-    const range = this.findIPv6(words);
+    const range = this.placed.exports.v6FindWords(words[0], words[1], words[2], words[3]);
     for (let i = 0; i < 4; i++) this.words[i] = words[i];
     return this.rangeAnswer(table, range, ip, 6);
   }

@@ -82,6 +82,8 @@ export interface TableNames {
 /** Inputs per batch call; larger batches are cut into chunks of this size. */
 export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
+/** wasm32 linear memory: 65,536 pages of 64 KiB */
+const MAX_MEMORY = 65536 * PAGE;
 const ALIGN = 16;
 
 /** What the WASM range search needs of a range table, full or compact: its key views, in WASM memory. */
@@ -161,9 +163,11 @@ export async function placeTables<I extends RangeTable = IpTable>(
     if (kind === 'mac') continue;
     const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
     const reserved = readers.reserve(kind === 'ip4' ? 4 : 6, source instanceof Uint8Array ? source : source.head, name);
+    if (reserved > source.byteLength) throw new TableFormatError(name, `asks for ${reserved} bytes of scratch memory, more than the file's ${source.byteLength}`);
     scratch[kind] = [cursor, reserved];
     cursor = alignUp(cursor + reserved);
   }
+  if (cursor > MAX_MEMORY) throw new RangeError(`the tables need ${cursor} bytes of WASM memory, more than its ${MAX_MEMORY} (4 GiB)`);
   const have = exports.memory.buffer.byteLength;
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
   const memory = new Uint8Array(exports.memory.buffer);

@@ -90,7 +90,15 @@ export function compactReserve(family: Family, head: Uint8Array, file: string): 
   if (head.byteLength < FIXED_HEADER_BYTES + sections * DIRECTORY_ENTRY_BYTES) fail('the section directory is not in the bytes read before placement');
   for (let i = 0; i < sections; i++) {
     const at = FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY_BYTES;
-    if (String.fromCharCode(head[at], head[at + 1], head[at + 2], head[at + 3]) === 'KEYH') return view.getUint32(at + 4, true) * 8;
+    if (String.fromCharCode(head[at], head[at + 1], head[at + 2], head[at + 3]) !== 'KEYH') continue;
+    // The reserve is sized from these bytes before the reader has checked anything: it must be the
+    // KEYH section's own size, and that section must lie inside the file the header declares.
+    const count = view.getUint32(at + 4, true);
+    const offset = view.getUint32(at + 8, true);
+    const length = view.getUint32(at + 12, true);
+    const fileLength = view.getUint32(16, true) + view.getUint32(20, true) * 2 ** 32;
+    if (length !== count * 8 || offset + length > fileLength) fail(`section KEYH (${count} keys, ${length} bytes at ${offset}) does not fit the file`);
+    return length;
   }
   return fail('section KEYH is missing');
 }
