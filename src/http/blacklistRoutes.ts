@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import type { BlacklistAddress } from '../blacklist/address.js';
 import { contentTypeOf, exportFormats, renderExport, type ExportFormat } from '../blacklist/exportFormats.js';
 import { draftReport, reportInputOf, type ReportFields } from '../blacklist/reportDraft.js';
-import { DAY_MS } from '../blacklist/scoring.js';
+import { DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE } from '../blacklist/scoring.js';
 import { ApiError } from '../errors.js';
 import { blacklistRecord, RECORD_REPORTS, type BlacklistRecord } from '../records/blacklistRecord.js';
 import { UNKNOWN_THREAT_FACTS, type FieldLevel, type ThreatFacts, type UnknownThreatFacts } from '../records/ipRecord.js';
@@ -119,7 +119,7 @@ async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnTy
   }
   let draft;
   try {
-    draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual');
+    draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual', 'arrival');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return refuse(error);
@@ -152,14 +152,14 @@ function durationMs(text: string): number | null {
   return ms > 0 ? ms : null;
 }
 
-/** Export parameters: format, min_confidence (0–100), version (4, 6), max_age, name; invalid_input otherwise. */
+/** Export parameters: format, min_confidence (0–100, default above one reporter's ceiling), version (4, 6), max_age, name; invalid_input otherwise. */
 export function exportRequestOf(ctx: Context): ExportRequest {
   const invalid = (message: string): never => {
     throw new ApiError('invalid_input', message);
   };
   const format = (firstQueryValue(ctx, 'format') ?? 'plain').toLowerCase();
   if (!(exportFormats as readonly string[]).includes(format)) invalid(`format must be one of ${exportFormats.join(', ')}.`);
-  const confidenceText = firstQueryValue(ctx, 'min_confidence') ?? '0';
+  const confidenceText = firstQueryValue(ctx, 'min_confidence') ?? String(DEFAULT_EXPORT_MIN_CONFIDENCE);
   const min_confidence = Number(confidenceText);
   if (!/^\d{1,3}$/.test(confidenceText) || min_confidence > 100) invalid('min_confidence must be an integer from 0 to 100.');
   const versionText = firstQueryValue(ctx, 'version');
