@@ -2,6 +2,10 @@
  * One report as a reporter sends it (the HTTP intake's JSON or form fields, an imported row),
  * checked: a public address, a threat type by name or category list, an optional message,
  * source and time (not in the future, not older than the retention window).
+ *
+ * Which time dates the report is the caller's choice: the HTTP intake takes the arrival time,
+ * since a claimed time would let one reporter space its repeats out of the merge window and
+ * raise the confidence alone; the operator's own import (the CLI) takes the time in its files.
  */
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
@@ -67,7 +71,10 @@ export function threatTypeOfFields(fields: ReportFields): ThreatType {
   return threatTypeOfCategories(list as string) ?? refuse('categories must be category numbers 1 to 23 (comma separated).');
 }
 
-export function draftReport(fields: ReportFields, now: Date, retentionMs: number, defaultSource: string): ReportDraft {
+/** `arrival`: the report is dated `now` (a claimed timestamp is still checked, then set aside); `claimed`: by its timestamp. */
+export type ReportTimeSource = 'arrival' | 'claimed';
+
+export function draftReport(fields: ReportFields, now: Date, retentionMs: number, defaultSource: string, time: ReportTimeSource): ReportDraft {
   const ipText = textOf(fields.ip, 'ip');
   const address = ipText === null ? null : parseBlacklistAddress(ipText);
   if (address === null) throw new ApiError('invalid_ip', ipText === null ? 'The report needs an ip.' : undefined);
@@ -83,7 +90,7 @@ export function draftReport(fields: ReportFields, now: Date, retentionMs: number
     at = parseReportTime(stamp) ?? refuse('timestamp must be ISO 8601 or Unix seconds.');
     if (at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) refuse('timestamp is in the future.');
     if (at.getTime() < now.getTime() - retentionMs) refuse('timestamp is older than the retention window.');
-    if (at.getTime() > now.getTime()) at = now;
+    if (at.getTime() > now.getTime() || time === 'arrival') at = now;
   }
   return { address, threat_type, message: message === null ? null : message.slice(0, MAX_MESSAGE_LENGTH), source, at };
 }

@@ -116,7 +116,7 @@ export async function importFiles(
         else if ('refusal' in row) summary.refused.push({ file, line: row.line, ...row.refusal });
         else {
           try {
-            const draft = draftReport(row.fields, now, retentionMs, source);
+            const draft = draftReport(row.fields, now, retentionMs, source, 'claimed');
             batch.push(reportInputOf(draft, reporter, engine));
           } catch (error) {
             if (!(error instanceof ApiError)) throw error;

@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import type { BlacklistAddress } from '../blacklist/address.js';
 import { contentTypeOf, exportFormats, renderExport, type ExportFormat } from '../blacklist/exportFormats.js';
 import { draftReport, reportInputOf, type ReportFields } from '../blacklist/reportDraft.js';
-import { DAY_MS } from '../blacklist/scoring.js';
+import { DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE } from '../blacklist/scoring.js';
 import { ApiError } from '../errors.js';
 import { blacklistRecord, RECORD_REPORTS, type BlacklistRecord } from '../records/blacklistRecord.js';
 import { UNKNOWN_THREAT_FACTS, type FieldLevel, type ThreatFacts, type UnknownThreatFacts } from '../records/ipRecord.js';
@@ -21,7 +21,7 @@ import { StoreUnavailableError } from '../store/store.js';
 import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
 import { blacklistSettings } from './config.js';
-import { admit, setQuotaHeaders } from './metering.js';
+import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
 import { asApiError, clientCopyIsCurrent, sendJson } from './respond.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { firstQueryValue } from './queryParameters.js';
@@ -109,22 +109,25 @@ async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnTy
   const caller = await identifyCaller(ctx, deps, presentedKey(ctx.headers, ctx.query) ?? (alternative.trim() || null));
   const now = deps.now();
   const settings = blacklistSettings(deps.config);
-  const refuse = async (error: ApiError): Promise<never> => {
-    await deps.store.countRejected(caller.account.id, now);
-    throw error;
-  };
-  if (!(await deps.store.blacklist.admitReport(caller.account.id, settings.reportsPerMinute, REPORT_WINDOW_MS, now))) {
-    deps.metrics.rejections.inc({ reason: 'report_rate_limited' });
-    await refuse(new ApiError('rate_limited', `At most ${settings.reportsPerMinute} reports per minute.`, { 'Retry-After': String(REPORT_WINDOW_MS / 1000) }));
-  }
   let draft;
+  let outcome;
+  // Every refusal once the reporter is known counts as rejected: a refused input, the report rate,
+  // a store that cannot take the report.
   try {
-    draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual');
+    if (!(await deps.store.blacklist.admitReport(caller.account.id, settings.reportsPerMinute, REPORT_WINDOW_MS, now))) {
+      deps.metrics.rejections.inc({ reason: 'report_rate_limited' });
+      throw new ApiError('rate_limited', `At most ${settings.reportsPerMinute} reports per minute.`, { 'Retry-After': String(REPORT_WINDOW_MS / 1000) });
+    }
+    draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual', 'arrival');
+    outcome = await deps.store.blacklist.report(reportInputOf(draft, caller.account.id, deps.engine.engine), now);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return refuse(error);
+    try {
+      await deps.store.countRejected(caller.account.id, now);
+    } catch {
+      // A store that cannot count it: the refusal itself is the answer to report.
+    }
+    throw error;
   }
-  const outcome = await deps.store.blacklist.report(reportInputOf(draft, caller.account.id, deps.engine.engine), now);
   sendJson(ctx, outcome.merged ? 200 : 201, {
     success: true,
     ip: draft.address.text,
@@ -152,14 +155,14 @@ function durationMs(text: string): number | null {
   return ms > 0 ? ms : null;
 }
 
-/** Export parameters: format, min_confidence (0–100), version (4, 6), max_age, name; invalid_input otherwise. */
+/** Export parameters: format, min_confidence (0–100, default above one reporter's ceiling), version (4, 6), max_age, name; invalid_input otherwise. */
 export function exportRequestOf(ctx: Context): ExportRequest {
   const invalid = (message: string): never => {
     throw new ApiError('invalid_input', message);
   };
   const format = (firstQueryValue(ctx, 'format') ?? 'plain').toLowerCase();
   if (!(exportFormats as readonly string[]).includes(format)) invalid(`format must be one of ${exportFormats.join(', ')}.`);
-  const confidenceText = firstQueryValue(ctx, 'min_confidence') ?? '0';
+  const confidenceText = firstQueryValue(ctx, 'min_confidence') ?? String(DEFAULT_EXPORT_MIN_CONFIDENCE);
   const min_confidence = Number(confidenceText);
   if (!/^\d{1,3}$/.test(confidenceText) || min_confidence > 100) invalid('min_confidence must be an integer from 0 to 100.');
   const versionText = firstQueryValue(ctx, 'version');
@@ -217,9 +220,12 @@ async function exportForKey(ctx: Context, deps: ServiceDeps): Promise<void> {
     if (!(error instanceof ApiError)) throw error;
     refusal = error;
   }
-  const quota = await admit(deps, caller, { api: 'blacklist', cost: 1, refusal });
-  setQuotaHeaders(ctx, caller, quota);
-  await sendExport(ctx, deps, request!, deps.now());
+  const metered = { api: 'blacklist', cost: 1, refusal } as const;
+  const quota = await admit(deps, caller, metered);
+  await servedOrRefunded(deps, caller, metered, async () => {
+    setQuotaHeaders(ctx, caller, quota);
+    await sendExport(ctx, deps, request!, deps.now());
+  });
 }
 
 /**

@@ -28,8 +28,8 @@ export function quotaRule(caller: Caller, api: Api): QuotaRule {
     : { period: 'month', limit: quota.pooled, pooled: true };
 }
 
-export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
-  const admitRequest: AdmitRequest = {
+function admitRequestOf(caller: Caller, request: MeteredRequest): AdmitRequest {
+  return {
     account_id: caller.account.id,
     api: request.api,
     cost: request.cost,
@@ -38,8 +38,34 @@ export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest
     consume: request.refusal === undefined,
     now: caller.now,
   };
+}
+
+export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
+  const admitRequest = admitRequestOf(caller, request);
   const { store } = deps;
   return whenReady(store.immediate ? store.immediate.admit(admitRequest) : store.admit(admitRequest), (decision) => quotaOf(deps, request, decision));
+}
+
+/**
+ * Runs the answer of an admitted request. When it fails (the blacklist cannot be read, ...) the
+ * admission is given back and the request counts as rejected: only served answers are charged.
+ */
+export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: MeteredRequest, serve: () => Eventually<T>): Eventually<T> {
+  const refundThenThrow = async (error: unknown): Promise<never> => {
+    try {
+      await deps.store.refund(admitRequestOf(caller, request));
+    } catch {
+      // The store that failed the answer may fail the refund too: the answer's error is the one to report.
+    }
+    throw error;
+  };
+  let result: Eventually<T>;
+  try {
+    result = serve();
+  } catch (error) {
+    return refundThenThrow(error);
+  }
+  return result instanceof Promise ? result.catch(refundThenThrow) : result;
 }
 
 /** The quota of an admitted request, or its refusal. */

@@ -54,6 +54,7 @@ import { MAX_SEARCH_RESULTS } from './vendorSearch.js';
 import { threatTypes } from '../blacklist/threatTypes.js';
 import { exportFormats } from '../blacklist/exportFormats.js';
 import { MAX_MESSAGE_LENGTH, MAX_SOURCE_LENGTH } from '../blacklist/reportDraft.js';
+import { DEFAULT_EXPORT_MIN_CONFIDENCE, SINGLE_REPORTER_CEILING } from '../blacklist/scoring.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schema building blocks
@@ -466,7 +467,7 @@ function recordSchemas(): Record<string, JsonSchema> {
     comment: str(`what was seen; cut to ${MAX_MESSAGE_LENGTH} characters`),
     message: str('alias of comment'),
     source: str(`the reporting tool (default manual), at most ${MAX_SOURCE_LENGTH} characters`),
-    timestamp: oneOf(str('ISO 8601 (UTC when without zone) or Unix seconds; not in the future, not older than the retention window'), int()),
+    timestamp: oneOf(str('when the reporter saw it: ISO 8601 (UTC when without zone) or Unix seconds; not in the future, not older than the retention window. Checked only: the report is dated when it arrives'), int()),
     key: str('the API key, for tools that cannot send a header'),
   };
   schemas.BlacklistReportJson = { type: 'object', description: 'A report as JSON.', properties: reportFields };
@@ -703,7 +704,7 @@ const parameters: Record<string, JsonSchema> = {
     schema: { type: 'string' },
   },
   format: { name: 'format', in: 'query', required: false, description: `export format (default plain): ${exportFormats.join(', ')}`, schema: { ...stringEnum(exportFormats), default: 'plain' } },
-  min_confidence: { name: 'min_confidence', in: 'query', required: false, description: 'only addresses with at least this confidence (default 0)', schema: { type: 'string', pattern: '^\\d{1,3}$' } },
+  min_confidence: { name: 'min_confidence', in: 'query', required: false, description: `only addresses with at least this confidence (default ${DEFAULT_EXPORT_MIN_CONFIDENCE}: one reporter alone reaches at most ${SINGLE_REPORTER_CEILING}; 0 exports every listed address)`, schema: { type: 'string', pattern: '^\\d{1,3}$', default: String(DEFAULT_EXPORT_MIN_CONFIDENCE) } },
   version: { name: 'version', in: 'query', required: false, description: 'only IPv4 (4) or IPv6 (6)', schema: stringEnum(['4', '6']) },
   max_age: { name: 'max_age', in: 'query', required: false, description: 'only addresses reported within this time: 7d, 12h, 30m, 3600s, or a number of days', schema: { type: 'string' } },
   name: { name: 'name', in: 'query', required: false, description: 'set/table/chain name for ipset, nftables and iptables (default netlookup)', schema: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,23}$' } },

@@ -23,7 +23,7 @@ import type { QuotaState } from '../store/store.js';
 import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { clientAddress } from './clientAddress.js';
-import { admit, setQuotaHeaders } from './metering.js';
+import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
 import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -70,13 +70,16 @@ function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<vo
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
     const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
-    return whenReady(admit(deps, caller, { api: 'ip', cost: 1, refusal }), (quota) => {
-      const engine = deps.engine.engine;
-      const { plan: { field_level: level }, now } = caller;
-      return whenReady(threatFactsOf(deps, ip!, level, now), (threat) =>
-        respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now, threat), () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat })),
-      );
-    });
+    const metered = { api: 'ip', cost: 1, refusal } as const;
+    return whenReady(admit(deps, caller, metered), (quota) =>
+      servedOrRefunded(deps, caller, metered, () => {
+        const engine = deps.engine.engine;
+        const { plan: { field_level: level }, now } = caller;
+        return whenReady(threatFactsOf(deps, ip!, level, now), (threat) =>
+          respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now, threat), () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat })),
+        );
+      }),
+    );
   });
 }
 
@@ -104,9 +107,12 @@ function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: Thr
 function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
-    return whenReady(admit(deps, caller, { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined }), (quota) =>
-      whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
-        respondMetered(ctx, caller, quota, () => record as unknown as Record<string, unknown>),
+    const metered = { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined } as const;
+    return whenReady(admit(deps, caller, metered), (quota) =>
+      servedOrRefunded(deps, caller, metered, () =>
+        whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
+          respondMetered(ctx, caller, quota, () => record as unknown as Record<string, unknown>),
+        ),
       ),
     );
   });
@@ -189,25 +195,28 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       refusal = new ApiError('batch_too_large', `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`);
     }
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
-    const quota = await admit(deps, caller, { api, cost: valid.length, refusal });
-    const filter = fieldsOf(ctx);
-    const { code, field_level: level } = caller.plan;
-    // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
-    if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-      const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
+    const metered = { api, cost: valid.length, refusal };
+    const quota = await admit(deps, caller, metered);
+    await servedOrRefunded(deps, caller, metered, async () => {
+      const filter = fieldsOf(ctx);
+      const { code, field_level: level } = caller.plan;
+      // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
+      if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
+        const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
+        setQuotaHeaders(ctx, caller, quota);
+        const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
+        for (let i = 0; i < results.length; i++) (i === 0 ? body : body.append(',')).append(results[i]);
+        sendJsonBytes(ctx, 200, body.append(`],"meta":${metaJson(code, level, quota)}}`).toBuffer());
+        return;
+      }
+      const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
+        api === 'ip'
+          ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat))
+          : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
+      const results = await batchResults(items, (ip) => whenReady(record(ip), (r) => applyFields(r, filter)), (failed) => failed);
       setQuotaHeaders(ctx, caller, quota);
-      const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
-      for (let i = 0; i < results.length; i++) (i === 0 ? body : body.append(',')).append(results[i]);
-      sendJsonBytes(ctx, 200, body.append(`],"meta":${metaJson(code, level, quota)}}`).toBuffer());
-      return;
-    }
-    const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
-      api === 'ip'
-        ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat))
-        : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
-    const results = await batchResults(items, (ip) => whenReady(record(ip), (r) => applyFields(r, filter)), (failed) => failed);
-    setQuotaHeaders(ctx, caller, quota);
-    sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(code, level, quota) });
+      sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(code, level, quota) });
+    });
   };
 }
 

@@ -518,6 +518,30 @@ export class RedisStore implements Store {
     });
   }
 
+  async refund(request: AdmitRequest): Promise<void> {
+    const { account_id: accountId, api, cost, now } = request;
+    const sent = this.nextCommand();
+    try {
+      await this.guard('refund', () =>
+        this.redis.netlookupAddCounts(
+          2,
+          this.dayKey(accountId, dayKey(now)),
+          this.monthKey(accountId, monthKey(now)),
+          sent.receipt, sent.seq,
+          2, this.dayTtl(now), api, -cost, 'rejected', 1,
+          1, this.monthTtl(now), api, -cost,
+        ),
+      );
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      // Owed to Redis like the counts of an outage: an admission counted here nets out, one counted in Redis is given back there.
+      for (const [name, n] of [[api, -cost], ['rejected', 1]] as const) {
+        if (neverSent(e)) this.fallback.count(accountId, now, name, n);
+        else this.fallback.countUncertain(accountId, now, sent, name, n);
+      }
+    }
+  }
+
   async countRejected(accountId: string, now: Date): Promise<void> {
     const sent = this.nextCommand();
     try {

@@ -358,6 +358,12 @@ export class SqliteStore implements Store {
     return { outcome: 'admitted', quota: state() };
   }
 
+  async refund(request: AdmitRequest): Promise<void> {
+    const view = this.guard('read usage', () => this.counterView(request.account_id, request.now));
+    this.count(view, request.account_id, request.api, -request.cost);
+    this.count(view, request.account_id, 'rejected', 1);
+  }
+
   async countRejected(accountId: string, now: Date): Promise<void> {
     const view = this.guard('read usage', () => this.counterView(accountId, now));
     this.count(view, accountId, 'rejected', 1);

@@ -145,6 +145,12 @@ export interface Store {
     authenticate(secret: string): { key: ApiKey; account: Account } | null;
     admit(request: AdmitRequest): AdmitDecision;
   };
+  /**
+   * An admitted request that was not served after all (its answer failed: the blacklist could not
+   * be read, ...): gives back the `cost` its admission used and counts it as rejected, so that
+   * only served answers are charged. `request` is the one admitted.
+   */
+  refund(request: AdmitRequest): Promise<void>;
   /** counts a request of a known account refused before metering (origin, suspension) */
   countRejected(accountId: string, now: Date): Promise<void>;
   usage(accountId: string, now: Date): Promise<UsageCounts>;

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aggregateReports, type ReportTimes } from '../../src/blacklist/aggregate.js';
-import { confidenceOf, confidenceOfReports, DAY_MS, HALF_LIFE_MS, REPEAT_WEIGHT } from '../../src/blacklist/scoring.js';
+import { confidenceOf, confidenceOfReports, DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE, HALF_LIFE_MS, REPEAT_WEIGHT, SINGLE_REPORTER_CEILING } from '../../src/blacklist/scoring.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const WINDOW = 90 * DAY_MS;
@@ -17,7 +17,7 @@ const reportArb = fc.record({
 });
 const reportsArb = fc.array(reportArb, { minLength: 1, maxLength: 30 });
 
-/** The plain definition: E = R + β(N − R) at `now`, from report ages. */
+/** The plain definition: E = R + β·min(N − R, R) at `now`, from report ages. */
 function score(reports: { reporter: string; age: number }[]): number {
   const times = reports.map((r) => NOW - r.age);
   const latest = new Map<string, number>();
@@ -95,6 +95,24 @@ describe('confidence', () => {
         return viaSums === plain && a.reports === reports.length && a.reporters === new Set(reports.map((r) => r.reporter)).size;
       }),
     );
+  });
+
+  it('one reporter alone never passes the single-reporter ceiling, which stays under the default export threshold', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: WINDOW }), { minLength: 1, maxLength: 200 }), (ages) => score(ages.map((age) => ({ reporter: 'a', age }))) <= SINGLE_REPORTER_CEILING),
+    );
+    // A report every 16 minutes for 90 days, all fresh: the most one reporter can send.
+    expect(score(Array.from({ length: 8100 }, (_, i) => ({ reporter: 'a', age: i * 16 * 60_000 })))).toBe(SINGLE_REPORTER_CEILING);
+    expect(score(Array.from({ length: 50 }, () => ({ reporter: 'a', age: 0 })))).toBe(SINGLE_REPORTER_CEILING);
+    expect(SINGLE_REPORTER_CEILING).toBe(Math.round(100 * (1 - Math.exp(-(1 + REPEAT_WEIGHT) / 2))));
+    expect(DEFAULT_EXPORT_MIN_CONFIDENCE).toBeGreaterThan(SINGLE_REPORTER_CEILING);
+    // Two fresh reporters pass it: confirmation by a second account is what exports an address.
+    expect(score([{ reporter: 'a', age: 0 }, { reporter: 'b', age: 0 }])).toBeGreaterThanOrEqual(DEFAULT_EXPORT_MIN_CONFIDENCE);
+  });
+
+  it('grows with distinct reporters without bound below 100: k fresh reporters with many repeats each', () => {
+    const scores = [1, 2, 3, 5, 8].map((k) => score(Array.from({ length: 10 * k }, (_, i) => ({ reporter: `r${i % k}`, age: (i % 10) * DAY_MS }))));
+    for (let i = 1; i < scores.length; i++) expect(scores[i]).toBeGreaterThan(scores[i - 1]);
   });
 
   it('uses the documented constants', () => {

@@ -165,7 +165,7 @@ describe('bulk CSV', () => {
 describe('report drafts', () => {
   const now = new Date('2026-11-23T12:00:00Z');
   it('times: ISO with or without zone (UTC), Unix seconds; a slightly fast clock is accepted as now', () => {
-    const at = (timestamp: unknown) => draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual').at.toISOString();
+    const at = (timestamp: unknown) => draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'claimed').at.toISOString();
     expect(at('2026-11-23 10:00:00')).toBe('2026-11-23T10:00:00.000Z');
     expect(at('2026-11-23T10:00:00+02:00')).toBe('2026-11-23T08:00:00.000Z');
     expect(at(String(Date.parse('2026-11-23T11:00:00Z') / 1000))).toBe('2026-11-23T11:00:00.000Z');
@@ -173,8 +173,16 @@ describe('report drafts', () => {
     expect(at('2026-11-23T12:00:30Z')).toBe(now.toISOString());
   });
 
+  it('arrival time: a claimed timestamp is checked, and the report is dated now', () => {
+    const at = (timestamp: unknown) => draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'arrival').at.toISOString();
+    expect(at('2026-11-23 10:00:00')).toBe(now.toISOString());
+    expect(at(String(Date.parse('2026-10-01T00:00:00Z') / 1000))).toBe(now.toISOString());
+    expect(() => at('yesterday')).toThrow(/timestamp/);
+    expect(() => at('2026-11-24T12:00:00Z')).toThrow(/future/);
+  });
+
   it('IPv4-mapped IPv6 is reported as its IPv4; the message is trimmed and empty ones are null', () => {
-    const d = draftReport({ ip: '::ffff:45.1.1.1', threat_type: 'spam', comment: '  ' }, now, 1e10, 'manual');
+    const d = draftReport({ ip: '::ffff:45.1.1.1', threat_type: 'spam', comment: '  ' }, now, 1e10, 'manual', 'arrival');
     expect([d.address.text, d.message, d.source]).toEqual(['45.1.1.1', null, 'manual']);
   });
 });

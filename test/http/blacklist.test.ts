@@ -84,13 +84,14 @@ describe('report intake', () => {
     expect(check.body).toMatchObject({ total_reports: 3, distinct_reporters: 2 });
   });
 
-  it('a timestamp dates the report; future and too old timestamps are refused', async () => {
+  it('a report is dated when it arrives; a claimed timestamp is checked (future and too old ones are refused)', async () => {
     const ip = fresh();
     const at = new Date(h.clock.ms - 2 * DAY_MS);
-    const r = await report(pro, { ip, threat_type: 'spam', timestamp: at.toISOString() });
+    const r = await report(pro, { ip, threat_type: 'spam', timestamp: at.toISOString() }, 0);
     expect(r.status).toBe(201);
-    expect(r.body.last_seen).toBe(at.toISOString().slice(0, 19).replace('T', ' '));
-    expect((await report(pro, { ip, threat_type: 'spam', timestamp: String(Math.floor(h.clock.ms / 1000) - 3600) })).status).toBe(201);
+    expect(r.body.last_seen).toBe(new Date(h.clock.ms).toISOString().slice(0, 19).replace('T', ' '));
+    // An hour earlier by its claim, yet arriving now: a repeat within the merge window.
+    expect((await report(pro, { ip, threat_type: 'spam', timestamp: String(Math.floor(h.clock.ms / 1000) - 3600) })).status).toBe(200);
     expectError(await report(pro, { ip, threat_type: 'spam', timestamp: new Date(h.clock.ms + 3600_000).toISOString() }), 'invalid_report');
     expectError(await report(pro, { ip, threat_type: 'spam', timestamp: new Date(h.clock.ms - 91 * DAY_MS).toISOString() }), 'invalid_report');
     expectError(await report(pro, { ip, threat_type: 'spam', timestamp: 'yesterday' }), 'invalid_report');

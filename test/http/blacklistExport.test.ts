@@ -5,7 +5,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../src/blacklist/scoring.js';
+import { DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE } from '../../src/blacklist/scoring.js';
 import { expectError, Harness } from './harness.js';
 
 let h: Harness;
@@ -19,14 +19,15 @@ const weak = ['45.100.1.1', '2a01:4f8::20'];
 const all = [...strong4, ...weak.slice(0, 1), ...strong6, ...weak.slice(1)];
 
 beforeAll(async () => {
-  h = await Harness.start({ clockStart: '2026-06-10T12:05:00.000Z' });
+  // Reports are dated when they arrive: the weak ones arrive three days before the others.
+  h = await Harness.start({ clockStart: new Date(Date.parse('2026-06-10T12:05:00.000Z') - 3 * DAY_MS).toISOString() });
   key = await h.newKey('pro');
+  for (const ip of weak) await h.call('/v1/blacklist/report', { key, json: { ip, categories: '14' }, tick: 10 });
+  h.clock.set('2026-06-10T12:05:00.000Z');
   const reporters = [key, await h.newKey('starter'), await h.newKey('business')];
   for (const reporter of reporters) {
     for (const ip of [...strong4, ...strong6]) await h.call('/v1/blacklist/report', { key: reporter, json: { ip, threat_type: 'brute-force' }, tick: 10 });
   }
-  const old = new Date(h.clock.ms - 3 * DAY_MS).toISOString();
-  for (const ip of weak) await h.call('/v1/blacklist/report', { key, json: { ip, categories: '14', timestamp: old }, tick: 10 });
   // Exports are evaluated at the start of the quarter hour: move into the next one.
   h.clock.set('2026-06-10T12:16:00.000Z');
 });
@@ -35,7 +36,9 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const get = (query: string, headers: Record<string, string> = {}) => h.call(`/v1/blacklist/export${query}`, { key, headers, tick: 0 });
+/** An export of every listed address unless the query sets its own min_confidence (the default is tested under "filters"). */
+const get = (query: string, headers: Record<string, string> = {}) =>
+  h.call(`/v1/blacklist/export${query}${query.includes('min_confidence') ? '' : '&min_confidence=0'}`, { key, headers, tick: 0 });
 
 function expandCidr(block: string): string[] {
   const [ip, prefix] = block.split('/');
@@ -131,6 +134,13 @@ describe('formats, parsed back', () => {
 });
 
 describe('filters', () => {
+  it('the default min_confidence leaves out addresses only one account reported', async () => {
+    const r = await h.call('/v1/blacklist/export?format=json', { key, tick: 0 });
+    expect(r.body.filter.min_confidence).toBe(DEFAULT_EXPORT_MIN_CONFIDENCE);
+    expect(r.body.addresses.map((a: { ip: string }) => a.ip)).toEqual([...strong4, ...strong6]);
+    expect((await h.call('/api/export.php?format=plain', { tick: 0 })).text.trim().split('\n')).toEqual([...strong4, ...strong6]);
+  });
+
   it('min_confidence, version and max_age', async () => {
     expect((await get('?min_confidence=60')).text.trim().split('\n')).toEqual([...strong4, ...strong6]);
     expect((await get('?version=6')).text.trim().split('\n')).toEqual([...strong6, weak[1]]);
@@ -194,6 +204,6 @@ describe('legacy export', () => {
     expect(legacy.status).toBe(200);
     expect(legacy.text).toBe(v1.text);
     expect(legacy.headers.get('etag')).toBe(v1.headers.get('etag'));
-    expect((await h.call('/api/export?format=plain', { tick: 0, headers: { 'if-none-match': (await get('?format=plain')).headers.get('etag')! } })).status).toBe(304);
+    expect((await h.call('/api/export?format=plain&min_confidence=0', { tick: 0, headers: { 'if-none-match': (await get('?format=plain')).headers.get('etag')! } })).status).toBe(304);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
-import { DAY_MS, MERGE_WINDOW_MS } from '../../src/blacklist/scoring.js';
+import { DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE, MERGE_WINDOW_MS, SINGLE_REPORTER_CEILING } from '../../src/blacklist/scoring.js';
 import type { ThreatType } from '../../src/blacklist/threatTypes.js';
 import type { ExportFilter, ExportRow, ReportInput } from '../../src/store/blacklistStore.js';
 import type { Store } from '../../src/store/store.js';
@@ -100,6 +100,21 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect(l.distinct_reporters).toBe(1);
       expect(l.first_seen).toBe(T0 - 10 * MIN);
       expect(l.last_seen).toBe(T0 + 16 * MIN);
+    });
+
+    it('one reporter alone stays at the single-reporter ceiling, under the default export threshold; a second reporter passes it', async () => {
+      const ip = freshV4();
+      let highest = 0;
+      // A report every 16 minutes for two days, each as its own arrival: 180 separate reports.
+      for (let i = 0; i < 180; i++) highest = Math.max(highest, (await report(ip, 'acc_lone', T0 + i * 16 * MIN)).facts.threat_confidence);
+      const end = T0 + 179 * 16 * MIN;
+      expect(highest).toBe(SINGLE_REPORTER_CEILING);
+      expect((await facts(ip, end)).threat_confidence).toBe(SINGLE_REPORTER_CEILING);
+      const byDefault: ExportFilter = { ...everything, min_confidence: DEFAULT_EXPORT_MIN_CONFIDENCE };
+      expect((await exported(byDefault, end)).map((r) => r.ip)).not.toContain(ip);
+      expect((await exported(everything, end)).find((r) => r.ip === ip)).toMatchObject({ confidence: SINGLE_REPORTER_CEILING, total_reports: 180 });
+      await report(ip, 'acc_second', end);
+      expect((await exported(byDefault, end)).find((r) => r.ip === ip)?.confidence).toBeGreaterThanOrEqual(DEFAULT_EXPORT_MIN_CONFIDENCE);
     });
 
     it('another reporter within 15 minutes is another report', async () => {

@@ -479,6 +479,17 @@ export function storeConformance(name: string, open: () => Promise<Store>, clean
         expect(await admit(id, now, { quota: dayQuota(1) })).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 0 } });
       });
 
+      it('refund gives back what an admission used, day and month, and counts the request as rejected', async () => {
+        const id = await newAccount();
+        const now = at('2031-09-10T10:00:00.000Z');
+        const request: AdmitRequest = { account_id: id, api: 'blacklist', cost: 3, rate_limit_per_second: 1000, quota: monthQuota(4), consume: true, now };
+        expect((await store.admit(request)).outcome).toBe('admitted');
+        await store.refund(request);
+        expect(await store.usage(id, now)).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 1 }, month_used: 0 });
+        // The quota given back is usable again.
+        expect(await admit(id, plus(now, 1), { api: 'blacklist', cost: 4, quota: monthQuota(4) })).toMatchObject({ outcome: 'admitted', quota: { used: 4, remaining: 0 } });
+      });
+
       it('an account without traffic has zero usage', async () => {
         const id = await newAccount();
         expect(await store.usage(id, at('2031-10-10T10:00:00.000Z'))).toEqual({

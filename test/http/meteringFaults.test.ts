@@ -1,0 +1,61 @@
+/**
+ * Only served answers are charged: with a private Redis stopped, blacklist checks, batches and
+ * exports that cannot be answered (400 unavailable) and reports that cannot be saved use no quota
+ * and show in today.rejected, once Redis is back and the counts of the outage are written.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redisStore.js';
+import { PrivateRedis } from '../store/redisTestServer.js';
+import { expectError, Harness, tempDir } from './harness.js';
+
+const dir = tempDir('netlookup-metering-fault-');
+let redis: PrivateRedis;
+let h: Harness;
+
+beforeAll(async () => {
+  fs.mkdirSync(path.join(dir, 'redis'));
+  redis = await PrivateRedis.start({ aofDir: path.join(dir, 'redis') });
+  h = await Harness.start({ store: await RedisStore.open(redis.url, { rateClock: 'request' }), blacklist: { reportsPerMinute: 1000 } });
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await redis?.stop('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a shared store that cannot answer', () => {
+  it('charges nothing for checks, batches and exports it could not answer, and counts them and refused reports as rejected', async () => {
+    const key = await h.newKey('business');
+    const listed = '45.96.0.1';
+    expect((await h.call('/v1/blacklist/report', { key, json: { ip: listed, threat_type: 'scanner' } })).status).toBe(201);
+    const served = await h.call(`/v1/blacklist/${listed}`, { key });
+    expect(served.status).toBe(200);
+    const before = await h.usage(key);
+    expect(before.today).toMatchObject({ blacklist: 1, rejected: 0 });
+
+    await redis.stop('SIGKILL');
+    const failed: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const reply = await h.call(`/v1/blacklist/${listed}`, { key });
+      expectError(reply, 'unavailable');
+      failed.push(reply.status);
+    }
+    for (let i = 0; i < 3; i++) expectError(await h.call('/v1/blacklist/batch', { key, json: { ips: [listed, '45.96.0.2'] } }), 'unavailable');
+    for (let i = 0; i < 2; i++) expectError(await h.call('/v1/blacklist/export?format=plain', { key }), 'unavailable');
+    for (let i = 0; i < 5; i++) expect((await h.call('/v1/blacklist/report', { key, json: { ip: `45.96.1.${i}`, threat_type: 'spam' } })).status).toBeGreaterThanOrEqual(400);
+    expect(failed).toHaveLength(20);
+
+    await redis.start();
+    let after = await h.usage(key).catch(() => null);
+    for (let i = 0; i < 100 && (after === null || after.today.rejected < 30); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await h.usage(key).catch(() => null);
+    }
+    // Quota unchanged: the one served check before the outage; every failure is rejected.
+    expect(after.today).toMatchObject({ blacklist: before.today.blacklist, rejected: 20 + 3 + 2 + 5 });
+    expect(after.monthly_quota.used).toBe(before.monthly_quota.used);
+  });
+});
