@@ -6,7 +6,7 @@
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, Harness } from './harness.js';
-import { openSlow, parseAnswer, rawExchange } from './rawClient.js';
+import { expectRawError, openSlow, parseAnswer, rawExchange } from './rawClient.js';
 
 const CAP = 200;
 
@@ -17,11 +17,7 @@ async function closeAll(sockets: net.Socket[]): Promise<void> {
 }
 
 function expectTooManyConnections(text: string): void {
-  const answer = parseAnswer(text);
-  expect(answer.status).toBe(503);
-  expect(answer.headers).toContain('retry-after: 1');
-  expect(answer.headers).toContain('access-control-allow-origin: *');
-  expect(answer.body).toEqual({ success: false, error: { code: 'too_many_connections', message: expect.any(String) } });
+  expectRawError(text, 503, 'too_many_connections', 'retry-after: 1');
 }
 
 describe('the connection cap', () => {

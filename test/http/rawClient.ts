@@ -1,5 +1,6 @@
 /** Raw TCP clients for the tests of what node:http does before Koa: exact bytes, slow senders. */
 import net from 'node:net';
+import { expect } from 'vitest';
 
 export interface RawAnswer {
   /** everything the server sent */
@@ -66,4 +67,14 @@ export function openSlow(url: string, head: string): Promise<net.Socket & { answ
     });
     socket.once('error', reject);
   });
+}
+
+/** A raw answer in the error envelope with the code's status, CORS and a closed connection. */
+export function expectRawError(text: string, status: number, code: string, ...headers: string[]): void {
+  const answer = parseAnswer(text);
+  expect(answer.status).toBe(status);
+  for (const header of ['content-type: application/json; charset=utf-8', 'access-control-allow-origin: *', 'connection: close', ...headers]) {
+    expect(answer.headers).toContain(header);
+  }
+  expect(answer.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
 }

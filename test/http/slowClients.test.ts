@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/http/config.js';
 import { connectionSettings } from '../../src/http/connections.js';
 import { ADMIN_TOKEN, Harness } from './harness.js';
-import { parseAnswer, rawExchange } from './rawClient.js';
+import { expectRawError, parseAnswer, rawExchange } from './rawClient.js';
 
 const HEADERS_MS = 300;
 const REQUEST_MS = 600;
@@ -16,12 +16,7 @@ const KEEP_ALIVE_MS = 200;
 const SLACK_MS = HEADERS_MS / 4 + 250;
 
 function expectTimeoutAnswer(text: string): void {
-  const answer = parseAnswer(text);
-  expect(answer.status).toBe(408);
-  expect(answer.headers).toContain('content-type: application/json; charset=utf-8');
-  expect(answer.headers).toContain('access-control-allow-origin: *');
-  expect(answer.headers).toContain('connection: close');
-  expect(answer.body).toEqual({ success: false, error: { code: 'request_timeout', message: expect.any(String) } });
+  expectRawError(text, 408, 'request_timeout');
 }
 
 describe('slow clients', () => {
