@@ -74,6 +74,22 @@ export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/**
+ * CONNECT asks for a tunnel, which this server never opens: 405, whatever the target (node:http
+ * hands it over apart from other requests, and without this would drop the connection).
+ */
+export function refuseConnect(_req: http.IncomingMessage, socket: Duplex): void {
+  answerOnSocket(socket, 'method_not_allowed', { Allow: 'GET, POST, OPTIONS' });
+}
+
+/** An Expect other than 100-continue (RFC 9110 10.1.1): 417, the body left unread. */
+export function refuseExpectation(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = JSON.stringify(errorEnvelope('expectation_failed', errorTable.expectation_failed.message));
+  res.shouldKeepAlive = false;
+  res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 /** The code of a request node:http refuses (its clientError). */
 function clientErrorCode(error: Error & { code?: string }): ErrorCode {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';

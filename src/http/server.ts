@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError, answeredHere, capConnections, connectionSettings, timeoutOptions } from './connections.js';
+import { answerClientError, answeredHere, capConnections, connectionSettings, refuseConnect, refuseExpectation, timeoutOptions } from './connections.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
@@ -71,6 +71,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     handle(req, res);
   });
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
+  server.on('checkExpectation', refuseExpectation);
   capConnections(server, connections.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
