@@ -49,6 +49,19 @@ describe('the connection cap', () => {
     await closeAll(slow);
   });
 
+  it(`${2 * CAP} clients dripping their headers: each new one takes the oldest's place, the server holds ${CAP}`, async () => {
+    const slow: (net.Socket & { answer: string })[] = [];
+    for (let i = 0; i < 2 * CAP; i++) slow.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
+    const { text } = await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(parseAnswer(text).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first CAP + 1 gave up their places to the later ones and to /health.
+    const refused = slow.flatMap((s, i) => (s.answer === '' ? [] : [i]));
+    expect(refused).toEqual([...Array(CAP + 1).keys()]);
+    for (const i of refused) expectTooManyConnections(slow[i].answer);
+    await closeAll(slow);
+  });
+
   it('every place with a request being answered: a new connection gets 503 too_many_connections', async () => {
     const head =
       `POST /admin/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
