@@ -18,6 +18,8 @@ export interface ServiceConfig {
   logLevel: string;
   /** the blacklist's settings (src/http/blacklistRoutes.ts `blacklistSettings` fills defaults) */
   blacklist?: Partial<BlacklistSettings>;
+  /** timeouts and the connection cap (src/http/connections.ts `connectionSettings` fills defaults) */
+  connections?: Partial<ConnectionSettings>;
 }
 
 export interface BlacklistSettings {
@@ -62,6 +64,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       legacyCheckDaily: positiveNumber(env, 'NETLOOKUP_LEGACY_CHECK_DAILY'),
       legacyMacDaily: positiveNumber(env, 'NETLOOKUP_LEGACY_MAC_DAILY'),
     },
+    connections: connectionSettingsFromEnv(env),
   };
 }
 
@@ -69,4 +72,44 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
 export function blacklistSettings(config: ServiceConfig): BlacklistSettings {
   const set = Object.entries(config.blacklist ?? {}).filter(([, value]) => value !== undefined);
   return { ...defaultBlacklistSettings, ...Object.fromEntries(set) };
+}
+
+export interface ConnectionSettings {
+  /** time to receive a request's headers, from its first byte (or the connection's opening) (NETLOOKUP_HEADERS_TIMEOUT, 10 s) */
+  headersTimeoutMs: number;
+  /** time to receive a whole request, headers and body (NETLOOKUP_REQUEST_TIMEOUT, 30 s) */
+  requestTimeoutMs: number;
+  /** an idle kept-alive connection is closed after this (NETLOOKUP_KEEP_ALIVE_TIMEOUT, 5 s) */
+  keepAliveTimeoutMs: number;
+  /** concurrent connections per process (NETLOOKUP_MAX_CONNECTIONS, default from the open-file limit) */
+  maxConnections: number;
+}
+
+export const defaultTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+
+/** A number of seconds, digits with an optional fraction (`10`, `0.5`), as whole milliseconds. */
+function secondsAsMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  const ms = /^\d+(\.\d+)?$/.test(text) ? Math.round(Number(text) * 1000) : 0;
+  if (!(ms >= 1 && ms <= 3_600_000)) throw new Error(`${name} ${JSON.stringify(text)} is not a number of seconds between 0.001 and 3600`);
+  return ms;
+}
+
+function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSettings> {
+  const settings: Partial<ConnectionSettings> = {
+    headersTimeoutMs: secondsAsMs(env, 'NETLOOKUP_HEADERS_TIMEOUT'),
+    requestTimeoutMs: secondsAsMs(env, 'NETLOOKUP_REQUEST_TIMEOUT'),
+    keepAliveTimeoutMs: secondsAsMs(env, 'NETLOOKUP_KEEP_ALIVE_TIMEOUT'),
+  };
+  // node:http counts both from the request's start, so the headers' time cannot exceed the request's.
+  if ((settings.headersTimeoutMs ?? defaultTimeouts.headersTimeoutMs) > (settings.requestTimeoutMs ?? defaultTimeouts.requestTimeoutMs)) {
+    throw new Error('NETLOOKUP_HEADERS_TIMEOUT is longer than NETLOOKUP_REQUEST_TIMEOUT, which counts the headers too');
+  }
+  const cap = env.NETLOOKUP_MAX_CONNECTIONS;
+  if (cap !== undefined && cap !== '') {
+    if (!/^[1-9]\d{0,6}$/.test(cap)) throw new Error(`NETLOOKUP_MAX_CONNECTIONS ${JSON.stringify(cap)} is not a whole number between 1 and 9999999`);
+    settings.maxConnections = Number(cap);
+  }
+  return settings;
 }

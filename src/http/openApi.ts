@@ -1221,7 +1221,9 @@ export function openApiDocument() {
       version: '1.0.0',
       description:
         'IP, blacklist and MAC lookup API. Every v1 endpoint needs an API key (X-API-Key header, Authorization: Bearer, or ?key=, checked in that order). ' +
-        `Default plans: ${planList}. Unknown paths answer 404 not_found (components/responses/NotFound).`,
+        `Default plans: ${planList}. Unknown paths answer 404 not_found (components/responses/NotFound). ` +
+        'Any request may also be refused before it reaches an endpoint, in the same envelope: 400 invalid_request (not parsable as HTTP), ' +
+        '408 request_timeout, 417 expectation_failed, 431 headers_too_large, 503 too_many_connections.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: '/', description: 'this service' }],

@@ -5,9 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { errorTable } from '../errors.js';
-import { errorEnvelope } from './respond.js';
+import { answerClientError, answeredHere, capConnections, connectionSettings, refuseConnect, refuseExpectation, timeoutOptions } from './connections.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
@@ -26,24 +24,6 @@ export interface RunningService {
   /** the secret of the account created on first start, when this start created one */
   firstKey: { account: string; secret: string } | null;
   stop(): Promise<void>;
-}
-
-/**
- * Requests Node's parser refuses never reach Koa; they still get the JSON envelope and the CORS
- * header (SPEC 1.1, 1.3), and their connection is closed.
- */
-export function answerUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const code = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'invalid_request';
-  const { status, message } = errorTable[code];
-  const body = JSON.stringify(errorEnvelope(code, message));
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Access-Control-Allow-Origin: *\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 /** How often a stopping server closes the connections whose last answer has been sent. */
@@ -82,17 +62,24 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   purge.unref();
   const handle = requestListener(deps);
   let stopping: Promise<void> | null = null;
-  const server = http.createServer((req, res) => {
+  const connections = connectionSettings(config);
+  const server = http.createServer(timeoutOptions(connections), (req, res) => {
+    // A connection refused or timed out may still deliver a request: it has had its answer.
+    if (answeredHere(req.socket)) return;
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
     handle(req, res);
   });
-  server.keepAliveTimeout = 65_000;
-  server.on('clientError', answerUnparsableRequest);
+  server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
+  server.on('checkExpectation', refuseExpectation);
+  capConnections(server, connections.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // Once listening, a failed accept (out of file descriptors) is logged, not fatal.
+  server.on('error', (err) => logger.warn({ err }, 'server error'));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

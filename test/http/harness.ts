@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { errorTable } from '../../src/errors.js';
 import { parseNetworkList } from '../../src/http/clientAddress.js';
-import type { BlacklistSettings, ServiceConfig } from '../../src/http/config.js';
+import type { BlacklistSettings, ConnectionSettings, ServiceConfig } from '../../src/http/config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/http/server.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -84,6 +84,8 @@ export interface HarnessOptions {
   tickMs?: number;
   /** blacklist settings (retention, report rate, legacy daily limits) */
   blacklist?: Partial<BlacklistSettings>;
+  /** timeouts and the connection cap */
+  connections?: Partial<ConnectionSettings>;
 }
 
 export interface CallOptions {
@@ -153,6 +155,7 @@ export class Harness {
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       logLevel: 'silent',
       ...(options.blacklist ? { blacklist: options.blacklist } : {}),
+      ...(options.connections ? { connections: options.connections } : {}),
     };
   }
 
