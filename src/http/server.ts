@@ -69,7 +69,7 @@ export async function createFirstAccount(store: Store): Promise<RunningService['
 }
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.adminToken ? [config.adminToken] : []);
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
   const store = options.store ?? (await openStore(config, { writer: true }));
