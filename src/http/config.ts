@@ -39,10 +39,10 @@ export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** A configuration value refused at start; the message names the variable. */
+/** A configuration value refused at start; the message names the variable (and shows the value unless it is secret). */
 export class ConfigError extends Error {
-  constructor(name: string, text: string, expected: string) {
-    super(`${name}=${JSON.stringify(text)} is refused: ${expected}`);
+  constructor(name: string, text: string, expected: string, secret = false) {
+    super(`${name}=${secret ? `(${text.length} characters, not shown)` : JSON.stringify(text)} is refused: ${expected}`);
     this.name = 'ConfigError';
   }
 }
@@ -50,17 +50,18 @@ export class ConfigError extends Error {
 /**
  * The shared strict reading of one variable: undefined when unset (or empty), else `parse`'s value;
  * `parse` returns undefined to refuse, and the start stops with a message naming the variable.
+ * `secret`: the value (a token, a URL with a password) stays out of the message.
  */
-export function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined): T | undefined {
+export function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined, secret = false): T | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
   let value: T | undefined;
   try {
     value = parse(text);
   } catch (error) {
-    throw new ConfigError(name, text, `${expected} (${(error as Error).message})`);
+    throw new ConfigError(name, text, secret ? expected : `${expected} (${(error as Error).message})`, secret);
   }
-  if (value === undefined) throw new ConfigError(name, text, expected);
+  if (value === undefined) throw new ConfigError(name, text, expected, secret);
   return value;
 }
 
@@ -93,8 +94,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     const value = /^\d{1,5}$/.test(text) ? Number(text) : -1;
     return value >= 0 && value <= 65535 ? value : undefined;
   });
-  const adminToken = envValue(env, 'NETLOOKUP_ADMIN_TOKEN', `at least ${MIN_ADMIN_TOKEN_LENGTH} printable characters without spaces are expected`, (text) =>
-    printable(text) !== undefined && text.length >= MIN_ADMIN_TOKEN_LENGTH ? text : undefined,
+  const adminToken = envValue(
+    env,
+    'NETLOOKUP_ADMIN_TOKEN',
+    `at least ${MIN_ADMIN_TOKEN_LENGTH} printable characters without spaces are expected`,
+    (text) => (printable(text) !== undefined && text.length >= MIN_ADMIN_TOKEN_LENGTH ? text : undefined),
+    true,
   );
   const trustProxy = envValue(env, 'NETLOOKUP_TRUST_PROXY', 'a comma-separated list of IP addresses or CIDR blocks is expected', (text) =>
     parseNetworkList(text, 'NETLOOKUP_TRUST_PROXY'),
@@ -106,7 +111,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     dataDir: path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var'),
     tablesDir: path_('NETLOOKUP_TABLES'),
     plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) => (fs.statSync(text).isFile() ? text : undefined)),
-    redisUrl: envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf),
+    redisUrl: envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf, true),
     // set but empty is a deliberate empty prefix (a Redis used by this deployment alone)
     redisPrefix: env.NETLOOKUP_REDIS_PREFIX === '' ? '' : envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:',
     adminToken,

@@ -59,6 +59,12 @@ describe('configFromEnv', () => {
     });
   }
 
+  it('a refused secret is not shown in the message', () => {
+    expect(() => configFromEnv({ NETLOOKUP_ADMIN_TOKEN: 'hunter2-admin' })).toThrow('NETLOOKUP_ADMIN_TOKEN=(13 characters, not shown) is refused');
+    expect(() => configFromEnv({ REDIS_URL: 'http://:hunter2@127.0.0.1' })).toThrow(/^REDIS_URL=\(25 characters, not shown\)/);
+    expect(() => configFromEnv({ REDIS_URL: 'redis://:hunter2@[bad' })).not.toThrow(/hunter2/);
+  });
+
   it('reads good values', () => {
     const token = 'a'.repeat(MIN_ADMIN_TOKEN_LENGTH);
     const config = configFromEnv({
