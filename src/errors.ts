@@ -32,6 +32,7 @@ export const errorTable = {
   too_many_connections: { status: 503, message: 'The server has too many open connections; retry later.' },
   key_limit: { status: 409, message: "The plan's number of keys is reached." },
   admin_unauthorized: { status: 401, message: 'The admin token is missing or wrong.' },
+  admin_throttled: { status: 429, message: 'Too many failed admin authentications from this address; retry later.' },
   internal_error: { status: 500, message: 'Internal error.' },
 } as const;
 

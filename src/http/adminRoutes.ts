@@ -1,6 +1,7 @@
 /**
  * The admin API (ARCHITECTURE "Administration"), mounted only when NETLOOKUP_ADMIN_TOKEN is set,
- * authenticated by `Authorization: Bearer <token>` compared in constant time.
+ * authenticated by `Authorization: Bearer <token>` compared in constant time; failed attempts are
+ * throttled per client address.
  */
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
@@ -11,6 +12,7 @@ import { planCodes, type PlanCode } from '../plans/plans.js';
 import { KeyLimitError, type AccountPatch, type KeyPatch } from '../store/store.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { sendJson } from './respond.js';
+import { clientAddress } from './clientAddress.js';
 import { parseBlacklistAddress } from '../blacklist/address.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
@@ -23,11 +25,54 @@ async function requireJsonBody(ctx: Context, next: Next) {
   await next();
 }
 
-function requireToken(token: string) {
+/**
+ * Failed admin authentications per client address: a token bucket of `burst` failures refilled at
+ * `perSecond`. While a bucket is empty every admin request from that address is refused, the right
+ * token included, so a guesser learns nothing from the answers.
+ */
+export const adminFailureLimit = { burst: 10, perSecond: 1 };
+/** addresses remembered at most; beyond it the oldest entry goes (a flood of addresses cannot grow memory) */
+const MAX_TRACKED_ADDRESSES = 10_000;
+
+export class FailureThrottle {
+  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+
+  constructor(private readonly limit = adminFailureLimit) {}
+
+  private level(address: string, nowMs: number): number {
+    const bucket = this.buckets.get(address);
+    if (!bucket) return this.limit.burst;
+    return Math.min(this.limit.burst, bucket.tokens + ((nowMs - bucket.atMs) / 1000) * this.limit.perSecond);
+  }
+
+  /** Seconds until the address may try again; 0 when it may now. */
+  waitSeconds(address: string, nowMs: number): number {
+    const tokens = this.level(address, nowMs);
+    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.limit.perSecond);
+  }
+
+  fail(address: string, nowMs: number): void {
+    const tokens = this.level(address, nowMs) - 1;
+    this.buckets.delete(address);
+    if (this.buckets.size >= MAX_TRACKED_ADDRESSES) this.buckets.delete(this.buckets.keys().next().value!);
+    this.buckets.set(address, { tokens, atMs: nowMs });
+  }
+}
+
+function requireToken(deps: ServiceDeps, token: string) {
   const expected = digest(token);
+  const throttle = new FailureThrottle();
   return async (ctx: Context, next: Next) => {
+    const address = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+    const nowMs = deps.now().getTime();
+    const wait = throttle.waitSeconds(address, nowMs);
+    if (wait > 0) throw new ApiError('admin_throttled', undefined, { 'Retry-After': String(wait) });
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    if (!match || !timingSafeEqual(digest(match[1]), expected)) throw new ApiError('admin_unauthorized');
+    if (!match || !timingSafeEqual(digest(match[1]), expected)) {
+      throttle.fail(address, nowMs);
+      deps.logger.warn({ client: address }, 'admin authentication failed');
+      throw new ApiError('admin_unauthorized');
+    }
     await next();
   };
 }
@@ -78,7 +123,7 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
 export function adminRouter(deps: ServiceDeps, token: string): Router {
   const router = new Router({ prefix: '/admin' });
   // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
-  const guard = [requireToken(token), requireJsonBody, bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
+  const guard = [requireToken(deps, token), requireJsonBody, bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
 
   router.post('/accounts', ...guard, async (ctx) => {
     const input = body(ctx);

@@ -16,22 +16,35 @@ export type NetworkList = Network[];
 
 const scratch = new Uint32Array(4);
 
-/** Parses "10.0.0.0/8, ::1, 192.168.1.1" (CIDRs or single addresses); throws naming the variable. */
+/**
+ * Parses "10.0.0.0/8, ::1, 192.168.1.1" (CIDRs or single addresses); throws naming the variable.
+ * A prefix is 1 to 3 digits within the family's range: "10.0.0.1/" is refused, never read as /0.
+ * An IPv4-mapped entry (::ffff:10.0.0.1, ::ffff:10.0.0.0/104) becomes its IPv4 network, since peers
+ * in that form are matched as IPv4.
+ */
 export function parseNetworkList(text: string, name: string): NetworkList {
   return text
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item.length > 0)
     .map((item) => {
-      const [address, prefixText, extra] = item.split('/');
+      const refuse = (): never => {
+        throw new Error(`${name}: "${item}" is not an IP address or CIDR block`);
+      };
+      const parts = item.split('/');
+      if (parts.length > 2) refuse();
+      const [address, prefixText] = parts;
       const v4 = parseIPv4(address);
       const version = v4 >= 0 ? 4 : parseIPv6(address, scratch) ? 6 : 0;
+      if (version === 0) refuse();
       const max = version === 4 ? 32 : 128;
+      if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) refuse();
       const prefix = prefixText === undefined ? max : Number(prefixText);
-      if (version === 0 || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > max || !/^\d*$/.test(prefixText ?? '')) {
-        throw new Error(`${name}: "${item}" is not an IP address or CIDR block`);
-      }
-      return { version, words: version === 4 ? Uint32Array.of(v4) : Uint32Array.from(scratch), prefix } as Network;
+      if (prefix > max) refuse();
+      if (version === 4) return { version, words: Uint32Array.of(v4), prefix } as Network;
+      const mapped = ipv4MappedOf(scratch);
+      if (mapped >= 0 && prefix >= 96) return { version: 4, words: Uint32Array.of(mapped), prefix: prefix - 96 } as Network;
+      return { version, words: Uint32Array.from(scratch), prefix } as Network;
     });
 }
 

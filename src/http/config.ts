@@ -1,4 +1,5 @@
 /** The service's configuration, from the environment (ARCHITECTURE "Configuration and operations"). */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from './clientAddress.js';
 
@@ -35,29 +36,90 @@ export interface BlacklistSettings {
 
 export const defaultBlacklistSettings: BlacklistSettings = { retentionDays: 90, reportsPerMinute: 60, legacyCheckDaily: 1000, legacyMacDaily: 100 };
 
-function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+/** The admin token's shortest accepted length: long enough that guessing it, throttled, is hopeless. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** A configuration value refused at start; the message names the variable (and shows the value unless it is secret). */
+export class ConfigError extends Error {
+  constructor(name: string, text: string, expected: string, secret = false) {
+    super(`${name}=${secret ? `(${text.length} characters, not shown)` : JSON.stringify(text)} is refused: ${expected}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The shared strict reading of one variable: undefined when unset (or empty), else `parse`'s value;
+ * `parse` returns undefined to refuse, and the start stops with a message naming the variable.
+ * `secret`: the value (a token, a URL with a password) stays out of the message.
+ */
+export function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined, secret = false): T | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`${name} ${text} is not a positive number`);
+  let value: T | undefined;
+  try {
+    value = parse(text);
+  } catch (error) {
+    throw new ConfigError(name, text, secret ? expected : `${expected} (${(error as Error).message})`, secret);
+  }
+  if (value === undefined) throw new ConfigError(name, text, expected, secret);
   return value;
 }
 
+/** Plain decimal digits only: Number() would also take "0x10", "1e3", " 8 " and "". */
+const decimal = (text: string) => (/^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text) ? Number(text) : undefined);
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  return envValue(env, name, 'a positive decimal number is expected', (text) => {
+    const value = decimal(text);
+    return value !== undefined && value > 0 && Number.isFinite(value) ? value : undefined;
+  });
+}
+
+/** No control characters, no spaces: a value an operator pasted with a stray newline is a mistake. */
+const printable = (text: string) => (/^[\x21-\x7e]+$/.test(text) ? text : undefined);
+
+function hostOf(text: string): string | undefined {
+  // an IP address (IPv6 without brackets) or a DNS name
+  if (/^[0-9A-Fa-f:.]+$/.test(text) && text.includes(':')) return text;
+  return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(text) ? text : undefined;
+}
+
+function redisUrlOf(text: string): string | undefined {
+  const url = new URL(text);
+  return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' ? text : undefined;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
-  const port = env.PORT === undefined ? 8080 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT ${env.PORT} is not a port number`);
+  const port = envValue(env, 'PORT', 'a port number from 0 to 65535 is expected', (text) => {
+    const value = /^\d{1,5}$/.test(text) ? Number(text) : -1;
+    return value >= 0 && value <= 65535 ? value : undefined;
+  });
+  const adminToken = envValue(
+    env,
+    'NETLOOKUP_ADMIN_TOKEN',
+    `at least ${MIN_ADMIN_TOKEN_LENGTH} printable characters without spaces are expected`,
+    (text) => (printable(text) !== undefined && text.length >= MIN_ADMIN_TOKEN_LENGTH ? text : undefined),
+    true,
+  );
+  const trustProxy = envValue(env, 'NETLOOKUP_TRUST_PROXY', 'a comma-separated list of IP addresses or CIDR blocks is expected', (text) =>
+    parseNetworkList(text, 'NETLOOKUP_TRUST_PROXY'),
+  );
+  const path_ = (name: string) => envValue(env, name, 'a path without control characters is expected', (text) => (/^[^\x00-\x1f\x7f]+$/.test(text) ? text : undefined));
   return {
-    port,
-    host: env.HOST ?? '127.0.0.1',
-    dataDir: path.resolve(env.NETLOOKUP_DATA_DIR ?? './var'),
-    tablesDir: env.NETLOOKUP_TABLES,
-    plansFile: env.NETLOOKUP_PLANS,
-    redisUrl: env.REDIS_URL || undefined,
-    redisPrefix: env.NETLOOKUP_REDIS_PREFIX ?? 'nl:',
-    adminToken: env.NETLOOKUP_ADMIN_TOKEN || undefined,
-    trustProxy: parseNetworkList(env.NETLOOKUP_TRUST_PROXY ?? '', 'NETLOOKUP_TRUST_PROXY'),
+    port: port ?? 8080,
+    host: envValue(env, 'HOST', 'an IP address or host name is expected', hostOf) ?? '127.0.0.1',
+    dataDir: path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var'),
+    tablesDir: path_('NETLOOKUP_TABLES'),
+    plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) => (fs.statSync(text).isFile() ? text : undefined)),
+    redisUrl: envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf, true),
+    // set but empty is a deliberate empty prefix (a Redis used by this deployment alone)
+    redisPrefix: env.NETLOOKUP_REDIS_PREFIX === '' ? '' : envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:',
+    adminToken,
+    trustProxy: trustProxy ?? [],
     bodyLimitBytes: 1024 * 1024,
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: envValue(env, 'LOG_LEVEL', `one of ${logLevels.join(', ')} is expected`, (text) => (logLevels as readonly string[]).includes(text) ? text : undefined) ?? 'info',
     blacklist: {
       retentionDays: positiveNumber(env, 'NETLOOKUP_BLACKLIST_RETENTION_DAYS'),
       reportsPerMinute: positiveNumber(env, 'NETLOOKUP_REPORTS_PER_MINUTE'),

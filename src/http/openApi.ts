@@ -800,7 +800,7 @@ const callerErrors: ErrorCode[] = ['missing_key', 'invalid_key', 'origin_not_all
 const meterErrors: ErrorCode[] = [...callerErrors, 'rate_limited', 'quota_exceeded'];
 const batchErrors: ErrorCode[] = [...meterErrors, 'invalid_ip', 'plan_required', 'empty_batch', 'batch_too_large'];
 const bodyErrors: ErrorCode[] = ['invalid_body', 'body_too_large', 'unsupported_media_type'];
-const adminErrors: ErrorCode[] = ['admin_unauthorized', 'invalid_body', 'body_too_large', 'unavailable', 'internal_error'];
+const adminErrors: ErrorCode[] = ['admin_unauthorized', 'admin_throttled', 'invalid_body', 'body_too_large', 'unavailable', 'internal_error'];
 
 // ---------------------------------------------------------------------------------------------
 // Operations

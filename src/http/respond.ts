@@ -8,6 +8,7 @@ import type { Exchange } from './exchange.js';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { redactedUrl } from './logger.js';
 
 export function wantsPretty(query: Record<string, unknown>): boolean {
   if (!('pretty' in query)) return false;
@@ -125,7 +126,7 @@ export function renderError(ctx: Exchange, error: unknown, logger: Logger): void
     ctx.state.errorCode = api.code;
     return;
   }
-  logger.error({ err: error, path: ctx.path }, 'request failed');
+  logger.error({ err: error, path: redactedUrl(ctx.path) }, 'request failed');
   sendJson(ctx, 500, errorEnvelope('internal_error', errorTable.internal_error.message));
   ctx.state.errorCode = 'internal_error';
 }

@@ -49,10 +49,10 @@ export async function createFirstAccount(store: Store): Promise<RunningService['
 }
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.adminToken ? [config.adminToken] : []);
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
-  const store = options.store ?? (await openStore(config));
+  const store = options.store ?? (await openStore(config, { writer: true }));
   const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
   const firstKey = options.firstStart === false ? null : await createFirstAccount(store);
   // Retention needs no manual job: reads already ignore expired reports; this reclaims their space.

@@ -20,6 +20,7 @@ import type { Eventually } from './eventually.js';
 import { renderError } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';
+import { redactedUrl } from './logger.js';
 
 const addressLike = /^[0-9A-Fa-f.:%]*[.:%][0-9A-Fa-f.:%]*$/;
 const macLike = /^[0-9A-Fa-f.:%-]+$/;
@@ -73,7 +74,7 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
     allowAnyOrigin(exchange);
     // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
     const abandon = (error: unknown) => {
-      deps.logger.error({ err: error, path }, 'answer failed');
+      deps.logger.error({ err: error, path: redactedUrl(path) }, 'answer failed');
       res.destroy();
     };
     const finish = () => {

@@ -1,14 +1,15 @@
 /**
  * The store a configuration names: Redis when REDIS_URL is set (shared by every instance), else the
- * embedded SQLite file under the data directory. The server and the admin commands open it here.
+ * embedded SQLite file under the data directory. The server and the admin commands open it here;
+ * `writer` (the server) also takes the data directory's one-server lock.
  */
 import { blacklistSettings, type ServiceConfig } from '../http/config.js';
 import { RedisStore } from './redisStore.js';
 import { SqliteStore } from './sqliteStore.js';
 import type { Store } from './store.js';
 
-export async function openStore(config: ServiceConfig): Promise<Store> {
+export async function openStore(config: ServiceConfig, options: { writer?: boolean } = {}): Promise<Store> {
   const blacklist = { retentionDays: blacklistSettings(config).retentionDays };
   if (config.redisUrl) return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, blacklist });
-  return SqliteStore.open(config.dataDir, { blacklist });
+  return SqliteStore.open(config.dataDir, { blacklist, writer: options.writer });
 }

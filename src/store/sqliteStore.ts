@@ -15,12 +15,13 @@
  * Every SQLite failure surfaces as StoreUnavailableError, so the HTTP layer can answer `unavailable`.
  */
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
 import path from 'node:path';
 import { apis, type Api, type PlanCode } from '../plans/plans.js';
 import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
+import { DataDirLock } from './dataDirLock.js';
+import { narrowIfPresent, ownerOnlyDirectory, ownerOnlyFile } from './fileModes.js';
 import { migrate } from './sqliteMigrations.js';
 import { SqliteBlacklist, type SqliteBlacklistOptions } from './sqliteBlacklist.js';
 import {
@@ -123,6 +124,8 @@ export class SqliteStore implements Store {
   private readonly accounts = new Map<string, Account>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** the data directory's lock, held by the serving process */
+  private lock: DataDirLock | undefined;
   /** SQLite's count of commits by other connections, as last seen by the caches */
   private seenDataVersion = -1;
   private dataVersionCheckedAt = -Infinity;
@@ -144,23 +147,34 @@ export class SqliteStore implements Store {
     this.timer.unref();
   }
 
-  /** Opens (creating the directory and file if needed) and migrates `dir/netlookup.sqlite`. */
-  static open(dir: string, options: { flushIntervalMs?: number; blacklist?: SqliteBlacklistOptions } = {}): SqliteStore {
+  /**
+   * Opens (creating the directory 0700 and the file 0600 if needed) and migrates
+   * `dir/netlookup.sqlite`. `writer`: the serving process, which first takes the directory's lock
+   * (src/store/dataDirLock.ts) and holds it until close(); the admin commands open without it.
+   */
+  static open(dir: string, options: { flushIntervalMs?: number; blacklist?: SqliteBlacklistOptions; writer?: boolean } = {}): SqliteStore {
     const flushIntervalMs = options.flushIntervalMs ?? 1000;
     if (!(flushIntervalMs > 0)) throw new RangeError('flushIntervalMs must be positive');
+    const lock = options.writer ? DataDirLock.acquire(dir) : undefined;
     let db: Database.Database | undefined;
     try {
-      fs.mkdirSync(dir, { recursive: true });
-      db = new Database(path.join(dir, DATABASE_FILE));
+      const file = path.join(dir, DATABASE_FILE);
+      ownerOnlyDirectory(dir);
+      ownerOnlyFile(file);
+      for (const suffix of ['-wal', '-shm']) narrowIfPresent(file + suffix);
+      db = new Database(file);
       db.pragma('journal_mode = WAL');
       // FULL syncs the WAL at every commit: an acknowledged change survives power loss, not just kill -9.
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
-      return new SqliteStore(db, flushIntervalMs, options.blacklist ?? {});
+      const store = new SqliteStore(db, flushIntervalMs, options.blacklist ?? {});
+      store.lock = lock;
+      return store;
     } catch (e) {
       db?.close();
+      lock?.release();
       throw unavailable(`cannot open ${path.join(dir, DATABASE_FILE)}`, e);
     }
   }
@@ -184,6 +198,7 @@ export class SqliteStore implements Store {
     } finally {
       this.closed = true;
       this.db.close();
+      this.lock?.release();
     }
   }
 

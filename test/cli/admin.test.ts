@@ -3,11 +3,9 @@
  * temporary data directory, as an operator would; and its effect on a server running on the same
  * store at that moment (PRAGMA data_version: no restart, no delay).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/http/config.js';
 import { startService, type RunningService } from '../../src/http/server.js';
@@ -19,8 +17,8 @@ import { DATABASE_FILE } from '../../src/store/sqliteStore.js';
 import { RedisStore } from '../../src/store/redisStore.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { tinyIp4, tinyIp6, tinyMac } from '../tables/tinyTables.js';
+import { runCli, type CliRun } from '../http/serveProcess.js';
 
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-cli-admin-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -29,25 +27,11 @@ function newDataDir(): string {
   return path.join(root, `data-${++dirCount}`);
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `netlookup ARGS` in a child process, NETLOOKUP_DATA_DIR set to `dataDir`. */
-function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_DATA_DIR: dataDir, ...env };
-    if (!('NETLOOKUP_PLANS' in env)) delete childEnv.NETLOOKUP_PLANS;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: projectRoot, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_DATA_DIR: dataDir, ...env };
+  if (!('NETLOOKUP_PLANS' in env)) delete childEnv.NETLOOKUP_PLANS;
+  return runCli(args, childEnv);
 }
 
 /** Runs a command that must succeed with --json and returns its parsed output. */

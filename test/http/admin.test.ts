@@ -2,7 +2,7 @@
  * Issue 3 point 10 / ARCHITECTURE "Administration": every admin route, its 201/200 shapes, the
  * token, validation, the plan's key limit, and the first-start account.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, expectError, Harness, KEY_PATTERN, request, TEST_PLANS } from './harness.js';
 
 let h: Harness;
@@ -224,6 +224,8 @@ describe('DELETE /admin/keys/:id', () => {
 });
 
 describe('the admin token', () => {
+  // Failed authentications are throttled per address (10, then one a second): each test starts refilled.
+  beforeEach(() => h.clock.advance(60_000));
   const routes: [string, string, unknown][] = [
     ['POST', '/admin/accounts', { plan: 'pro' }],
     ['GET', '/admin/accounts/acc_x', undefined],

@@ -20,7 +20,7 @@ import { startService, type RunningService, type StartOptions } from '../../src/
 import type { Store } from '../../src/store/store.js';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 export const KEY_PATTERN = /^nlk_[0-9a-f]{40}$/;
 export const ERROR_CODES = Object.keys(errorTable);
 

@@ -42,7 +42,7 @@ type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: strin
 const Ajv2020 = ((Ajv2020Module as Json).default ?? Ajv2020Module) as new (options: object) => Json;
 const addFormats = ((addFormatsModule as Json).default ?? addFormatsModule) as (ajv: Json) => void;
 
-const ADMIN_TOKEN = 'openapi-test-admin-token';
+const ADMIN_TOKEN = 'openapi-test-admin-token-0123456789abcdef';
 const DOC_ID = 'openapi.json';
 const doc: Json = openApiDocument();
 const QUOTA_HEADERS = ['x-plan', 'x-ratelimit-limit', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset'];

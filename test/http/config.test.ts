@@ -1,0 +1,118 @@
+/**
+ * The configuration read from the environment: every value strict, a bad one refused with a message
+ * naming its variable; trusted-proxy lists that cannot widen by accident.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configFromEnv, MIN_ADMIN_TOKEN_LENGTH } from '../../src/http/config.js';
+import { clientAddress, isTrusted, parseNetworkList } from '../../src/http/clientAddress.js';
+import { tempDir } from './harness.js';
+
+const dir = tempDir('netlookup-config-');
+const plansFile = path.join(dir, 'plans.json');
+fs.writeFileSync(plansFile, '{}');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Bad values of each variable, each refused by configFromEnv with the variable named. */
+const badValues: [string, string][] = [
+  ['PORT', '-1'],
+  ['PORT', '65536'],
+  ['PORT', '80x'],
+  ['PORT', '0x50'],
+  ['PORT', ' 80'],
+  ['PORT', '1e3'],
+  ['HOST', 'local host'],
+  ['HOST', 'exa_mple.com'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.1/'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.0/33'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.0/-1'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.0/8/8'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.0/ 8'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.0/0x8'],
+  ['NETLOOKUP_TRUST_PROXY', '::1/129'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.1, proxy.example'],
+  ['NETLOOKUP_TRUST_PROXY', '10.0.0.256'],
+  ['NETLOOKUP_ADMIN_TOKEN', 'short-token'],
+  ['NETLOOKUP_ADMIN_TOKEN', 'x'.repeat(MIN_ADMIN_TOKEN_LENGTH - 1)],
+  ['NETLOOKUP_ADMIN_TOKEN', `${'x'.repeat(MIN_ADMIN_TOKEN_LENGTH)} y`],
+  ['NETLOOKUP_ADMIN_TOKEN', `${'x'.repeat(MIN_ADMIN_TOKEN_LENGTH)}\n`],
+  ['NETLOOKUP_PLANS', '/nonexistent/plans.json'],
+  ['LOG_LEVEL', 'verbose'],
+  ['LOG_LEVEL', 'DEBUG'],
+  ['REDIS_URL', 'localhost:6379'],
+  ['REDIS_URL', 'http://127.0.0.1:6379'],
+  ['REDIS_URL', 'redis://'],
+  ['NETLOOKUP_REDIS_PREFIX', 'a b'],
+  ['NETLOOKUP_DATA_DIR', 'var\n'],
+  ['NETLOOKUP_BLACKLIST_RETENTION_DAYS', '0'],
+  ['NETLOOKUP_BLACKLIST_RETENTION_DAYS', '0x10'],
+  ['NETLOOKUP_REPORTS_PER_MINUTE', '1e3'],
+  ['NETLOOKUP_LEGACY_CHECK_DAILY', ' 5'],
+  ['NETLOOKUP_LEGACY_MAC_DAILY', 'Infinity'],
+];
+
+describe('configFromEnv', () => {
+  for (const [name, value] of badValues) {
+    it(`refuses ${name}=${JSON.stringify(value)}, naming the variable`, () => {
+      expect(() => configFromEnv({ [name]: value })).toThrow(new RegExp(`^${name}=`));
+    });
+  }
+
+  it('a refused secret is not shown in the message', () => {
+    expect(() => configFromEnv({ NETLOOKUP_ADMIN_TOKEN: 'hunter2-admin' })).toThrow('NETLOOKUP_ADMIN_TOKEN=(13 characters, not shown) is refused');
+    expect(() => configFromEnv({ REDIS_URL: 'http://:hunter2@127.0.0.1' })).toThrow(/^REDIS_URL=\(25 characters, not shown\)/);
+    expect(() => configFromEnv({ REDIS_URL: 'redis://:hunter2@[bad' })).not.toThrow(/hunter2/);
+  });
+
+  it('reads good values', () => {
+    const token = 'a'.repeat(MIN_ADMIN_TOKEN_LENGTH);
+    const config = configFromEnv({
+      PORT: '8081',
+      HOST: '::',
+      NETLOOKUP_TRUST_PROXY: '10.0.0.0/8, ::1, 192.168.1.1/32',
+      NETLOOKUP_ADMIN_TOKEN: token,
+      NETLOOKUP_PLANS: plansFile,
+      LOG_LEVEL: 'debug',
+      REDIS_URL: 'redis://127.0.0.1:6379/2',
+      NETLOOKUP_BLACKLIST_RETENTION_DAYS: '30',
+    });
+    expect(config).toMatchObject({ port: 8081, host: '::', adminToken: token, plansFile, logLevel: 'debug', redisUrl: 'redis://127.0.0.1:6379/2', redisPrefix: 'nl:' });
+    expect(config.trustProxy).toHaveLength(3);
+    expect(config.blacklist?.retentionDays).toBe(30);
+    expect(configFromEnv({ HOST: 'api.example.com', PORT: '0' })).toMatchObject({ host: 'api.example.com', port: 0 });
+  });
+
+  it('empty values count as unset; the defaults trust nothing and mount no admin API', () => {
+    const config = configFromEnv({ PORT: '', NETLOOKUP_TRUST_PROXY: '', NETLOOKUP_ADMIN_TOKEN: '', LOG_LEVEL: '' });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', adminToken: undefined, logLevel: 'info', trustProxy: [] });
+    expect(configFromEnv({ NETLOOKUP_REDIS_PREFIX: '' }).redisPrefix).toBe('');
+  });
+});
+
+describe('trusted proxies', () => {
+  it('an empty prefix is refused, not read as /0 (which would trust every peer)', () => {
+    expect(() => parseNetworkList('10.0.0.1/', 'NETLOOKUP_TRUST_PROXY')).toThrow(/NETLOOKUP_TRUST_PROXY: "10.0.0.1\/"/);
+    expect(isTrusted(parseNetworkList('10.0.0.1', 'X'), '203.0.113.9')).toBe(false);
+    expect(isTrusted(parseNetworkList('0.0.0.0/0', 'X'), '203.0.113.9')).toBe(true);
+  });
+
+  it('::ffff:a.b.c.d entries match the peer in either form', () => {
+    for (const entry of ['::ffff:10.0.0.1', '::ffff:10.0.0.0/120', '10.0.0.1', '::ffff:a00:1']) {
+      const list = parseNetworkList(entry, 'NETLOOKUP_TRUST_PROXY');
+      expect(isTrusted(list, '10.0.0.1'), entry).toBe(true);
+      expect(isTrusted(list, '::ffff:10.0.0.1'), entry).toBe(true);
+      expect(isTrusted(list, '10.0.1.1'), entry).toBe(false);
+      expect(clientAddress('::ffff:10.0.0.1', '198.51.100.7', list), entry).toBe('198.51.100.7');
+    }
+    const wide = parseNetworkList('::ffff:10.0.0.0/104', 'X');
+    expect(isTrusted(wide, '10.200.0.1')).toBe(true);
+    expect(isTrusted(wide, '11.0.0.1')).toBe(false);
+  });
+
+  it('an untrusted peer cannot name its client', () => {
+    const list = parseNetworkList('10.0.0.0/8', 'NETLOOKUP_TRUST_PROXY');
+    expect(clientAddress('203.0.113.9', '1.2.3.4', list)).toBe('203.0.113.9');
+    expect(clientAddress('10.1.2.3', '1.2.3.4', list)).toBe('1.2.3.4');
+  });
+});
