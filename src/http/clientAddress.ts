@@ -3,7 +3,7 @@
  * NETLOOKUP_TRUST_PROXY: the chain is walked from the right (the hop nearest to us) past trusted
  * proxies to the first untrusted address, which is the client. Nothing is trusted by default.
  */
-import { ipv4MappedOf, parseIPv4, parseIPv6 } from '../engine/ipAddress.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../engine/ipAddress.js';
 
 interface Network {
   version: 4 | 6;
@@ -91,4 +91,19 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
     if (!isTrusted(trusted, client)) return client;
   }
   return client;
+}
+
+/**
+ * The unit a per-client allowance counts: an IPv4 address (IPv4-mapped IPv6 as its IPv4), or the
+ * /64 network of an IPv6 address, since one subscriber holds a whole /64 and can use any address
+ * in it. Text that is no address is counted as it is.
+ */
+export function allowanceClient(address: string): string {
+  const words = new Uint32Array(4);
+  if (parseIPv4(address) >= 0 || !parseIPv6(address, words)) return address;
+  const mapped = ipv4MappedOf(words);
+  if (mapped >= 0) return formatIPv4(mapped);
+  words[2] = 0;
+  words[3] = 0;
+  return `${formatIPv6(words)}/64`;
 }

@@ -19,7 +19,7 @@ import { ApiError } from '../errors.js';
 import { presentedKey } from './apiKey.js';
 import { exportRequestOf, sendExport } from './blacklistRoutes.js';
 import { identifyCaller } from './caller.js';
-import { clientAddress } from './clientAddress.js';
+import { allowanceClient, clientAddress } from './clientAddress.js';
 import { blacklistSettings } from './config.js';
 import { sendJson } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
@@ -65,7 +65,7 @@ export interface LegacyCheckAnswer {
   last_seen: string | null;
 }
 
-/** Lets the request through: a valid key, or the client address's daily allowance. */
+/** Lets the request through: a valid key, or the client's daily allowance (per IPv4 address or IPv6 /64). */
 async function allow(ctx: Context, deps: ServiceDeps, family: Family): Promise<void> {
   if (presentedKey(ctx.headers, ctx.query) !== null) {
     await identifyCaller(ctx, deps);
@@ -73,7 +73,7 @@ async function allow(ctx: Context, deps: ServiceDeps, family: Family): Promise<v
   }
   const settings = blacklistSettings(deps.config);
   const limit = family === 'mac' ? settings.legacyMacDaily : settings.legacyCheckDaily;
-  const client = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+  const client = allowanceClient(clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy));
   const allowance = await deps.store.blacklist.countDaily(`legacy-${family}`, client, limit, deps.now());
   const reset = String(Math.floor(allowance.resets_at.getTime() / 1000));
   ctx.set('X-Quota-Limit', String(limit));

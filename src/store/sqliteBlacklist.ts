@@ -58,6 +58,8 @@ const EXPORT_CHUNK = 1024;
 const NO_WORDS = new Uint32Array(0);
 const IMPORT_BATCH = 500;
 const DAILY_CACHE_LIMIT = 100_000;
+/** Rows of days past deleted per timer tick: the purge never holds the event loop for long. */
+const DAILY_PURGE_BATCH = 1000;
 
 interface DailyCount {
   day: string;
@@ -72,6 +74,8 @@ export class SqliteBlacklist implements BlacklistStore {
   private readonly sql: ReturnType<typeof prepareStatements>;
   private readonly reportWindows = new Map<number, SlidingRateWindow>();
   private readonly daily = new Map<string, DailyCount>();
+  /** keys of `daily` with counts not yet written: the flush visits these only */
+  private readonly dailyPending = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private seenDataVersion: number;
   /** every change up to this counter value is in the index */
@@ -93,6 +97,7 @@ export class SqliteBlacklist implements BlacklistStore {
       try {
         this.refreshIfChangedElsewhere();
         this.flushDaily();
+        this.purgeDaily(new Date());
       } catch {
         // Retried next second; a write that needs the database reports the failure itself.
       }
@@ -253,8 +258,11 @@ export class SqliteBlacklist implements BlacklistStore {
     const key = `${bucket}\u0000${client}`;
     let entry = this.daily.get(key);
     if (entry === undefined || entry.day !== day) {
-      // Counts of another day, or a full cache, go to SQLite before the entry is replaced.
-      if (entry !== undefined || this.daily.size >= DAILY_CACHE_LIMIT) this.flushDaily(this.daily.size >= DAILY_CACHE_LIMIT);
+      // The entry's counts of another day go to SQLite before it is replaced: its own row only, so
+      // the first request of a day costs the same however many clients came the day before. A full
+      // cache is written out and emptied, once per DAILY_CACHE_LIMIT new entries.
+      if (entry !== undefined && entry.unflushed > 0) this.flushDailyEntry(key, entry);
+      if (entry === undefined && this.daily.size >= DAILY_CACHE_LIMIT) this.flushDaily(true);
       const stored = this.guard('read daily counter', () => this.sql.dailyCount.get(bucket, client, day));
       entry = { day, count: stored ?? 0, unflushed: 0 };
       this.daily.set(key, entry);
@@ -263,6 +271,7 @@ export class SqliteBlacklist implements BlacklistStore {
     if (allowed) {
       entry.count++;
       entry.unflushed++;
+      this.dailyPending.add(key);
     }
     return { allowed, used: entry.count, limit, resets_at: nextDayReset(now) };
   }
@@ -377,19 +386,36 @@ export class SqliteBlacklist implements BlacklistStore {
   }
 
   private flushDaily(clear = false): void {
-    const pending = [...this.daily].filter(([, e]) => e.unflushed > 0);
+    const pending = [...this.dailyPending].flatMap((key) => {
+      const entry = this.daily.get(key);
+      return entry && entry.unflushed > 0 ? [[key, entry] as const] : [];
+    });
     if (pending.length > 0) {
       this.guard('write daily counters', () =>
         this.db.transaction(() => {
-          for (const [key, entry] of pending) {
-            const [bucket, client] = key.split('\u0000');
-            this.sql.addDaily.run(bucket, client, entry.day, entry.unflushed);
-          }
+          for (const [key, entry] of pending) this.writeDaily(key, entry);
         }).immediate(),
       );
       for (const [, entry] of pending) entry.unflushed = 0;
     }
+    this.dailyPending.clear();
     if (clear) this.daily.clear();
+  }
+
+  private flushDailyEntry(key: string, entry: DailyCount): void {
+    this.guard('write daily counter', () => this.writeDaily(key, entry));
+    entry.unflushed = 0;
+    this.dailyPending.delete(key);
+  }
+
+  private writeDaily(key: string, entry: DailyCount): void {
+    const [bucket, client] = key.split('\u0000');
+    this.sql.addDaily.run(bucket, client, entry.day, entry.unflushed);
+  }
+
+  /** Deletes a batch of counter rows of days before yesterday (a reset answers no question about them). */
+  private purgeDaily(now: Date): void {
+    this.sql.purgeDaily.run(dayKey(new Date(now.getTime() - DAY_MS)), DAILY_PURGE_BATCH);
   }
 }
 
@@ -434,6 +460,9 @@ function prepareStatements(db: Database.Database) {
     purgeReports: db.prepare<[number]>('DELETE FROM blacklist_reports WHERE id IN (SELECT id FROM blacklist_reports WHERE last_at < ? LIMIT 10000)'),
     purgeAddresses: db.prepare('DELETE FROM blacklist_addresses WHERE NOT EXISTS (SELECT 1 FROM blacklist_reports r WHERE r.ip = blacklist_addresses.ip)'),
     dailyCount: db.prepare<[string, string, string], number>('SELECT count FROM daily_counters WHERE bucket = ? AND client = ? AND day = ?').pluck(),
+    purgeDaily: db.prepare<[string, number]>(
+      'DELETE FROM daily_counters WHERE (bucket, client, day) IN (SELECT bucket, client, day FROM daily_counters WHERE day < ? ORDER BY day LIMIT ?)',
+    ),
     addDaily: db.prepare(
       'INSERT INTO daily_counters (bucket, client, day, count) VALUES (?, ?, ?, ?) ON CONFLICT (bucket, client, day) DO UPDATE SET count = count + excluded.count',
     ),

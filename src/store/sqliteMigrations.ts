@@ -100,6 +100,13 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: 'daily counters by day, so that days past can be purged without reading every row',
+    up(db) {
+      db.exec('CREATE INDEX daily_counters_day ON daily_counters (day)');
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;

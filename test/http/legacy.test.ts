@@ -150,6 +150,22 @@ describe('keyless daily limits per client address', () => {
     }
   });
 
+  it('counts an IPv6 client per /64 (one subscriber holds the whole network) and IPv4-mapped as IPv4', async () => {
+    const s = await Harness.start({ trustProxy: '127.0.0.1', blacklist: { legacyCheckDaily: 2 } });
+    try {
+      const as = (client: string) => s.call('/api/check?ip=8.8.8.8', { tick: 0, headers: { 'x-forwarded-for': client } });
+      expect((await as('2001:db8:1:2::1')).status).toBe(200);
+      expect((await as('2001:db8:1:2:ffff:ffff:ffff:fffe')).status).toBe(200);
+      expectError(await as('2001:DB8:1:2:0:0:0:99'), 'quota_exceeded');
+      expect((await as('2001:db8:1:3::1')).status).toBe(200);
+      expect((await as('198.51.100.7')).status).toBe(200);
+      expect((await as('::ffff:198.51.100.7')).status).toBe(200);
+      expectError(await as('198.51.100.7'), 'quota_exceeded');
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('the allowance is kept across a restart (written to the store)', async () => {
     const s = await Harness.start({ blacklist: { legacyMacDaily: 2 } });
     const dataDir = s.dataDir;
