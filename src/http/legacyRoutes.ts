@@ -65,23 +65,42 @@ export interface LegacyCheckAnswer {
   last_seen: string | null;
 }
 
-/** Lets the request through: a valid key, or the client's daily allowance (per IPv4 address or IPv6 /64). */
-async function allow(ctx: Context, deps: ServiceDeps, family: Family): Promise<void> {
+/**
+ * Serves a request that holds a valid key or fits the client's daily allowance (per IPv4 address
+ * or IPv6 /64). A keyless request whose answer fails (bad input, the blacklist unreadable) gives
+ * its count back: only served answers use the allowance.
+ */
+async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: () => Promise<void> | void): Promise<void> {
   if (presentedKey(ctx.headers, ctx.query) !== null) {
     await identifyCaller(ctx, deps);
+    await serve();
     return;
   }
   const settings = blacklistSettings(deps.config);
   const limit = family === 'mac' ? settings.legacyMacDaily : settings.legacyCheckDaily;
   const client = allowanceClient(clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy));
-  const allowance = await deps.store.blacklist.countDaily(`legacy-${family}`, client, limit, deps.now());
+  const bucket = `legacy-${family}`;
+  const now = deps.now();
+  const allowance = await deps.store.blacklist.countDaily(bucket, client, limit, now);
   const reset = String(Math.floor(allowance.resets_at.getTime() / 1000));
+  const remaining = Math.max(0, limit - allowance.used);
   ctx.set('X-Quota-Limit', String(limit));
-  ctx.set('X-Quota-Remaining', String(Math.max(0, limit - allowance.used)));
+  ctx.set('X-Quota-Remaining', String(remaining));
   ctx.set('X-Quota-Reset', reset);
   if (!allowance.allowed) {
     deps.metrics.rejections.inc({ reason: `legacy_${family}_daily` });
     throw new ApiError('quota_exceeded', `Without a key, ${limit} requests per day per client address; add a key for unlimited access.`, { 'X-Quota-Reset': reset });
+  }
+  try {
+    await serve();
+  } catch (error) {
+    try {
+      await deps.store.blacklist.uncountDaily(bucket, client, now);
+      ctx.set('X-Quota-Remaining', String(Math.min(limit, remaining + 1)));
+    } catch {
+      // The store that failed the answer may fail the give-back too: the answer's error is the one to report.
+    }
+    throw error;
   }
 }
 
@@ -119,14 +138,14 @@ function legacyVendor(deps: ServiceDeps, query: string): LegacyVendorAnswer {
 export function legacyRouter(deps: ServiceDeps): Router {
   const router = new Router();
 
-  const lookup = async (ctx: Context) => {
-    const mac = firstQueryValue(ctx, 'mac')?.trim();
-    const vendor = firstQueryValue(ctx, 'vendor')?.trim();
-    await allow(ctx, deps, 'mac');
-    if (mac) sendJson(ctx, 200, legacyMac(deps, mac));
-    else if (vendor !== undefined) sendJson(ctx, 200, legacyVendor(deps, vendor));
-    else throw new ApiError('invalid_input', 'Give mac (a MAC address or OUI prefix) or vendor (a company name).');
-  };
+  const lookup = (ctx: Context) =>
+    allowed(ctx, deps, 'mac', () => {
+      const mac = firstQueryValue(ctx, 'mac')?.trim();
+      const vendor = firstQueryValue(ctx, 'vendor')?.trim();
+      if (mac) sendJson(ctx, 200, legacyMac(deps, mac));
+      else if (vendor !== undefined) sendJson(ctx, 200, legacyVendor(deps, vendor));
+      else throw new ApiError('invalid_input', 'Give mac (a MAC address or OUI prefix) or vendor (a company name).');
+    });
   router.get('/lookup.php', lookup);
   router.get('/lookup', lookup);
 
@@ -140,30 +159,27 @@ export function legacyRouter(deps: ServiceDeps): Router {
     sendJson(ctx, table ? 200 : 503, health);
   });
 
-  const check = async (ctx: Context) => {
-    await allow(ctx, deps, 'blacklist');
-    const text = firstQueryValue(ctx, 'ip') ?? '';
-    const address = parseBlacklistAddress(text);
-    if (address === null) throw new ApiError('invalid_ip');
-    const facts = await deps.store.blacklist.threatFacts(address, deps.now());
-    const answer: LegacyCheckAnswer = {
-      success: true,
-      ip: address.text,
-      listed: facts.is_threat,
-      threat_type: facts.threat_type,
-      confidence: facts.threat_confidence,
-      reports: facts.threat_reports,
-      last_seen: facts.threat_last_seen,
-    };
-    sendJson(ctx, 200, answer);
-  };
+  const check = (ctx: Context) =>
+    allowed(ctx, deps, 'blacklist', async () => {
+      const text = firstQueryValue(ctx, 'ip') ?? '';
+      const address = parseBlacklistAddress(text);
+      if (address === null) throw new ApiError('invalid_ip');
+      const facts = await deps.store.blacklist.threatFacts(address, deps.now());
+      const answer: LegacyCheckAnswer = {
+        success: true,
+        ip: address.text,
+        listed: facts.is_threat,
+        threat_type: facts.threat_type,
+        confidence: facts.threat_confidence,
+        reports: facts.threat_reports,
+        last_seen: facts.threat_last_seen,
+      };
+      sendJson(ctx, 200, answer);
+    });
   router.get('/api/check.php', check);
   router.get('/api/check', check);
 
-  const exportList = async (ctx: Context) => {
-    await allow(ctx, deps, 'blacklist');
-    await sendExport(ctx, deps, exportRequestOf(ctx), deps.now());
-  };
+  const exportList = (ctx: Context) => allowed(ctx, deps, 'blacklist', () => sendExport(ctx, deps, exportRequestOf(ctx), deps.now()));
   router.get('/api/export.php', exportList);
   router.get('/api/export', exportList);
 

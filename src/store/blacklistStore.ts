@@ -158,4 +158,7 @@ export interface BlacklistStore {
    * family): counts this request when under `limit` for the UTC day of `now`.
    */
   countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance>;
+
+  /** Gives back one request counted by `countDaily` the same UTC day (a request that was not served). */
+  uncountDaily(bucket: string, client: string, now: Date): Promise<void>;
 }

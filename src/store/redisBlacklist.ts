@@ -262,7 +262,7 @@ export class RedisBlacklist implements BlacklistStore {
   async countDaily(bucket: string, client: string, limit: number, now: Date): Promise<DailyAllowance> {
     const resetsAt = nextDayReset(now);
     const ttl = resetsAt.getTime() - now.getTime() + DAY_MS;
-    const key = `${this.base}daily:${bucket}:${dayKey(now)}:${client}`;
+    const key = this.dailyKey(bucket, client, now);
     try {
       const [allowed, used] = await this.guard('count daily', () => this.redis.netlookupCountDaily(key, limit, ttl));
       return { allowed: allowed === 1, used, limit, resets_at: resetsAt };
@@ -277,9 +277,25 @@ export class RedisBlacklist implements BlacklistStore {
     }
   }
 
+  async uncountDaily(bucket: string, client: string, now: Date): Promise<void> {
+    const key = this.dailyKey(bucket, client, now);
+    try {
+      await this.guard('uncount daily', () => this.redis.netlookupUncountDaily(key));
+    } catch (e) {
+      if (!isRedisOutage(e)) throw e;
+      // Redis is away, as it was when the request was counted: the count stands in this process.
+      const used = this.localDaily.get(key) ?? 0;
+      if (used > 0) this.localDaily.set(key, used - 1);
+    }
+  }
+
   // Internals
 
   /** One report's script, then the export index, the last-report set and the version. */
+  private dailyKey(bucket: string, client: string, now: Date): string {
+    return `${this.base}daily:${bucket}:${dayKey(now)}:${client}`;
+  }
+
   private async save(input: ReportInput, nowMs: number): Promise<{ merged: boolean; rows: ReportRow[] }> {
     const address = parseBlacklistAddress(input.ip);
     if (address === null) throw new RangeError(`not an address: ${input.ip}`);

@@ -265,6 +265,12 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, used}
 `;
 
+const UNCOUNT_DAILY_SCRIPT = `
+local used = tonumber(redis.call('GET', KEYS[1])) or 0
+if used > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 interface StoreCommands {
   netlookupAdmit(...args: (string | number)[]): Promise<number[]>;
   netlookupSlide(...args: (string | number)[]): Promise<number>;
@@ -275,6 +281,7 @@ interface StoreCommands {
   netlookupDeleteAddress(...args: string[]): Promise<number>;
   netlookupBumpVersion(...args: (string | number)[]): Promise<number>;
   netlookupCountDaily(...args: (string | number)[]): Promise<[number, number]>;
+  netlookupUncountDaily(key: string): Promise<number>;
 }
 export type StoreRedis = Redis & StoreCommands;
 
@@ -290,6 +297,7 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupDeleteAddress', { numberOfKeys: 2, lua: DELETE_ADDRESS_SCRIPT });
   redis.defineCommand('netlookupBumpVersion', { numberOfKeys: 1, lua: BUMP_VERSION_SCRIPT });
   redis.defineCommand('netlookupCountDaily', { numberOfKeys: 1, lua: COUNT_DAILY_SCRIPT });
+  redis.defineCommand('netlookupUncountDaily', { numberOfKeys: 1, lua: UNCOUNT_DAILY_SCRIPT });
 }
 
 /** The connection options of the store: fail fast while Redis is away, reconnect on its own. */

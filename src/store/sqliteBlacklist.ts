@@ -261,7 +261,7 @@ export class SqliteBlacklist implements BlacklistStore {
       // The entry's counts of another day go to SQLite before it is replaced: its own row only, so
       // the first request of a day costs the same however many clients came the day before. A full
       // cache is written out and emptied, once per DAILY_CACHE_LIMIT new entries.
-      if (entry !== undefined && entry.unflushed > 0) this.flushDailyEntry(key, entry);
+      if (entry !== undefined && entry.unflushed !== 0) this.flushDailyEntry(key, entry);
       if (entry === undefined && this.daily.size >= DAILY_CACHE_LIMIT) this.flushDaily(true);
       const stored = this.guard('read daily counter', () => this.sql.dailyCount.get(bucket, client, day));
       entry = { day, count: stored ?? 0, unflushed: 0 };
@@ -274,6 +274,16 @@ export class SqliteBlacklist implements BlacklistStore {
       this.dailyPending.add(key);
     }
     return { allowed, used: entry.count, limit, resets_at: nextDayReset(now) };
+  }
+
+  async uncountDaily(bucket: string, client: string, now: Date): Promise<void> {
+    const key = `${bucket}\u0000${client}`;
+    const entry = this.daily.get(key);
+    // Only today's entry: a count of another day (or one already written out and replaced) stays.
+    if (entry === undefined || entry.day !== dayKey(now) || entry.count === 0) return;
+    entry.count--;
+    entry.unflushed--;
+    this.dailyPending.add(key);
   }
 
   // Internals
@@ -388,7 +398,7 @@ export class SqliteBlacklist implements BlacklistStore {
   private flushDaily(clear = false): void {
     const pending = [...this.dailyPending].flatMap((key) => {
       const entry = this.daily.get(key);
-      return entry && entry.unflushed > 0 ? [[key, entry] as const] : [];
+      return entry && entry.unflushed !== 0 ? [[key, entry] as const] : [];
     });
     if (pending.length > 0) {
       this.guard('write daily counters', () =>

@@ -166,6 +166,27 @@ describe('keyless daily limits per client address', () => {
     }
   });
 
+  it('a refused request (bad address, bad MAC, nothing asked) uses none of the allowance', async () => {
+    const s = await Harness.start({ blacklist: { legacyCheckDaily: 2, legacyMacDaily: 2 } });
+    try {
+      for (let i = 0; i < 5; i++) expectError(await s.call('/api/check?ip=not-an-address', { tick: 0 }), 'invalid_ip');
+      for (let i = 0; i < 5; i++) expectError(await s.call('/lookup?mac=zz', { tick: 0 }), 'invalid_mac');
+      expectError(await s.call('/lookup', { tick: 0 }), 'invalid_input');
+      const served = await s.call('/api/check?ip=8.8.8.8', { tick: 0 });
+      expect(served.status).toBe(200);
+      expect(served.headers.get('x-quota-remaining')).toBe('1');
+      expect((await s.call('/api/check?ip=8.8.8.8', { tick: 0 })).status).toBe(200);
+      expectError(await s.call('/api/check?ip=8.8.8.8', { tick: 0 }), 'quota_exceeded');
+      const refused = await s.call('/lookup?mac=zz', { tick: 0 });
+      expect(refused.headers.get('x-quota-remaining')).toBe('2');
+      expect((await s.call('/lookup?mac=00000c', { tick: 0 })).status).toBe(200);
+      expect((await s.call('/lookup?mac=00000c', { tick: 0 })).status).toBe(200);
+      expectError(await s.call('/lookup?mac=00000c', { tick: 0 }), 'quota_exceeded');
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('the allowance is kept across a restart (written to the store)', async () => {
     const s = await Harness.start({ blacklist: { legacyMacDaily: 2 } });
     const dataDir = s.dataDir;

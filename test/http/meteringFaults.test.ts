@@ -1,7 +1,8 @@
 /**
  * Only served answers are charged: with a private Redis stopped, blacklist checks, batches and
  * exports that cannot be answered (400 unavailable) and reports that cannot be saved use no quota
- * and show in today.rejected, once Redis is back and the counts of the outage are written.
+ * and show in today.rejected, once Redis is back and the counts of the outage are written; keyless
+ * legacy checks that cannot be answered use none of the client's daily allowance.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,7 @@ let h: Harness;
 beforeAll(async () => {
   fs.mkdirSync(path.join(dir, 'redis'));
   redis = await PrivateRedis.start({ aofDir: path.join(dir, 'redis') });
-  h = await Harness.start({ store: await RedisStore.open(redis.url, { rateClock: 'request' }), blacklist: { reportsPerMinute: 1000 } });
+  h = await Harness.start({ store: await RedisStore.open(redis.url, { rateClock: 'request' }), blacklist: { reportsPerMinute: 1000, legacyCheckDaily: 3 } });
 });
 
 afterAll(async () => {
@@ -57,5 +58,21 @@ describe('a shared store that cannot answer', () => {
     // Quota unchanged: the one served check before the outage; every failure is rejected.
     expect(after.today).toMatchObject({ blacklist: before.today.blacklist, rejected: 20 + 3 + 2 + 5 });
     expect(after.monthly_quota.used).toBe(before.monthly_quota.used);
+  });
+
+  it('gives back the keyless daily allowance of legacy checks it could not answer', async () => {
+    const listed = '45.96.0.9';
+    expect((await h.call(`/api/check?ip=${listed}`, { tick: 0 })).status).toBe(200);
+    await redis.stop('SIGKILL');
+    for (let i = 0; i < 10; i++) expectError(await h.call(`/api/check?ip=${listed}`, { tick: 0 }), 'unavailable');
+    await redis.start();
+    let reply = await h.call(`/api/check?ip=${listed}`, { tick: 0 });
+    for (let i = 0; i < 100 && reply.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      reply = await h.call(`/api/check?ip=${listed}`, { tick: 0 });
+    }
+    expect(reply.status).toBe(200);
+    expect((await h.call(`/api/check?ip=${listed}`, { tick: 0 })).status).toBe(200);
+    expectError(await h.call(`/api/check?ip=${listed}`, { tick: 0 }), 'quota_exceeded');
   });
 });

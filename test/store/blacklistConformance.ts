@@ -271,5 +271,20 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect((await store.blacklist.countDaily('mac', '203.0.113.10', 2, day)).allowed).toBe(true);
       expect((await store.blacklist.countDaily('mac', '203.0.113.9', 2, new Date('2026-05-02T00:00:00.000Z'))).used).toBe(1);
     });
+
+    it('uncountDaily gives back one count of the same day, never below zero and never another day\'s', async () => {
+      const day = new Date('2026-06-01T12:00:00.000Z');
+      const next = new Date('2026-06-02T00:00:01.000Z');
+      await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day);
+      await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day);
+      expect((await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day)).allowed).toBe(false);
+      await store.blacklist.uncountDaily('give-back', '203.0.113.20', day);
+      expect((await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day)).used).toBe(2);
+      await store.blacklist.uncountDaily('give-back', '203.0.113.21', day);
+      expect((await store.blacklist.countDaily('give-back', '203.0.113.21', 2, day)).used).toBe(1);
+      await store.blacklist.uncountDaily('give-back', '203.0.113.20', next);
+      expect((await store.blacklist.countDaily('give-back', '203.0.113.20', 2, next)).used).toBe(1);
+      expect((await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day)).allowed).toBe(false);
+    });
   });
 }
