@@ -1,5 +1,5 @@
 /**
- * Blacklist bench (issue 4): a store with 1,000,000 listed addresses (950,000 IPv4, 50,000 IPv6,
+ * Blacklist bench: a store with 1,000,000 listed addresses (950,000 IPv4, 50,000 IPv6,
  * one report each from one of 20 reporters, spread over 60 days), then
  *  1. the population rate through the store (reportMany, batched transactions),
  *  2. reopening: index load time and its memory,

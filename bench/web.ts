@@ -1,5 +1,5 @@
 /**
- * Sizes and browser load times of the compact sets (issue 6): the compact manifest's byte sizes,
+ * Sizes and browser load times of the compact sets: the compact manifest's byte sizes,
  * then the demo page loaded in real Chromium (test/web/chromium.ts) from the service at /demo/,
  * RUNS times per set in a fresh browser context each (cold HTTP cache), with ?sets=mac, ?sets=ip
  * and both. Per run, from the page: load (table downloads started → engine ready: download of the

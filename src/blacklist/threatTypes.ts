@@ -1,5 +1,5 @@
 /**
- * The blacklist's threat types (ARCHITECTURE "Blacklist") and how reports name them: by our own
+ * The blacklist's threat types (docs/blacklist.md) and how reports name them: by our own
  * name, or by the numeric category lists that intrusion-prevention tools send (the common
  * bulk-report numbering used by fail2ban's reporting actions and by AbuseIPDB-style CSV files).
  */

@@ -38,7 +38,7 @@ program
   .option('--workers <n>', 'worker processes sharing the port (Node cluster); more than 1 needs REDIS_URL', '1')
   .action((flags) => runServe(flags));
 
-// Administration on the server's store (ARCHITECTURE "Administration"): the admin API's operations.
+// Administration on the server's store (docs/api.md "Administration"): the admin API's operations.
 registerAccountCommand(program);
 registerKeyCommand(program);
 registerBlacklistCommand(program);

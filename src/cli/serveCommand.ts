@@ -1,5 +1,5 @@
 /**
- * `netlookup serve`: the HTTP API on the embedded store, or on Redis with REDIS_URL (issue 5).
+ * `netlookup serve`: the HTTP API on the embedded store, or on Redis with REDIS_URL (docs/shared-deployments.md).
  * `--workers N` runs N processes sharing the port through Node's cluster module: the primary
  * creates the first account if needed, forks the workers, restarts one that dies, and passes
  * SIGTERM/SIGINT (graceful stop) and SIGHUP (table reload) on to them. More than one worker needs

@@ -1,5 +1,5 @@
 /**
- * The admin API (ARCHITECTURE "Administration"), mounted only when NETLOOKUP_ADMIN_TOKEN is set,
+ * The admin API (docs/api.md "Administration"), mounted only when NETLOOKUP_ADMIN_TOKEN is set,
  * authenticated by `Authorization: Bearer <token>` compared in constant time; failed attempts are
  * throttled per client address.
  */

@@ -1,5 +1,5 @@
 /**
- * The blacklist's own v1 routes (issue 4), registered into the v1 router before
+ * The blacklist's own v1 routes (docs/blacklist.md), registered into the v1 router before
  * `/blacklist/{ip}`: report intake (POST /v1/blacklist/report) and firewall exports
  * (GET /v1/blacklist/export). Also what the check, the batch and the IP record ask of the
  * blacklist, and the export responder the legacy export shares.

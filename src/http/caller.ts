@@ -1,5 +1,5 @@
 /**
- * Who is calling, checked in ARCHITECTURE's order: key present (401 missing_key) → key valid
+ * Who is calling, checked in the order of docs/api.md: key present (401 missing_key) → key valid
  * (401 invalid_key) → website restriction (403 origin_not_allowed) → account suspended (403).
  */
 import type { Exchange } from './exchange.js';

@@ -1,4 +1,4 @@
-/** The service's configuration, from the environment (ARCHITECTURE "Configuration and operations"). */
+/** The service's configuration, from the environment (README "Configuration"). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from './clientAddress.js';

@@ -1,5 +1,5 @@
 /**
- * The legacy endpoints (SPEC 4.9), in their own formats (README "Legacy endpoints"):
+ * The legacy endpoints (SPEC 4.9), in their own formats (docs/api.md "Legacy endpoints"):
  *
  * - GET /lookup.php, /lookup: MAC lookup by `mac`, or reverse search by `vendor`.
  * - GET /api/mac/v1/health: whether the MAC table is loaded, and its dates.
@@ -54,7 +54,7 @@ export interface LegacyMacHealth {
   mac_table: { loaded: true; built_at: string; source_date: string | null; blocks: number | null } | { loaded: false };
 }
 
-/** The compact legacy blacklist check (README "Legacy endpoints"). */
+/** The compact legacy blacklist check (docs/api.md "Legacy endpoints"). */
 export interface LegacyCheckAnswer {
   success: true;
   ip: string;

@@ -2,7 +2,7 @@
  * The metered part of a request, after the caller is known: per-second rate (429 rate_limited)
  * → plan (402 plan_required) → input (400) → quota (429 quota_exceeded), as one store decision.
  * Plan and input refusals are found before the store is asked, but reported only when the rate
- * check passes, so that the order of ARCHITECTURE holds and no refusal touches the quota.
+ * check passes, so that the order of docs/api.md "Order of the checks" holds and no refusal touches the quota.
  */
 import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';

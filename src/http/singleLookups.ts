@@ -2,8 +2,8 @@
  * The hot path of the API: `GET /v1/ip/{ip}`, `GET /v1/blacklist/{ip}` and `GET /v1/mac/{mac}` are
  * answered on node:http directly (a NodeExchange, see exchange.ts) by the same handlers the v1
  * router serves, without Koa's per-request context, its middleware chain and the router's
- * matching: for these answers that machinery cost more than everything the service does (README,
- * "Performance"). What the layers do for a request is done here by the same
+ * matching: for these answers that machinery cost more than everything the service does (docs/performance.md,
+ * "HTTP"). What the layers do for a request is done here by the same
  * functions: the CORS headers (allowAnyOrigin), metrics and the log line (RequestObserver) and
  * error rendering (renderError).
  *

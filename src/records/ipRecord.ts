@@ -12,7 +12,7 @@
  *   response carries (success, ip, version) and nothing else: no location/network objects full
  *   of nulls that would look like an answer. The same on every plan.
  *
- * Where our data comes from, field by field (ARCHITECTURE "Packed tables": unknown is null, and
+ * Where our data comes from, field by field (docs/tables.md "Estimates and rules": unknown is null, and
  * optional feeds that are not loaded leave their fields false/null, honestly):
  * - location.*: the city table row; district is ours (the part of the source's place name that
  *   names a district, kept out of city: src/tables/build/placeNames.ts); continent, country name and is_eu from the table's country

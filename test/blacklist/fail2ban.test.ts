@@ -1,5 +1,5 @@
 /**
- * Issue 4 points 2 and 3: one real-looking fail2ban log replayed twice into a running server,
+ * Bulk import and the fail2ban action (docs/blacklist.md): one real-looking fail2ban log replayed twice into a running server,
  * (1) through `netlookup blacklist import` writing the server's store from another process, and
  * (2) through the fail2ban action file (contrib/fail2ban/netlookup.conf): its actionban command,
  * tags substituted as fail2ban does, run by sh with curl for each ban fail2ban would report.
@@ -16,7 +16,7 @@ const HOUR = 3600_000;
 const start = Math.floor(Date.now() / 1000) * 1000 - 6 * HOUR;
 const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '').replace('.', ',');
 
-/** Categories the jails of this replay would configure in their action (README example). */
+/** Categories the jails of this replay would configure in their action (docs/blacklist.md example). */
 const jailCategories: Record<string, string> = { sshd: '18,22', 'postfix-sasl': '18,11', 'nginx-botsearch': '19', recidive: '15' };
 
 function fail2banLog(): string {

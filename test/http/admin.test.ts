@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 10 / ARCHITECTURE "Administration": every admin route, its 201/200 shapes, the
+ * docs/api.md "Administration": every admin route, its 201/200 shapes, the
  * token, validation, the plan's key limit, and the first-start account.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Issue 3 point 4 / SPEC 4.3, 4.5: batch body forms, duplicates, per-entry failures, limits, quota. */
+/** SPEC 4.3, 4.5 (docs/api.md "Batches"): batch body forms, duplicates, per-entry failures, limits, quota. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectQuotaHeadersMatchMeta, Harness, nextUtcMonth, TEST_PLANS } from './harness.js';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 4 end to end through HTTP: report intake (JSON and form bodies, the key's extra ways,
+ * The blacklist (docs/blacklist.md) end to end through HTTP: report intake (JSON and form bodies, the key's extra ways,
  * category mapping, merging, refusals, rate limit), check and batch at both field levels, the IP
  * record's security block, retention, the admin deletion, and many reporters at once.
  */

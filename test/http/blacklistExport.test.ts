@@ -1,5 +1,5 @@
 /**
- * Issue 4 point 6 through HTTP: every export format parsed back and compared with the listed
+ * Firewall exports (docs/blacklist.md) through HTTP: every export format parsed back and compared with the listed
  * addresses, the filters (confidence, version, age), streaming, and conditional GET (ETag,
  * Last-Modified, 304) under v1 and the legacy host.
  */

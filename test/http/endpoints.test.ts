@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 1 / SPEC 4: every v1 endpoint answers over a real socket, the caller's own address
+ * SPEC 4 (docs/api.md "Endpoints"): every v1 endpoint answers over a real socket, the caller's own address
  * (GET /v1/ip) with and without NETLOOKUP_TRUST_PROXY, the endpoint list, unknown paths and GET on
  * batch routes.
  */

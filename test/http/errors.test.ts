@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 8 / SPEC 2.9, 7: every row of the error table reached over HTTP in the envelope,
+ * SPEC 2.9, 7 (docs/api.md "Errors"): every row of the error table reached over HTTP in the envelope,
  * body errors (malformed JSON, oversized, unsupported content type) and `unavailable` when the
  * store or a table is not usable.
  */

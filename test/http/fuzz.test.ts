@@ -1,5 +1,5 @@
 /**
- * Issue 3 "How it is judged": a property test that throws random and malformed paths, methods,
+ * A property test that throws random and malformed paths, methods,
  * bodies and headers at a real server. Whatever arrives: never a 500 (nor any 5xx), and every
  * non-2xx answer is the SPEC 2.9 envelope {success: false, error: {code, message}} with a code of
  * src/errors.ts, sent as application/json (/metrics, a text exposition, and HEAD/preflight answers

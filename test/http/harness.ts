@@ -1,5 +1,5 @@
 /**
- * Shared setup of the end-to-end HTTP suite (issue 3): a real listening service on a random port
+ * Shared setup of the end-to-end HTTP suite: a real listening service on a random port
  * (startService), a temporary data directory with its SQLite file, a small plan table written to
  * NETLOOKUP_PLANS-style file, the admin token set, logs silenced, and an injected clock the tests
  * move (quota periods, plan expiry, the per-second window and time zones without sleeping).

@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 7 / SPEC 1, 8.3: Content-Type on every response, the quota headers on every
+ * SPEC 1, 8.3 (docs/api.md "Quota headers", "CORS"): Content-Type on every response, the quota headers on every
  * metered success (equal to meta.quota), Access-Control-Allow-Origin: * everywhere, and the CORS
  * preflight.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 5 / SPEC 5: the three ways to send a key and their order, missing and invalid
+ * SPEC 5 (docs/api.md "Keys"): the three ways to send a key and their order, missing and invalid
  * keys, website restriction (Origin / Referer, exact and wildcard hosts), suspension, roll, and
  * that a secret is shown only at creation and roll, stored hashed and redacted from log URLs.
  */

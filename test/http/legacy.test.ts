@@ -1,5 +1,5 @@
 /**
- * Issue 4 points 7 and 8 (SPEC 4.9) through HTTP: the legacy MAC lookup (by MAC in every common
+ * The legacy endpoints (SPEC 4.9, docs/api.md "Legacy endpoints") through HTTP: the legacy MAC lookup (by MAC in every common
  * format, by vendor), its health, the legacy blacklist check, and their keyless per-client-IP
  * daily limits under the v1 trusted-proxy rule.
  */

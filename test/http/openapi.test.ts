@@ -986,10 +986,10 @@ describe('record schemas are exact', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// 4. Disagreements with SPEC found by this suite, fixed; kept as regression tests
+// 4. Malformed bodies and MAC search parameters, held to SPEC
 // ---------------------------------------------------------------------------------------------
 
-describe('known disagreements with SPEC', () => {
+describe('malformed bodies and MAC search parameters, as SPEC says', () => {
   it('malformed JSON in a batch body is 400 invalid_body, not 500 internal_error', async () => {
     const ex = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': 'application/json' }, body: '{"ips": [' });
     expectError(ex, 400, 'invalid_body');

@@ -1,4 +1,4 @@
-/** Issue 3 point 11: GET /health, GET /metrics and graceful shutdown. */
+/** GET /health, GET /metrics and graceful shutdown. */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-/** Issue 3 point 3 / SPEC 4.1: the `fields`, `pretty` and `key` query parameters. */
+/** SPEC 4.1 (docs/api.md "Query parameters"): the `fields`, `pretty` and `key` query parameters. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, Harness } from './harness.js';
 

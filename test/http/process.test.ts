@@ -1,6 +1,5 @@
 /**
- * The service as an operator runs it: `netlookup serve` in its own process (issue 3 points 5, 9,
- * 10, 11). An account/key change acknowledged over HTTP survives `kill -9`; the first start prints
+ * The service as an operator runs it: `netlookup serve` in its own process. An account/key change acknowledged over HTTP survives `kill -9`; the first start prints
  * a working key and a restart does not create another account; secrets never reach the logs (the
  * child runs with LOG_LEVEL=debug, which logs every request's URL); SIGTERM finishes in-flight work.
  */

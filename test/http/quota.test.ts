@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 6 / SPEC 3, 7, 8 and ARCHITECTURE "Keys, plans, quotas": the plan table from the
+ * SPEC 3, 7, 8 (docs/api.md "Plans and limits", "Order of the checks"): the plan table from the
  * plans file, expiry, free per-API daily quotas, paid pooled monthly quotas, resets at 00:00 UTC,
  * the sliding one-second window, rejected counting, /usage, and the check order. All with the
  * injected clock: no sleeping.
@@ -292,7 +292,7 @@ describe('rejected requests and /usage', () => {
   });
 });
 
-describe('the check order of ARCHITECTURE', () => {
+describe('the order of the checks', () => {
   it('rate before input: a rate-limited request with an invalid IP gets rate_limited', async () => {
     at('2026-09-01T10:00:00Z');
     const key = await h.newKey('free');

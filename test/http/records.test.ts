@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 2 / SPEC 2.2–2.8 over HTTP: the field level by plan (free and expired paid: basic;
+ * SPEC 2.2–2.8 (docs/api.md "Records") over HTTP: the field level by plan (free and expired paid: basic;
  * paid: full), reserved-address records of every type of both families (still counted),
  * found = false, IPv6 echo, IPv4-mapped input, time zone fields for the injected clock,
  * network.range, no missing keys, JSON types; MAC, search, usage, batch and blacklist shapes.

@@ -1,6 +1,6 @@
 /**
- * Faults of the shared store (issue 5): a private redis-server (AOF, fsync at every write, as the
- * README advises) is stopped and started again during a bounded load on a `netlookup serve`
+ * Faults of the shared store: a private redis-server (AOF, fsync at every write, as
+ * docs/shared-deployments.md advises) is stopped and started again during a bounded load on a `netlookup serve`
  * process. Lookups keep being answered (never a 500; paid IP records with the threat fields
  * unknown, null, while Redis is away), /health says degraded meanwhile, reports are
  * refused with a retryable error and none accepted is lost, and after recovery the usage in Redis

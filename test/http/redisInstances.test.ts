@@ -1,5 +1,5 @@
 /**
- * Shared deployments (issue 5): two `netlookup serve` processes on one Redis (a key prefix of its
+ * Shared deployments (docs/shared-deployments.md): two `netlookup serve` processes on one Redis (a key prefix of its
  * own on the shared server). Concurrent requests through both never pass more than the quota or the
  * per-second limit together, a key rolled through one is refused by the other on the next request,
  * and an address reported through one is listed by the other on the next request.

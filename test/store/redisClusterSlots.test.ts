@@ -1,10 +1,10 @@
 /**
- * Redis Cluster compatibility of the shared store's key design (issue 5): in a cluster, all the keys
+ * Redis Cluster compatibility of the shared store's key design: in a cluster, all the keys
  * of one command (a script's KEYS, MGET, a DEL of several keys) and of one MULTI/EXEC transaction
  * must hash to one slot, and a script may touch only keys of the slot it declared.
  *
  * Both conformance suites and a two-instance exchange run here under MONITOR; afterwards every
- * command on this run's keys is checked. Redis itself names each command's keys (COMMAND GETKEYS),
+ * command on this file's keys is checked. Redis itself names each command's keys (COMMAND GETKEYS),
  * and cluster-key-slot (the slot function of ioredis's Cluster client) hashes them.
  */
 import calculateSlot from 'cluster-key-slot';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   monitor = await new Redis(REDIS_TEST_URL).monitor();
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     const verb = args[0]?.toLowerCase();
-    // other test files share the server: keep this run's commands, and every transaction's bounds
+    // other test files share the server: keep this file's commands, and every transaction's bounds
     if (verb === 'multi' || verb === 'exec' || verb === 'discard' || args.some((a) => a.includes(prefix))) seen.push({ args, source });
   });
 });

@@ -43,7 +43,7 @@ export async function freePort(): Promise<number> {
 
 /**
  * A private redis-server that a test may stop and start again on the same port: without
- * persistence, or with the README's advice (AOF, fsync at every write) in `aofDir`.
+ * persistence, or with the advice of docs/shared-deployments.md (AOF, fsync at every write) in `aofDir`.
  */
 export class PrivateRedis {
   private child: ChildProcess | null = null;

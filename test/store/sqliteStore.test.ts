@@ -360,7 +360,7 @@ describe('sqlite store: the blacklist index', () => {
   });
 });
 
-describe('store helpers', () => {
+describe('key secrets, period keys and the rate window', () => {
   it('secrets, hashes and ids', () => {
     const secret = newSecret();
     expect(secret).toMatch(/^nlk_[0-9a-f]{40}$/);
