@@ -1,0 +1,332 @@
+/**
+ * The report of the HTTP bench: ratios to the ceiling and the peer, the targets, bench/results/http.json
+ * and http.md, and a summary on the console.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { profileMarkdown } from './httpProfile.js';
+import { NO_KEYS, serviceCases } from './httpCases.js';
+import type { BenchRun, CaseResult } from './httpDriver.js';
+import type { HttpInputs } from './httpInputs.js';
+import { LISTED_EVERY } from './httpInputs.js';
+import { cores } from './httpMachine.js';
+import {
+  BATCH_BODIES,
+  CONNECTIONS,
+  DURATION,
+  ONLY,
+  PAIR_SECONDS,
+  PAIRS,
+  PROFILE_CASES,
+  RESULTS,
+  SAMPLE_CHECKS,
+  SEED,
+  TARGETS,
+  TIMEOUT_S,
+  WARMUP,
+  WARMUP_MAX_ROUNDS,
+  WARMUP_PASSES,
+  env,
+  fmtRate,
+  log,
+  round,
+} from './httpSettings.js';
+
+/** What the run recorded before its first case: the machine's load and how quiet its CPUs were. */
+export interface RunStart {
+  runStarted: number;
+  loadAverageAtStart: number[];
+  quiet: { cpu_busy_before_start: number[] | null; waited_s: number; quiet: boolean | null };
+}
+
+function fmtMs(ms: number): string {
+  return ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`;
+}
+function fmtRatio(r: number | null): string {
+  return r === null ? '' : `${r.toFixed(2)}×`;
+}
+function verdict(r: CaseResult): string {
+  if (!r.target) return '';
+  const mark = r.target.pass ? 'PASS' : 'FAIL';
+  return r.target.primary ? `**${mark}** (${r.target.text})` : `(${mark.toLowerCase()}: ${r.target.text})`;
+}
+
+export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart): void {
+  const { generator, pinning, results, checks, profiles, interleaved } = run;
+  const servers = run.processes.info;
+  const { ips, macs, listedIps } = inputs;
+  const { runStarted, loadAverageAtStart, quiet } = started;
+  profiles.sort((a, b) => PROFILE_CASES.indexOf(a.case) - PROFILE_CASES.indexOf(b.case));
+  const ceiling = results.find((r) => r.id === 'bare');
+  const peer = results.find((r) => r.id === 'maxmind');
+  const defsById = new Map(serviceCases(inputs, NO_KEYS).map((d) => [d.id, d]));
+  for (const r of results) {
+    r.vs_ceiling = ceiling && r.id !== 'bare' ? round(r.req_per_s / ceiling.req_per_s, 3) : null;
+    r.vs_maxmind = peer && r.id !== 'maxmind' && r.addresses_per_request === 1 ? round(r.req_per_s / peer.req_per_s, 3) : null;
+    r.lookups_vs_maxmind = peer && r.addresses_per_s !== null ? round(r.addresses_per_s / peer.req_per_s, 2) : null;
+    const target = defsById.get(r.id)?.target;
+    if (target?.kind === 'single') {
+      const ratioOk = r.vs_ceiling !== null && r.vs_ceiling >= TARGETS.singleVsCeiling;
+      const p99Ok = r.latency_ms.p99 * 1000 <= TARGETS.singleP99Us;
+      r.target = {
+        text: `≥ ${TARGETS.singleVsCeiling * 100}% of bare Koa, p99 ≤ ${TARGETS.singleP99Us / 1000} ms`,
+        pass: ratioOk && p99Ok && r.error_total === 0,
+        primary: target.primary,
+        details:
+          `${r.vs_ceiling === null ? 'no ceiling measured' : `${(r.vs_ceiling * 100).toFixed(1)}% of ceiling ${ratioOk ? 'ok' : 'short'}`}, p99 ${r.latency_ms.p99.toFixed(2)} ms ${p99Ok ? 'ok' : 'over'}` +
+          (r.vs_maxmind === null
+            ? ''
+            : `, ${r.vs_maxmind.toFixed(2)}× Koa+maxmind (the 80% target implies ≥ ${peer && ceiling ? ((0.8 * ceiling.req_per_s) / peer.req_per_s).toFixed(2) : '?'}×)`),
+      };
+    } else if (target?.kind === 'batch-p50') {
+      const ok = r.latency_ms.p50 * 1000 <= TARGETS.batch1000P50Us;
+      r.target = {
+        text: `p50 ≤ ${TARGETS.batch1000P50Us / 1000} ms`,
+        pass: ok && r.error_total === 0,
+        primary: true,
+        details: `p50 ${r.latency_ms.p50.toFixed(2)} ms ${ok ? 'ok' : 'over'}`,
+      };
+    }
+  }
+
+  // The shared store against the embedded one: the same lookup, and the scaling from 1 to 2 workers.
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const sharedStore = ['ip-free', 'ip-paid', 'ip-free-many'].flatMap((lookup) => {
+    const embedded = byId.get(lookup);
+    const pairs = interleaved.find((p) => p.lookup === lookup) ?? null;
+    return [`redis-${lookup}`, `redis2-${lookup}`].flatMap((id) => {
+      const r = byId.get(id);
+      if (!r) return [];
+      const one = byId.get(`redis-${lookup}`);
+      const single = !id.startsWith('redis2');
+      return [
+        {
+          case: id,
+          lookup,
+          workers: single ? 1 : 2,
+          req_per_s: r.req_per_s,
+          p99_ms: r.latency_ms.p99,
+          /** against the embedded store's run of the same case, minutes earlier in this run */
+          vs_embedded: embedded ? round(r.req_per_s / embedded.req_per_s, 3) : null,
+          /** the interleaved pairs' ratios (one process only) */
+          interleaved_ratios: single && pairs ? pairs.ratios : null,
+          vs_ceiling: r.vs_ceiling,
+          scaling_vs_1_worker: !single && one ? round(r.req_per_s / one.req_per_s, 2) : null,
+          cores: r.cores,
+          // judged on the interleaved pairs' median when they ran, else on the two runs minutes apart
+          target: single
+            ? {
+                text: 'within 25% of the embedded store (≥ 0.75×)',
+                basis: pairs ? 'interleaved median' : 'runs apart',
+                pass: pairs ? pairs.median_ratio >= 0.75 : embedded ? r.req_per_s / embedded.req_per_s >= 0.75 : null,
+              }
+            : null,
+        },
+      ];
+    });
+  });
+
+  const errorsTotal = results.reduce((sum, r) => sum + r.error_total, 0);
+  const statusCounts = checks.service_requests_by_endpoint_and_status as Record<string, Record<string, number>> | undefined;
+  const serviceNon200 = statusCounts
+    ? Object.entries(statusCounts)
+        .filter(([endpoint]) => endpoint.startsWith('/v1'))
+        // the listed addresses' reports, made before the cases, are answered 201
+        .reduce(
+          (sum, [endpoint, byStatus]) =>
+            sum +
+            Object.entries(byStatus)
+              .filter(([s]) => s !== '200' && !(s === '201' && endpoint.includes('report')))
+              .reduce((a, [, n]) => a + n, 0),
+          0,
+        )
+    : null;
+  checks.service_non_200_v1_responses = serviceNon200;
+  checks.load_generator_errors_total = errorsTotal;
+
+  const loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
+  const machine = {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    memory_gb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    v8: process.versions.v8,
+    load_average_start: loadAverageAtStart,
+    load_average_end: loadAverageAtEnd,
+    ...quiet,
+  };
+  const date = new Date().toISOString();
+  const report = {
+    date,
+    machine,
+    settings: {
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      connections: CONNECTIONS,
+      seed: SEED,
+      ip_pool: ips.length,
+      ip_pool_listed: listedIps.size,
+      mac_pool: macs.length,
+      batch_bodies_per_size: BATCH_BODIES,
+      timeout_s: TIMEOUT_S,
+      only: ONLY ? [...ONLY] : null,
+      plans: 'every quota 1e12 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
+      server_command: 'node --import tsx bench/httpServers.ts <bare|maxmind|service> (NODE_ENV=production, LOG_LEVEL=info)',
+      service_code:
+        env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=src)',
+    },
+    load_generator: { name: generator.name, version: generator.version, threads: 1, how: generator.description },
+    pinning,
+    servers,
+    cases: results,
+    shared_store: sharedStore,
+    shared_store_interleaved: interleaved,
+    checks,
+    targets: results.filter((r) => r.target).map((r) => ({ case: r.id, ...r.target! })),
+    profiles,
+    run_seconds: round((performance.now() - runStarted) / 1000, 1),
+  };
+  fs.mkdirSync(RESULTS, { recursive: true });
+  fs.writeFileSync(path.join(RESULTS, 'http.json'), JSON.stringify(report, null, 2) + '\n');
+
+  const HEAD = [
+    'case',
+    'conns',
+    'req/s',
+    'addresses/s',
+    'p50',
+    'p99',
+    'bytes/resp',
+    'errors',
+    'server CPU',
+    'vs bare Koa',
+    'vs Koa+maxmind',
+    'target',
+  ];
+  const rows = results.map((r) => [
+    `${r.ours ? '★ ' : ''}${r.name}`,
+    String(r.connections),
+    fmtRate(r.req_per_s),
+    r.addresses_per_s === null ? '' : fmtRate(r.addresses_per_s),
+    fmtMs(r.latency_ms.p50),
+    fmtMs(r.latency_ms.p99),
+    String(r.bytes_per_response),
+    String(r.error_total),
+    r.cpu_busy.server_process === null
+      ? ''
+      : `${Math.round(r.cpu_busy.server_process * 100)} %` +
+        (r.cpu_busy.others_on_server_cpu !== null && r.cpu_busy.others_on_server_cpu > 0.05
+          ? ` (+${Math.round(r.cpu_busy.others_on_server_cpu * 100)} % others)`
+          : ''),
+    r.id === 'bare' ? '1 (ceiling)' : r.addresses_per_request > 1 ? '' : fmtRatio(r.vs_ceiling),
+    r.id === 'maxmind'
+      ? '1 (peer)'
+      : r.lookups_vs_maxmind !== null
+        ? `${r.lookups_vs_maxmind.toFixed(1)}× (lookups/s)`
+        : fmtRatio(r.vs_maxmind),
+    verdict(r),
+  ]);
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const ratioLine =
+    ceiling && peer
+      ? `Koa + maxmind runs at ${((peer.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the bare-Koa ceiling here, so 80% of the ceiling is ${((0.8 * ceiling.req_per_s) / peer.req_per_s).toFixed(2)}× the peer.`
+      : '';
+  const fullCeiling = results.find((r) => r.id === 'bare-full');
+  const paid = results.find((r) => r.id === 'ip-paid');
+  const sameBytesLine =
+    fullCeiling && paid && ceiling
+      ? `Bare Koa answering a static full record with the quota headers (${fullCeiling.bytes_per_response} bytes) runs at ${((fullCeiling.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the ~600-byte ceiling: ` +
+        `that is what the bigger answer costs Node and Koa alone; our paid lookup (${paid.bytes_per_response} bytes on average) runs at ${((paid.req_per_s / fullCeiling.req_per_s) * 100).toFixed(0)}% of it.`
+      : '';
+  const pool = checks.ip_pool_records as { found: number; not_found: number; reserved: number } | undefined;
+  const md = [
+    `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
+    '',
+    `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), warm-up in rounds of ${WARMUP} s until each input was requested ${WARMUP_PASSES} times (at most ${WARMUP_MAX_ROUNDS} rounds), then ${DURATION} s per case, loopback; ${pinning.note}; ` +
+      `our service from ${env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (as npm start runs it)' : 'src/ through tsx'}. ` +
+      `Load average ${machine.load_average_start.join(' / ')} at start, ${machine.load_average_end.join(' / ')} at end` +
+      (quiet.cpu_busy_before_start
+        ? `; CPUs ${quiet.cpu_busy_before_start.map((b) => `${Math.round(b * 100)} %`).join(' / ')} busy just before the first case${quiet.quiet ? '' : ' (not quiet: other processes were running)'}`
+        : '') +
+      '.',
+    '',
+    `| ${HEAD.join(' | ')} |`,
+    `|${HEAD.map((_, i) => (i >= 1 && i <= 10 ? '---:' : '---')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+    '',
+    `★ = ours. Requests rotate over ${ips.length} seeded public IPv4 addresses that the DB-IP mmdb holds` +
+      (pool ? ` (our tables: ${pool.found} found, ${pool.not_found} not found, ${pool.reserved} reserved)` : '') +
+      `, of which ${listedIps.size} (1 in ${LISTED_EVERY}) are reported to the blacklist before the cases, ${macs.length} seeded MACs, ${BATCH_BODIES} batch bodies per size; every request carries an X-API-Key header. ` +
+      `Each case's first ${SAMPLE_CHECKS} requests were checked (200, JSON, the record's shape, quota headers, and on paid records \`security.is_threat\` true exactly for the reported addresses) before timing; errors = socket errors + timeouts + non-2xx/3xx counted by the load generator` +
+      (serviceNon200 === null ? '.' : `; the service's own metrics count ${serviceNon200} non-200 /v1 responses over the run.`),
+    `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ${sameBytesLine} ` +
+      'Batch cases at 50 connections measure throughput (their latency is mostly queueing); the 1-connection runs measure ' +
+      'the time to answer one batch.',
+    '',
+    ...sharedStoreMarkdown(),
+    ...profileMarkdown(profiles),
+  ].join('\n');
+
+  function sharedStoreMarkdown(): string[] {
+    if (sharedStore.length === 0) return [];
+    const cores = (c: CaseResult['cores']) =>
+      [c.machine, c.server, c.redis_server, c.generator_and_others].map((n) => (n === null ? '?' : n.toFixed(2))).join(' / ');
+    return [
+      '#### Shared store (Redis) against the embedded store',
+      '',
+      '| case | workers | req/s | p99 | vs embedded | interleaved pairs: Redis / embedded (median) | vs bare Koa | scaling ' +
+        '1→2 | cores: machine / server / redis-server / generator + others | target |',
+      '|---|---:|---:|---:|---:|---|---:|---:|---|---|',
+      ...sharedStore.map((r) => {
+        const pairs = r.interleaved_ratios
+          ? `${r.interleaved_ratios.map((x) => x.toFixed(2)).join(', ')} (**${fmtRatio(interleaved.find((p) => p.lookup === r.lookup)!.median_ratio)}**)`
+          : '';
+        const target = r.target ? `${r.target.pass ? 'PASS' : 'FAIL'} (${r.target.text}; ${r.target.basis})` : '';
+        return `| ${r.case} | ${r.workers} | ${fmtRate(r.req_per_s)} | ${fmtMs(r.p99_ms)} | ${fmtRatio(r.vs_embedded)} | ${pairs} | ${fmtRatio(r.vs_ceiling)} | ${r.scaling_vs_1_worker === null ? '' : `${r.scaling_vs_1_worker.toFixed(2)}×`} | ${cores(r.cores)} | ${target} |`;
+      }),
+      '',
+      `vs embedded: against the embedded store's run of the same case, minutes earlier. Interleaved pairs: both stores' servers running side by side, ${PAIRS} pairs of ${PAIR_SECONDS} s runs of the same lookup alternating (E R, R E, …), so that each ratio compares runs seconds apart; ` +
+        "the target is judged on their median (a shared VM's pace can move by tens of percent within a minute). " +
+        'One worker runs pinned like the other cases (server on CPU 0, wrk on CPU 1; redis-server floats). Two workers, ' +
+        'redis-server and wrk share both CPUs unpinned: ' +
+        '"generator + others" is the machine\'s busy time not spent in the server processes or redis-server, an upper bound ' +
+        'on what wrk took.',
+      '',
+    ];
+  }
+  fs.writeFileSync(path.join(RESULTS, 'http.md'), md + '\n');
+
+  const pad = (rs: string[][]) => {
+    const widths = rs[0].map((_, i) => Math.max(...rs.map((r) => [...(r[i] ?? '')].length)));
+    return rs
+      .map((r) =>
+        r
+          .map((c, i) => c + ' '.repeat(widths[i] - [...c].length))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n');
+  };
+  console.log(pad([HEAD, ...rows.map((r) => r.map((c) => c.replace(/\*\*/g, '')))]));
+  for (const r of sharedStore) {
+    console.log(
+      `${r.case}: ${fmtRate(r.req_per_s)} req/s, p99 ${fmtMs(r.p99_ms)}, ${fmtRatio(r.vs_embedded)} embedded${r.interleaved_ratios ? ` (interleaved ${r.interleaved_ratios.join(', ')})` : ''}${r.scaling_vs_1_worker === null ? '' : `, ${r.scaling_vs_1_worker}× 1 worker`}; cores machine ${r.cores.machine} server ${r.cores.server} redis ${r.cores.redis_server} rest ${r.cores.generator_and_others}`,
+    );
+  }
+  for (const p of profiles) {
+    console.log(
+      `\nprofile (${p.case}): ${p.busy_us_per_request} µs busy per request under the profiler (${fmtRate(p.req_per_s_under_profiler)} req/s)`,
+    );
+    for (const c of p.categories)
+      console.log(`  ${c.us_per_request.toFixed(2).padStart(7)} µs  ${(c.share_of_busy * 100).toFixed(1).padStart(5)} %  ${c.name}`);
+  }
+  console.log(
+    `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; run took ${report.run_seconds} s; wrote bench/results/http.json and http.md`,
+  );
+  if (errorsTotal > 0 || (serviceNon200 ?? 0) > 0) {
+    log(`WARNING: ${errorsTotal} load generator errors, ${serviceNon200} non-200 /v1 responses: the numbers above are not clean.`);
+    process.exitCode = 1;
+  }
+}

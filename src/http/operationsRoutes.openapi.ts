@@ -1,0 +1,103 @@
+/** OpenAPI schemas and paths of the operations router: health, metrics, the demo page and this document. */
+import type { TableInfo } from '../engine/lookupEngine.js';
+import {
+  DATE_TIME,
+  arrayOf,
+  bool,
+  every,
+  int,
+  record,
+  ref,
+  shape,
+  str,
+  strOrNull,
+  stringEnum,
+  type JsonSchema,
+} from '../records/jsonSchema.js';
+import { demoPaths } from './demoRoutes.openapi.js';
+import type { DataSource } from './endpointList.js';
+import { common, errorResponses, everyResponseHeaders, json, operation } from './openApiComponents.js';
+
+const tableKinds = every<TableInfo['kind']>()(['ip4', 'ip6', 'mac']);
+
+export function operationsSchemas(): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  schemas.Health = shape('Health of the tables and the store.', {
+    success: bool('true when the store is healthy'),
+    status: stringEnum(
+      ['ok', 'degraded', 'unavailable'],
+      'degraded: the shared store (Redis) is unreachable; lookups are answered from this instance alone and its counts are ' +
+        'written back on recovery',
+    ),
+    tables: arrayOf(
+      record<Pick<TableInfo, 'kind' | 'checksum' | 'built_at' | 'source_date' | 'bytes'> & { sources: DataSource[] }>('a loaded table', {
+        kind: stringEnum(tableKinds),
+        checksum: str(),
+        built_at: str(undefined, DATE_TIME),
+        source_date: strOrNull(
+          'the newest date the data sources of the table state (their own publication dates, not the build time); null when ' +
+            'none states one',
+          DATE_TIME,
+        ),
+        bytes: int(undefined, { minimum: 0 }),
+        sources: arrayOf(ref('DataSource')),
+      }),
+    ),
+    store: shape('', { kind: stringEnum(['sqlite', 'redis']), healthy: bool() }),
+  });
+  return schemas;
+}
+
+/** The demo's routes are added to the operations router. */
+export function operationsPaths(): Record<string, Record<string, JsonSchema>> {
+  return {
+    '/health': {
+      get: operation('get', '/health', {
+        operationId: 'health',
+        tags: ['operations'],
+        summary: 'Tables and store health',
+        security: [],
+        parameters: common,
+        responses: {
+          '200': json('healthy, or degraded (Redis unreachable, lookups still answered)', ref('Health')),
+          '503': json('the store is unavailable', ref('Health')),
+          ...errorResponses(['internal_error']),
+        },
+      }),
+    },
+    '/metrics': {
+      get: operation('get', '/metrics', {
+        operationId: 'metrics',
+        tags: ['operations'],
+        summary: 'Prometheus metrics',
+        security: [],
+        responses: {
+          '200': {
+            description: 'Prometheus text exposition format',
+            headers: everyResponseHeaders,
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(['internal_error']),
+        },
+      }),
+    },
+    ...demoPaths(),
+    '/openapi.json': {
+      get: operation('get', '/openapi.json', {
+        operationId: 'openApi',
+        tags: ['operations'],
+        summary: 'This document',
+        security: [],
+        parameters: common,
+        responses: {
+          '200': json('the OpenAPI 3.1 document', {
+            type: 'object',
+            required: ['openapi', 'info', 'paths', 'components'],
+            properties: { openapi: { const: '3.1.0' } },
+          }),
+          ...errorResponses(['internal_error']),
+        },
+      }),
+    },
+  };
+}
