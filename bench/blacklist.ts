@@ -240,7 +240,7 @@ async function main() {
     { store },
   );
   try {
-    const { key } = await store.createAccount({ plan: 'business' });
+    const { key } = await store.accounts.createAccount({ plan: 'business' });
     const headers = { 'x-api-key': key.secret };
     const paths = (make: (i: number) => string, prefix: string) => Array.from({ length: 3000 }, () => `${prefix}${make(Math.floor(rnd() * (LISTED - V6)))}`);
     results.http = {

@@ -110,7 +110,6 @@ const GC = 'GC';
 const PROGRAM = '(program): native, unattributed';
 const OTHER = 'other';
 
-const SQLITE_AUTH = new Set(['authenticate', 'loadAccount', 'dropCachesIfChangedElsewhere', 'copyKey', 'toKey', 'toAccount', 'clearKeyCache']);
 const HEADER_FUNCTIONS = /^(set|get|has|remove|append|vary|setHeader|getHeader|hasHeader|removeHeader|validateHeaderName|validateHeaderValue|_storeHeader|processHeader|writeHead|_implicitHeader|set type|get type|set length|get length|checkInvalidHeaderChar|checkIsHttpToken|matchHeader|storeHeader)$/;
 
 function packageOf(url: string): string | null {
@@ -154,7 +153,8 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/respond.ts') return fn === 'wantsPretty' ? FIELDS : STRINGIFY;
   if (rel === 'src/http/caller.ts' || rel === 'src/http/apiKey.ts' || rel === 'src/store/apiKeySecret.ts' || rel === 'src/plans/plans.ts') return AUTH;
   if (rel === 'src/http/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
-  if (rel === 'src/store/sqliteStore.ts') return SQLITE_AUTH.has(fn) ? AUTH : ADMIT;
+  if (rel === 'src/store/sqliteAccounts.ts') return AUTH;
+  if (/^src\/store\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
   if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' || fn === 'allowAnyOrigin' ? HEADERS : METRICS;
   if (rel === 'src/http/exchange.ts') return HEADERS;
   if (rel === 'src/http/metrics.ts') return METRICS;
@@ -187,11 +187,11 @@ const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
   ['router dispatch (@koa/router)', (f) => f.url.includes('/@koa/router/') && /dispatch/.test(f.functionName)],
   ['CORS middleware (@koa/cors)', (f) => f.url.includes('/@koa/cors/')],
   ['identifyCaller (auth, all of it)', (f) => f.functionName === 'identifyCaller'],
-  ['  store.authenticate', (f) => f.functionName === 'authenticate' && fromFile(f, 'sqliteStore.ts')],
+  ['  store.accounts.authenticate', (f) => f.functionName === 'authenticate' && fromFile(f, 'sqliteAccounts.ts')],
   ['  hashSecret (SHA-256)', (f) => f.functionName === 'hashSecret'],
   ['  presentedKey / requestingHost / websiteAllowed', (f) => /^(presentedKey|requestingHost|websiteAllowed)$/.test(f.functionName)],
   ['admit (metering.ts: rate + quota)', (f) => f.functionName === 'admit' && fromFile(f, 'metering.ts')],
-  ['  store.admit', (f) => f.functionName === 'admit' && fromFile(f, 'sqliteStore.ts')],
+  ['  store.meter.admit', (f) => f.functionName === 'admit' && fromFile(f, 'sqliteMeter.ts')],
   ['  nextReset (quota state)', (f) => f.functionName === 'nextReset'],
   ['canonicalIp (parse + format)', (f) => f.functionName === 'canonicalIp'],
   ['engine.lookupIp', (f) => f.functionName === 'lookupIp' && fromFile(f, 'engine/lookupEngine.ts')],

@@ -49,8 +49,8 @@ export function registerAccountCommand(program: Command): Command {
       .option('--expires <date>', 'end of a paid plan (ISO 8601, e.g. 2027-01-01); "none" for no end')
       .option('--email <address>', 'contact address'),
   ).action((flags: CreateFlags) =>
-    runAdmin(flags, { createIfMissing: true }, async ({ store }) => {
-      const created = await store.createAccount({
+    runAdmin(flags, { createIfMissing: true }, async ({ accounts }) => {
+      const created = await accounts.createAccount({
         plan: planOf(flags.plan),
         expires_at: flags.expires === undefined ? null : dateOrNone(flags.expires, 'expires'),
         email: flags.email === undefined ? null : textOrNone(flags.email),
@@ -65,9 +65,9 @@ export function registerAccountCommand(program: Command): Command {
       .description('an account and its keys (never their secrets)')
       .argument('<id>', 'account id (acc_…)'),
   ).action((id: string, flags: AdminFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
-      const found = (await store.getAccount(id)) ?? notFound('account', id);
-      const keys = await store.listKeys(found.id);
+    runAdmin(flags, {}, async ({ accounts }) => {
+      const found = (await accounts.getAccount(id)) ?? notFound('account', id);
+      const keys = await accounts.listKeys(found.id);
       return { json: { account: found, keys }, text: `${accountText(found)}\n\n${keysText(keys)}` };
     }),
   );
@@ -83,14 +83,14 @@ export function registerAccountCommand(program: Command): Command {
       .addOption(exclusive('--suspend', 'suspend the account: its keys are refused (403 account_suspended)', 'unsuspend'))
       .addOption(exclusive('--unsuspend', 'lift a suspension', 'suspend')),
   ).action((id: string, flags: UpdateFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
+    runAdmin(flags, {}, async ({ accounts }) => {
       const patch: AccountPatch = {};
       if (flags.plan !== undefined) patch.plan = planOf(flags.plan);
       if (flags.expires !== undefined) patch.expires_at = dateOrNone(flags.expires, 'expires');
       if (flags.suspend) patch.suspended = true;
       if (flags.unsuspend) patch.suspended = false;
       if (flags.email !== undefined) patch.email = textOrNone(flags.email);
-      const updated = (await store.updateAccount(id, patch)) ?? notFound('account', id);
+      const updated = (await accounts.updateAccount(id, patch)) ?? notFound('account', id);
       return { json: { account: updated }, text: accountText(updated) };
     }),
   );

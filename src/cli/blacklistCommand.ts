@@ -164,14 +164,14 @@ export function registerBlacklistCommand(program: Command): Command {
       process.exit(2);
     }
     let refused = 0;
-    await runAdmin(flags, { createIfMissing: true }, async ({ store }) => {
+    await runAdmin(flags, { createIfMissing: true }, async ({ blacklist }) => {
       let engine: LookupEngine | null = null;
       try {
         engine = await loadEngine({ tablesDir: flags.tables });
       } catch (error) {
         process.stderr.write(`netlookup: no tables (${error instanceof Error ? error.message : String(error)}): country and provider stay unknown\n`);
       }
-      const summary = await importFiles(files, flags, (inputs) => store.blacklist.reportMany(inputs, new Date()), engine, store.blacklist.policy.retentionMs);
+      const summary = await importFiles(files, flags, (inputs) => blacklist.reportMany(inputs, new Date()), engine, blacklist.policy.retentionMs);
       refused = summary.refused.length;
       return { json: { success: true, ...summary }, text: summaryText(summary) };
     });

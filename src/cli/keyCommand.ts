@@ -47,10 +47,10 @@ export function registerKeyCommand(program: Command): Command {
       .requiredOption('--name <name>', 'a name for the key')
       .option('--website <host>', `${websiteHelp}; none: any origin`, collect),
   ).action((accountId: string, flags: CreateFlags) =>
-    runAdmin(flags, {}, async ({ store, plans }) => {
+    runAdmin(flags, {}, async ({ accounts, plans }) => {
       const name = nameOf(flags.name);
-      const account = (await store.getAccount(accountId)) ?? notFound('account', accountId);
-      const created = await store.createKey(account.id, { name, websites: flags.website ?? [] }, plans()[account.plan].max_keys);
+      const account = (await accounts.getAccount(accountId)) ?? notFound('account', accountId);
+      const created = await accounts.createKey(account.id, { name, websites: flags.website ?? [] }, plans()[account.plan].max_keys);
       return { json: { key: created }, text: keyText(created) };
     }),
   );
@@ -64,12 +64,12 @@ export function registerKeyCommand(program: Command): Command {
       .addOption(exclusive('--website <host>', `${websiteHelp}; replaces the list`, 'websites').argParser(collect))
       .addOption(exclusive('--no-websites', 'empty the list: any origin', 'website')),
   ).action((keyId: string, flags: UpdateFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
+    runAdmin(flags, {}, async ({ accounts }) => {
       const patch: KeyPatch = {};
       if (flags.name !== undefined) patch.name = nameOf(flags.name);
       if (flags.website !== undefined) patch.websites = flags.website;
       if (flags.websites === false) patch.websites = [];
-      const updated = (await store.updateKey(keyId, patch)) ?? notFound('key', keyId);
+      const updated = (await accounts.updateKey(keyId, patch)) ?? notFound('key', keyId);
       return { json: { key: updated }, text: keyText(updated) };
     }),
   );
@@ -80,8 +80,8 @@ export function registerKeyCommand(program: Command): Command {
       .description('give a key a new secret; the old secret stops working at once; prints the new secret')
       .argument('<key-id>', 'key id (key_…)'),
   ).action((keyId: string, flags: AdminFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
-      const rolled = (await store.rollKey(keyId)) ?? notFound('key', keyId);
+    runAdmin(flags, {}, async ({ accounts }) => {
+      const rolled = (await accounts.rollKey(keyId)) ?? notFound('key', keyId);
       return { json: { key: rolled }, text: keyText(rolled) };
     }),
   );
@@ -92,8 +92,8 @@ export function registerKeyCommand(program: Command): Command {
       .description('delete a key; its secret stops working at once')
       .argument('<key-id>', 'key id (key_…)'),
   ).action((keyId: string, flags: AdminFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
-      if (!(await store.deleteKey(keyId))) notFound('key', keyId);
+    runAdmin(flags, {}, async ({ accounts }) => {
+      if (!(await accounts.deleteKey(keyId))) notFound('key', keyId);
       return { json: { success: true, deleted: keyId }, text: `deleted key ${keyId}` };
     }),
   );
@@ -104,9 +104,9 @@ export function registerKeyCommand(program: Command): Command {
       .description("an account's keys (never their secrets)")
       .argument('<account-id>', 'account id (acc_…)'),
   ).action((accountId: string, flags: AdminFlags) =>
-    runAdmin(flags, {}, async ({ store }) => {
-      const account = (await store.getAccount(accountId)) ?? notFound('account', accountId);
-      const keys = await store.listKeys(account.id);
+    runAdmin(flags, {}, async ({ accounts }) => {
+      const account = (await accounts.getAccount(accountId)) ?? notFound('account', accountId);
+      const keys = await accounts.listKeys(account.id);
       return { json: { account_id: account.id, keys }, text: keysText(keys) };
     }),
   );

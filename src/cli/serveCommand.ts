@@ -60,7 +60,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
   const store = await openStore(config);
   let firstKey: RunningService['firstKey'];
   try {
-    firstKey = await createFirstAccount(store);
+    firstKey = await createFirstAccount(store.accounts);
   } finally {
     await store.close();
   }

@@ -16,11 +16,12 @@ import { Command, CommanderError, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } from '../plans/plans.js';
+import type { BlacklistStore } from '../store/blacklistStore.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { openStore } from '../store/openStore.js';
 import { DATABASE_FILE } from '../store/sqliteStore.js';
 import { configFromEnv } from '../http/config.js';
-import { KeyLimitError, StoreUnavailableError, type Account, type ApiKey, type KeyWithSecret, type Store } from '../store/store.js';
+import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, type ApiKey, type KeyWithSecret } from '../store/store.js';
 
 /** The error codes of the admin commands, the same as the admin API's where they overlap. */
 export type CliErrorCode = 'not_found' | 'invalid_input' | 'key_limit' | 'unavailable' | 'invalid_config' | 'internal_error';
@@ -44,7 +45,8 @@ export interface CommandOutput {
 }
 
 export interface AdminContext {
-  store: Store;
+  accounts: AccountStore;
+  blacklist: BlacklistStore;
   /** the plan table in force (NETLOOKUP_PLANS or the spec's), read on first use */
   plans(): PlanTable;
 }
@@ -146,7 +148,7 @@ export async function runAdmin(
     const store = await openStore(config);
     let plans: PlanTable | undefined;
     try {
-      output = await work({ store, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });
+      output = await work({ accounts: store.accounts, blacklist: store.blacklist, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });
     } finally {
       await store.close();
     }

@@ -122,13 +122,14 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
 
 export function adminRouter(deps: ServiceDeps, token: string): Router {
   const router = new Router({ prefix: '/admin' });
+  const { accounts } = deps.store;
   // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
   const guard = [requireToken(deps, token), requireJsonBody, bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
 
   router.post('/accounts', ...guard, async (ctx) => {
     const input = body(ctx);
     const created = await storeCall(() =>
-      deps.store.createAccount({
+      accounts.createAccount({
         plan: planOf(input.plan ?? 'free'),
         expires_at: input.expires_at === undefined ? null : dateOrNull(input.expires_at, 'expires_at'),
         email: input.email === undefined || input.email === null ? null : String(input.email),
@@ -139,9 +140,9 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
   });
 
   router.get('/accounts/:id', ...guard, async (ctx) => {
-    const account = await deps.store.getAccount(ctx.params.id);
+    const account = await accounts.getAccount(ctx.params.id);
     if (!account) throw new ApiError('not_found', 'No such account.');
-    sendJson(ctx, 200, { account, keys: await deps.store.listKeys(account.id) });
+    sendJson(ctx, 200, { account, keys: await accounts.listKeys(account.id) });
   });
 
   router.patch('/accounts/:id', ...guard, async (ctx) => {
@@ -154,7 +155,7 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
       patch.suspended = input.suspended as boolean;
     }
     if ('email' in input) patch.email = input.email === null ? null : String(input.email);
-    const account = await storeCall(() => deps.store.updateAccount(ctx.params.id, patch));
+    const account = await storeCall(() => accounts.updateAccount(ctx.params.id, patch));
     if (!account) throw new ApiError('not_found', 'No such account.');
     deps.logger.info({ account: account.id, changed: Object.keys(patch) }, 'account changed');
     sendJson(ctx, 200, { account });
@@ -162,10 +163,10 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
 
   router.post('/accounts/:id/keys', ...guard, async (ctx) => {
     const input = body(ctx);
-    const account = await deps.store.getAccount(ctx.params.id);
+    const account = await accounts.getAccount(ctx.params.id);
     if (!account) throw new ApiError('not_found', 'No such account.');
     const key = await storeCall(() =>
-      deps.store.createKey(account.id, { name: nameOf(input.name ?? 'key'), websites: input.websites === undefined ? [] : websitesOf(input.websites) }, deps.plans[account.plan].max_keys),
+      accounts.createKey(account.id, { name: nameOf(input.name ?? 'key'), websites: input.websites === undefined ? [] : websitesOf(input.websites) }, deps.plans[account.plan].max_keys),
     );
     deps.logger.info({ account: account.id, key: key.id }, 'key created');
     sendJson(ctx, 201, { key });
@@ -176,20 +177,20 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
     const patch: KeyPatch = {};
     if ('name' in input) patch.name = nameOf(input.name);
     if ('websites' in input) patch.websites = websitesOf(input.websites);
-    const key = await storeCall(() => deps.store.updateKey(ctx.params.id, patch));
+    const key = await storeCall(() => accounts.updateKey(ctx.params.id, patch));
     if (!key) throw new ApiError('not_found', 'No such key.');
     sendJson(ctx, 200, { key });
   });
 
   router.post('/keys/:id/roll', ...guard, async (ctx) => {
-    const key = await deps.store.rollKey(ctx.params.id);
+    const key = await accounts.rollKey(ctx.params.id);
     if (!key) throw new ApiError('not_found', 'No such key.');
     deps.logger.info({ key: key.id }, 'key rolled');
     sendJson(ctx, 200, { key });
   });
 
   router.delete('/keys/:id', ...guard, async (ctx) => {
-    if (!(await deps.store.deleteKey(ctx.params.id))) throw new ApiError('not_found', 'No such key.');
+    if (!(await accounts.deleteKey(ctx.params.id))) throw new ApiError('not_found', 'No such key.');
     deps.logger.info({ key: ctx.params.id }, 'key deleted');
     sendJson(ctx, 200, { success: true, deleted: ctx.params.id });
   });

@@ -122,7 +122,7 @@ async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnTy
     outcome = await deps.store.blacklist.report(reportInputOf(draft, caller.account.id, deps.engine.engine), now);
   } catch (error) {
     try {
-      await deps.store.countRejected(caller.account.id, now);
+      await deps.store.meter.countRejected(caller.account.id, now);
     } catch {
       // A store that cannot count it: the refusal itself is the answer to report.
     }

@@ -5,7 +5,7 @@
 import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
 import { effectivePlanCode, type Plan } from '../plans/plans.js';
-import type { Account, ApiKey } from '../store/store.js';
+import type { Account, ApiKey, Meter } from '../store/store.js';
 import { presentedKey, requestingHost, websiteAllowed } from './apiKey.js';
 import { whenReady, type Eventually } from './eventually.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -24,23 +24,23 @@ const NO_QUERY: Record<string, unknown> = Object.freeze({});
 /** `secret`: the key as the request presents it (SPEC 5.3's three ways unless the route knows more). */
 export function identifyCaller(ctx: Exchange, deps: ServiceDeps, secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query)): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
-  const { store } = deps;
-  return whenReady(store.immediate ? store.immediate.authenticate(secret) : store.authenticate(secret), (found) => callerOf(ctx, deps, found));
+  const { accounts } = deps.store;
+  return whenReady(accounts.immediate ? accounts.immediate.authenticate(secret) : accounts.authenticate(secret), (found) => callerOf(ctx, deps, found));
 }
 
 function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();
-  if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers))) return refused(deps, account, now, 'origin_not_allowed');
-  if (account.suspended) return refused(deps, account, now, 'account_suspended');
+  if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers))) return refused(deps.store.meter, account, now, 'origin_not_allowed');
+  if (account.suspended) return refused(deps.store.meter, account, now, 'account_suspended');
   const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
   ctx.state.accountId = account.id;
   return { account, key, plan: deps.plans[code], now };
 }
 
 /** A refusal of a known account: counted as rejected (and written) before it is answered. */
-async function refused(deps: ServiceDeps, account: Account, now: Date, code: 'origin_not_allowed' | 'account_suspended'): Promise<never> {
-  await deps.store.countRejected(account.id, now);
+async function refused(meter: Meter, account: Account, now: Date, code: 'origin_not_allowed' | 'account_suspended'): Promise<never> {
+  await meter.countRejected(account.id, now);
   throw new ApiError(code);
 }

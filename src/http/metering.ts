@@ -42,8 +42,8 @@ function admitRequestOf(caller: Caller, request: MeteredRequest): AdmitRequest {
 
 export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
   const admitRequest = admitRequestOf(caller, request);
-  const { store } = deps;
-  return whenReady(store.immediate ? store.immediate.admit(admitRequest) : store.admit(admitRequest), (decision) => quotaOf(deps, request, decision));
+  const { meter } = deps.store;
+  return whenReady(meter.immediate ? meter.immediate.admit(admitRequest) : meter.admit(admitRequest), (decision) => quotaOf(deps, request, decision));
 }
 
 /**
@@ -53,7 +53,7 @@ export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest
 export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: MeteredRequest, serve: () => Eventually<T>): Eventually<T> {
   const refundThenThrow = async (error: unknown): Promise<never> => {
     try {
-      await deps.store.refund(admitRequestOf(caller, request));
+      await deps.store.meter.refund(admitRequestOf(caller, request));
     } catch {
       // The store that failed the answer may fail the refund too: the answer's error is the one to report.
     }

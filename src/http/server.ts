@@ -10,7 +10,7 @@ import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
-import type { Store } from '../store/store.js';
+import type { AccountStore, Store } from '../store/store.js';
 import { requestListener } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -41,10 +41,10 @@ export interface StartOptions {
  * SPEC 5.2: on an empty store, a free account and its key, so a newcomer can call the API at once.
  * Null when the store already has accounts.
  */
-export async function createFirstAccount(store: Store): Promise<RunningService['firstKey']> {
-  if ((await store.countAccounts()) !== 0) return null;
-  if (store.claimFirstStart && !(await store.claimFirstStart())) return null;
-  const created = await store.createAccount({ plan: 'free' });
+export async function createFirstAccount(accounts: AccountStore): Promise<RunningService['firstKey']> {
+  if ((await accounts.countAccounts()) !== 0) return null;
+  if (accounts.claimFirstStart && !(await accounts.claimFirstStart())) return null;
+  const created = await accounts.createAccount({ plan: 'free' });
   return { account: created.account.id, secret: created.key.secret };
 }
 
@@ -54,7 +54,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const engine = new LiveEngine(await loadTables(), loadTables);
   const store = options.store ?? (await openStore(config, { writer: true }));
   const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
-  const firstKey = options.firstStart === false ? null : await createFirstAccount(store);
+  const firstKey = options.firstStart === false ? null : await createFirstAccount(store.accounts);
   // Retention needs no manual job: reads already ignore expired reports; this reclaims their space.
   const purge = setInterval(() => {
     store.blacklist.purgeExpired(deps.now()).catch((err) => logger.warn({ err }, 'blacklist purge failed'));

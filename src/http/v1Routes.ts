@@ -275,7 +275,7 @@ export function v1Router(deps: ServiceDeps): Router {
 
   router.get('/usage', async (ctx) => {
     const caller = await identifyCaller(ctx, deps);
-    const counts = await deps.store.usage(caller.account.id, caller.now);
+    const counts = await deps.store.meter.usage(caller.account.id, caller.now);
     sendJson(ctx, 200, applyFields(usageRecord(caller.plan, caller.account.expires_at, counts), fieldsOf(ctx)));
   });
 

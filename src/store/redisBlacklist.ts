@@ -43,14 +43,12 @@ import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import { ListedAddresses } from './redisListedAddresses.js';
-import { isRedisOutage, type StoreRedis } from './redisScripts.js';
+import { isRedisOutage, type RedisGuard, type StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
   /** the retention window in days (default 90) */
   retentionDays?: number;
 }
-
-export type RedisGuard = <T>(what: string, work: () => Promise<T>) => Promise<T>;
 
 interface StoredReportRecord {
   reporter: string;

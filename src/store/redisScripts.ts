@@ -1,10 +1,11 @@
 /**
- * The shared store's connection and server-side scripts (src/store/redisStore.ts,
- * redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
+ * The shared store's connection, server-side scripts and failure rule (src/store/redisStore.ts,
+ * redisAccounts.ts, redisMeter.ts, redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
  * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { StoreUnavailableError } from './store.js';
+import { StoreInputError } from './keyWebsites.js';
+import { KeyLimitError, StoreUnavailableError } from './store.js';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
 export const RATE_KEY_SLACK_MS = 10_000;
@@ -307,7 +308,7 @@ export function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
     // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
     enableAutoPipelining: true,
     // Except the counting commands that carry a receipt: they are written at once, in the order of
-    // their sequence numbers (the admissions of a turn corked into one write, redisStore.ts), which
+    // their sequence numbers (the admissions of a turn corked into one write, redisMeter.ts), which
     // the receipts rely on; left to auto-pipelining, a count could go out after a later one.
     autoPipeliningIgnoredCommands: ['netlookupAddCounts', 'netlookupAdmit'],
     // A command issued while Redis is away fails at once (the caller answers unavailable or falls
@@ -351,6 +352,22 @@ export function execResult(results: [Error | null, unknown][] | null): unknown[]
   if (results === null) throw new Error('transaction aborted');
   for (const [error] of results) if (error) throw error;
   return results.map(([, value]) => value);
+}
+
+/** Runs Redis work, mapping a failure of Redis to StoreUnavailableError (the Redis store's guard). */
+export type RedisGuard = <T>(what: string, work: () => Promise<T>) => Promise<T>;
+
+/** The guard of a store that refuses all work once `isClosed()`; refusals of the input pass as they are. */
+export function redisGuard(isClosed: () => boolean): RedisGuard {
+  return async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    if (isClosed()) throw new StoreUnavailableError(`redis store: ${what}: the store is closed`);
+    try {
+      return await work();
+    } catch (e) {
+      if (e instanceof KeyLimitError || e instanceof StoreInputError || e instanceof StoreUnavailableError || e instanceof RangeError) throw e;
+      throw unavailable(`redis store: ${what} failed`, e);
+    }
+  };
 }
 
 export function unavailable(message: string, cause: unknown): StoreUnavailableError {

@@ -39,14 +39,12 @@ import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import { ThreatIndex } from './threatIndex.js';
+import type { Guard } from './sqliteGuard.js';
 
 export interface SqliteBlacklistOptions {
   /** the retention window in days (default 90) */
   retentionDays?: number;
 }
-
-/** Runs SQLite work, mapping database failures to StoreUnavailableError (SqliteStore's guard). */
-export type Guard = <T>(what: string, work: () => T) => T;
 
 interface ReportRow extends ReportTimes {
   id: number;

@@ -1,9 +1,11 @@
 /**
- * The one Store interface (ARCHITECTURE "Stores"): accounts, hashed keys, plans and expiry,
- * the per-second rate window, quotas and usage counters, and the blacklist (blacklistStore.ts).
- * Two implementations pass one conformance suite (test/store/conformance.ts and
- * blacklistConformance.ts): SQLite (embedded default) and Redis (shared).
- * Every method is async so that both fit; the embedded one answers from memory where it can.
+ * The store (ARCHITECTURE "Stores"), as three interfaces an embedded and a shared implementation
+ * both provide: the accounts and their keys (`AccountStore`), the meter (`Meter`: the per-second
+ * rate window, quotas and usage counters) and the blacklist (`BlacklistStore`, blacklistStore.ts).
+ * `Store` composes them with what belongs to the store as a whole: its health and its closing.
+ * Each interface has its own conformance suite (test/store/accountsConformance.ts,
+ * meterConformance.ts, blacklistConformance.ts), run against SQLite (embedded default) and Redis
+ * (shared). Every method is async so that both fit; the embedded one answers from memory where it can.
  */
 import type { Api, PlanCode } from '../plans/plans.js';
 import type { BlacklistStore } from './blacklistStore.js';
@@ -101,22 +103,13 @@ export interface UsageCounts {
   month_used: number;
 }
 
-export interface Store {
-  readonly kind: 'sqlite' | 'redis';
-  /** true while the store can answer and record */
-  healthy(): Promise<boolean>;
-  /**
-   * Optional: true while the store answers lookups from a per-process fallback (the shared store
-   * with Redis unreachable, or still writing back what it counted meanwhile); /health says degraded.
-   */
-  degraded?(): boolean;
+/** Accounts (plan, expiry, suspension) and their API keys, stored only as hashes of their secrets. */
+export interface AccountStore {
   /**
    * Optional, for stores shared by processes: true for exactly one caller ever, the process that
    * creates the first account of an empty store (instances starting together create one, not N).
    */
   claimFirstStart?(): Promise<boolean>;
-  /** writes buffered counters and releases the store */
-  close(): Promise<void>;
 
   createAccount(input: NewAccount): Promise<{ account: Account; key: KeyWithSecret }>;
   getAccount(id: string): Promise<Account | null>;
@@ -133,16 +126,22 @@ export interface Store {
   deleteKey(id: string): Promise<boolean>;
   /** the key and account of a presented secret (hashed, compared in constant time), or null */
   authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null>;
-
-  /** the rate window, then the quota, as one decision; counts the request as used or rejected */
-  admit(request: AdmitRequest): Promise<AdmitDecision>;
   /**
-   * Optional: `authenticate` and `admit` answered at once, by a store that keeps what they need in
-   * this process's memory (the embedded one). The single lookups then run without awaiting
-   * anything; a store without them (shared, over the network) is awaited as usual.
+   * Optional: `authenticate` answered at once, by a store that keeps what it needs in this
+   * process's memory (the embedded one). The single lookups then run without awaiting anything; a
+   * store without it (shared, over the network) is awaited as usual.
    */
   readonly immediate?: {
     authenticate(secret: string): { key: ApiKey; account: Account } | null;
+  };
+}
+
+/** The meter: per-second rate window, quotas, and the usage counters (lookups by API, rejected requests). */
+export interface Meter {
+  /** the rate window, then the quota, as one decision; counts the request as used or rejected */
+  admit(request: AdmitRequest): Promise<AdmitDecision>;
+  /** Optional: `admit` answered at once, as `AccountStore.immediate` (the embedded store). */
+  readonly immediate?: {
     admit(request: AdmitRequest): AdmitDecision;
   };
   /**
@@ -154,9 +153,24 @@ export interface Store {
   /** counts a request of a known account refused before metering (origin, suspension) */
   countRejected(accountId: string, now: Date): Promise<void>;
   usage(accountId: string, now: Date): Promise<UsageCounts>;
+}
 
+/** The whole store: its three parts on one connection, and the health and closing they share. */
+export interface Store {
+  readonly kind: 'sqlite' | 'redis';
+  readonly accounts: AccountStore;
+  readonly meter: Meter;
   /** The service's own blacklist (src/store/blacklistStore.ts). */
   readonly blacklist: BlacklistStore;
+  /** true while the store can answer and record */
+  healthy(): Promise<boolean>;
+  /**
+   * Optional: true while the store answers lookups from a per-process fallback (the shared store
+   * with Redis unreachable, or still writing back what it counted meanwhile); /health says degraded.
+   */
+  degraded?(): boolean;
+  /** writes buffered counters and releases the store */
+  close(): Promise<void>;
 }
 
 export class KeyLimitError extends Error {

@@ -401,13 +401,13 @@ describe('admin commands on Redis (REDIS_URL)', () => {
     const created = await ok(dir, ['account', 'create', '--plan', 'starter', '--expires', '2031-01-01'], env);
     const store = await RedisStore.open(REDIS_TEST_URL, { prefix });
     try {
-      expect(await store.getAccount(created.account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-01-01T00:00:00.000Z' });
-      expect((await store.authenticate(created.key.secret))?.key.id).toBe(created.key.id);
+      expect(await store.accounts.getAccount(created.account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-01-01T00:00:00.000Z' });
+      expect((await store.accounts.authenticate(created.key.secret))?.key.id).toBe(created.key.id);
       const rolled = await ok(dir, ['key', 'roll', created.key.id], env);
-      expect(await store.authenticate(created.key.secret)).toBeNull();
-      expect((await store.authenticate(rolled.key.secret))?.key.id).toBe(created.key.id);
+      expect(await store.accounts.authenticate(created.key.secret)).toBeNull();
+      expect((await store.accounts.authenticate(rolled.key.secret))?.key.id).toBe(created.key.id);
       await ok(dir, ['account', 'update', created.account.id, '--suspend'], env);
-      expect((await store.authenticate(rolled.key.secret))?.account.suspended).toBe(true);
+      expect((await store.accounts.authenticate(rolled.key.secret))?.account.suspended).toBe(true);
       expect((await ok(dir, ['key', 'list', created.account.id], env)).keys).toHaveLength(1);
     } finally {
       await store.close();

@@ -268,13 +268,13 @@ describe('first start', () => {
       const shown = await first.admin('GET', `/admin/accounts/${account}`);
       expect(shown.body.account).toMatchObject({ id: account, plan: 'free', expires_at: null, suspended: false });
       expect(shown.body.keys).toHaveLength(1);
-      const count = await first.service.deps.store.countAccounts();
+      const count = await first.service.deps.store.accounts.countAccounts();
       expect(count).toBe(1);
       await first.service.stop();
 
       second = await Harness.start({ dataDir: first.dataDir, adminToken: null });
       expect(second.service.firstKey).toBeNull();
-      expect(await second.service.deps.store.countAccounts()).toBe(1);
+      expect(await second.service.deps.store.accounts.countAccounts()).toBe(1);
       // the first key still works after the restart
       expect((await second.call('/v1/ip/8.8.8.8', { key: secret })).status).toBe(200);
       // without NETLOOKUP_ADMIN_TOKEN the admin API is not mounted

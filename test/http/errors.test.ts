@@ -241,27 +241,35 @@ function rawOn(agent: http.Agent, method: string, p: string, headers: Record<str
 /** A store that forwards to a real one until `broken` is set, then throws StoreUnavailableError. */
 function breakableStore(inner: Store): Store & { broken: boolean } {
   const state = { broken: false };
+  const unless = <A extends unknown[], R>(work: (...args: A) => R) => (...args: A): R => {
+    if (state.broken) throw new StoreUnavailableError('test: store down');
+    return work(...args);
+  };
+  /** The part's methods reject while broken; its at-once answers throw where they would (synchronously). */
+  const breakable = <T extends object>(part: T): T =>
+    new Proxy(part, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop === 'immediate' && value) {
+          return Object.fromEntries(Object.entries(value as Record<string, (...a: unknown[]) => unknown>).map(([name, work]) => [name, unless(work)]));
+        }
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (state.broken) return Promise.reject(new StoreUnavailableError('test: store down'));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  const accounts = breakable(inner.accounts);
+  const meter = breakable(inner.meter);
   return new Proxy(inner as Store & { broken: boolean }, {
     get(target, prop, receiver) {
       if (prop === 'broken') return state.broken;
+      if (prop === 'accounts') return accounts;
+      if (prop === 'meter') return meter;
+      if (prop === 'healthy') return () => (state.broken ? Promise.resolve(false) : target.healthy());
       const value = Reflect.get(target, prop, receiver);
-      // The store's at-once answers break with it, and throw where they would (synchronously).
-      if (prop === 'immediate' && value) {
-        const immediate = value as NonNullable<Store['immediate']>;
-        const unless = <A extends unknown[], R>(work: (...args: A) => R) => (...args: A): R => {
-          if (state.broken) throw new StoreUnavailableError('test: store down');
-          return work(...args);
-        };
-        return { authenticate: unless(immediate.authenticate), admit: unless(immediate.admit) };
-      }
-      if (typeof value !== 'function' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
-      return (...args: unknown[]) => {
-        if (state.broken) {
-          if (prop === 'healthy') return Promise.resolve(false);
-          return Promise.reject(new StoreUnavailableError('test: store down'));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
+      return typeof value === 'function' ? value.bind(target) : value;
     },
     set(_target, prop, value) {
       if (prop === 'broken') {

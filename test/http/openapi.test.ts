@@ -295,7 +295,7 @@ async function createAccount(input: Record<string, unknown>): Promise<Created> {
 /** Uses up a quota through the store, as that many earlier lookups would. */
 async function useUp(account: Created, plan: 'free' | 'business', api: 'ip' | 'blacklist' | 'mac') {
   const rule = quotaRule({ plan: service.deps.plans[plan] } as Caller, api);
-  const decision = await service.deps.store.admit({ account_id: account.accountId, api, cost: rule.limit, rate_limit_per_second: 1_000_000, quota: rule, consume: true, now: now() });
+  const decision = await service.deps.store.meter.admit({ account_id: account.accountId, api, cost: rule.limit, rate_limit_per_second: 1_000_000, quota: rule, consume: true, now: now() });
   expect(decision.outcome).toBe('admitted');
 }
 

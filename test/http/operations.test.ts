@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
-import type { Store } from '../../src/store/store.js';
+import type { AccountStore, Meter, Store } from '../../src/store/store.js';
 import { Harness, request, tempDir } from './harness.js';
 
 let h: Harness;
@@ -142,32 +142,41 @@ describe('GET /metrics', () => {
   });
 });
 
-/** A store whose authenticate() waits until released: holds a request in flight. */
-function gatedStore(inner: Store): { store: Store; entered: Promise<void>; release: () => void } {
+/** A store whose authenticate() waits, once armed, until released: holds a request in flight. */
+function gatedStore(inner: Store): { store: Store; arm: () => void; entered: Promise<void>; release: () => void } {
   let release!: () => void;
   let entered!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const enteredPromise = new Promise<void>((r) => (entered = r));
   let armed = false;
+  const authenticate = async (secret: string) => {
+    if (armed) {
+      entered();
+      await gate;
+    }
+    return inner.accounts.authenticate(secret);
+  };
+  // A gated store answers only when released: nothing at once (the service awaits it, as a shared store).
+  const later = <T extends object>(part: T, over: Partial<T> = {}): T =>
+    new Proxy(part, {
+      get(target, prop) {
+        if (prop === 'immediate') return undefined;
+        if (prop in over) return over[prop as keyof T];
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  const accounts = later<AccountStore>(inner.accounts, { authenticate });
+  const meter = later<Meter>(inner.meter);
   const store = new Proxy(inner, {
     get(target, prop, receiver) {
+      if (prop === 'accounts') return accounts;
+      if (prop === 'meter') return meter;
       const value = Reflect.get(target, prop, receiver);
-      if (prop === 'authenticate') {
-        return async (secret: string) => {
-          if (armed) {
-            entered();
-            await gate;
-          }
-          return target.authenticate(secret);
-        };
-      }
-      if (prop === 'arm') return () => (armed = true);
-      // A gated store answers only when released: nothing at once (the service awaits it, as a shared store).
-      if (prop === 'immediate') return undefined;
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { store, entered: enteredPromise, release: () => release() };
+  return { store, arm: () => (armed = true), entered: enteredPromise, release: () => release() };
 }
 
 describe('graceful shutdown', () => {
@@ -177,7 +186,7 @@ describe('graceful shutdown', () => {
     const gated = gatedStore(inner);
     const s = await Harness.start({ store: gated.store });
     const k = await s.newKey('pro');
-    (gated.store as unknown as { arm(): void }).arm();
+    gated.arm();
 
     try {
       const inFlight = request(s.url, '/v1/ip/8.8.8.8', { key: k });

@@ -37,7 +37,7 @@ beforeAll(async () => {
   fs.writeFileSync(plansFile, JSON.stringify(PLANS));
   // An account exists before the instances start: neither creates a first-start account.
   const store = await RedisStore.open(REDIS_TEST_URL, { prefix });
-  await store.createAccount({ plan: 'free' });
+  await store.accounts.createAccount({ plan: 'free' });
   await store.close();
   const env = { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
   [a, b] = await Promise.all([serve(path.join(dir, 'a'), plansFile, env), serve(path.join(dir, 'b'), plansFile, env)]);
@@ -160,7 +160,7 @@ describe('first start on an empty Redis', () => {
       const banners = started.filter((c) => /key\s+nlk_[0-9a-f]{40}/.test(c.output()));
       expect(banners).toHaveLength(1);
       const store = await RedisStore.open(REDIS_TEST_URL, { prefix: empty });
-      expect(await store.countAccounts()).toBe(1);
+      expect(await store.accounts.countAccounts()).toBe(1);
       await store.close();
     } finally {
       await removeKeys(empty);

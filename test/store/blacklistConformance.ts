@@ -1,5 +1,5 @@
 /**
- * The blacklist part of the Store conformance suite (src/store/blacklistStore.ts): only the
+ * The conformance suite of every BlacklistStore (src/store/blacklistStore.ts): only the
  * interface and injected clocks. Every Store implementation runs it; each test uses its own
  * addresses and reporters, so the tests share one opened store (with a 90-day retention).
  */

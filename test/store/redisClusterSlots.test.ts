@@ -3,7 +3,7 @@
  * of one command (a script's KEYS, MGET, a DEL of several keys) and of one MULTI/EXEC transaction
  * must hash to one slot, and a script may touch only keys of the slot it declared.
  *
- * Both conformance suites and a two-instance exchange run here under MONITOR; afterwards every
+ * The conformance suites and a two-instance exchange run here under MONITOR; afterwards every
  * command on this file's keys is checked. Redis itself names each command's keys (COMMAND GETKEYS),
  * and cluster-key-slot (the slot function of ioredis's Cluster client) hashes them.
  */
@@ -12,8 +12,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { RedisStore } from '../../src/store/redisStore.js';
+import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
-import { storeConformance } from './conformance.js';
+import { meterConformance } from './meterConformance.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 
 interface Seen {
@@ -34,10 +35,16 @@ beforeAll(async () => {
   });
 });
 
-storeConformance(
+accountsConformance(
   'redis (under MONITOR)',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}s:`, rateClock: 'request' }),
-  () => removeKeys(`${prefix}s:`),
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}a:`, rateClock: 'request' }),
+  () => removeKeys(`${prefix}a:`),
+);
+
+meterConformance(
+  'redis (under MONITOR)',
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}m:`, rateClock: 'request' }),
+  () => removeKeys(`${prefix}m:`),
 );
 
 blacklistConformance(
@@ -51,15 +58,15 @@ describe('two instances (under MONITOR)', () => {
     const a = await RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}i:` });
     const b = await RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}i:` });
     try {
-      const { account, key } = await a.createAccount({ plan: 'free' });
+      const { account, key } = await a.accounts.createAccount({ plan: 'free' });
       const quota = { period: 'day' as const, limit: 100, pooled: false };
-      await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).admit({ account_id: account.id, api: 'ip', cost: 1, rate_limit_per_second: 100, quota, consume: true, now: new Date() })));
-      const rolled = await a.rollKey(key.id);
-      expect(await b.authenticate(rolled!.secret)).not.toBeNull();
+      await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).meter.admit({ account_id: account.id, api: 'ip', cost: 1, rate_limit_per_second: 100, quota, consume: true, now: new Date() })));
+      const rolled = await a.accounts.rollKey(key.id);
+      expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
       const now = new Date();
       await a.blacklist.report({ ip: '198.51.100.9', reporter: account.id, threat_type: 'scanner', message: null, source: 'api', at: now, country_code: null, isp: null }, now);
       expect(await b.blacklist.threatFacts(parseBlacklistAddress('198.51.100.9')!, now)).toMatchObject({ is_threat: true });
-      expect(await a.deleteKey(key.id)).toBe(true);
+      expect(await a.accounts.deleteKey(key.id)).toBe(true);
     } finally {
       await a.close();
       await b.close();

@@ -2,17 +2,26 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { nextDayReset } from '../../src/store/quotaPeriod.js';
-import { DAY_COUNTER_GRACE_MS, RedisStore } from '../../src/store/redisStore.js';
+import { DAY_COUNTER_GRACE_MS } from '../../src/store/redisMeter.js';
+import { RedisStore } from '../../src/store/redisStore.js';
 import type { AdmitRequest } from '../../src/store/store.js';
-import { storeConformance } from './conformance.js';
+import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
+import { meterConformance } from './meterConformance.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 
-const conformancePrefix = redisTestPrefix('conformance');
-storeConformance(
+const accountsPrefix = redisTestPrefix('accounts');
+accountsConformance(
   'redis',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: conformancePrefix, rateClock: 'request' }),
-  () => removeKeys(conformancePrefix),
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: accountsPrefix, rateClock: 'request' }),
+  () => removeKeys(accountsPrefix),
+);
+
+const meterPrefix = redisTestPrefix('meter');
+meterConformance(
+  'redis',
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: meterPrefix, rateClock: 'request' }),
+  () => removeKeys(meterPrefix),
 );
 
 const blacklistPrefix = redisTestPrefix('blacklist');
@@ -52,21 +61,21 @@ describe('redis store: shared between instances', () => {
   });
 
   it('two instances together admit exactly the quota', async () => {
-    const { account } = await a.createAccount({ plan: 'free' });
-    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).admit(request(account.id))));
+    const { account } = await a.accounts.createAccount({ plan: 'free' });
+    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).meter.admit(request(account.id))));
     const outcomes = decisions.map((d) => d.outcome);
     expect(outcomes.filter((o) => o === 'admitted')).toHaveLength(100);
     expect(outcomes.filter((o) => o === 'quota_exceeded')).toHaveLength(200);
-    expect((await b.usage(account.id, new Date())).today).toEqual({ ip: 100, blacklist: 0, mac: 0, rejected: 200 });
+    expect((await b.meter.usage(account.id, new Date())).today).toEqual({ ip: 100, blacklist: 0, mac: 0, rejected: 200 });
   });
 
   it('two instances together never pass more than the rate limit in a second, on the server clock', async () => {
-    const { account } = await a.createAccount({ plan: 'free' });
+    const { account } = await a.accounts.createAccount({ plan: 'free' });
     // A skewed request clock on one instance changes nothing: the window runs on Redis TIME.
     const skewed = () => new Date(Date.now() - 5000);
     const started = Date.now();
     const decisions = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => (i % 2 ? a.admit(request(account.id, { rate_limit_per_second: 5 })) : b.admit(request(account.id, { rate_limit_per_second: 5, now: skewed() })))),
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? a.meter.admit(request(account.id, { rate_limit_per_second: 5 })) : b.meter.admit(request(account.id, { rate_limit_per_second: 5, now: skewed() })))),
     );
     const elapsed = Date.now() - started;
     const admitted = decisions.filter((d) => d.outcome === 'admitted').length;
@@ -75,8 +84,8 @@ describe('redis store: shared between instances', () => {
   });
 
   it("one account's admissions in one turn go to Redis in batches, decided one by one in order", async () => {
-    const { account } = await a.createAccount({ plan: 'free' });
-    const other = (await a.createAccount({ plan: 'free' })).account;
+    const { account } = await a.accounts.createAccount({ plan: 'free' });
+    const other = (await a.accounts.createAccount({ plan: 'free' })).account;
     // What Redis runs, as MONITOR shows it: the admit script's runs on these accounts' keys (the
     // first on a connection by EVAL, the next by EVALSHA).
     const monitor = await new Redis(REDIS_TEST_URL).monitor();
@@ -86,8 +95,8 @@ describe('redis store: shared between instances', () => {
     });
     try {
       const rule = { rate_limit_per_second: 6, quota: { period: 'day' as const, limit: 3, pooled: false } };
-      const mine = Array.from({ length: 10 }, (_, i) => a.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })));
-      const theirs = a.admit(request(other.id, rule));
+      const mine = Array.from({ length: 10 }, (_, i) => a.meter.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })));
+      const theirs = a.meter.admit(request(other.id, rule));
       const outcomes = (await Promise.all(mine)).map((d) => `${d.outcome} ${d.quota.used}`);
       // rate: 6 take a place in the window (the refused one too); quota: 3 ip, and mac counts apart
       expect(outcomes).toEqual([
@@ -95,7 +104,7 @@ describe('redis store: shared between instances', () => {
         'rate_limited 3', 'rate_limited 3', 'rate_limited 3', 'rate_limited 3',
       ]);
       expect((await theirs).outcome).toBe('admitted');
-      expect((await b.usage(account.id, new Date())).today).toEqual({ ip: 3, blacklist: 0, mac: 1, rejected: 6 });
+      expect((await b.meter.usage(account.id, new Date())).today).toEqual({ ip: 3, blacklist: 0, mac: 1, rejected: 6 });
       // MONITOR's stream may trail the replies
       // the first 8 go as soon as they wait (ADMISSION_CHUNK), the other 2 and the other account's at the end of the turn
       await vi.waitFor(() => expect(runs.sort((x, y) => x - y)).toEqual([1, 2, 8]));
@@ -105,12 +114,12 @@ describe('redis store: shared between instances', () => {
   });
 
   it("the batches of one turn leave in one write to the connection, in their order", async () => {
-    const accounts = await Promise.all([0, 1, 2].map(() => a.createAccount({ plan: 'free' })));
+    const accounts = await Promise.all([0, 1, 2].map(() => a.accounts.createAccount({ plan: 'free' })));
     const connection = a.redis.stream;
     const writev = vi.spyOn(connection, '_writev');
     const write = vi.spyOn(connection, '_write');
     try {
-      const decisions = await Promise.all(accounts.map(({ account }) => a.admit(request(account.id))));
+      const decisions = await Promise.all(accounts.map(({ account }) => a.meter.admit(request(account.id))));
       expect(decisions.map((d) => d.outcome)).toEqual(['admitted', 'admitted', 'admitted']);
       expect(write.mock.calls.length + writev.mock.calls.length).toBe(1);
       const written = write.mock.calls.length === 1 ? String(write.mock.calls[0][0]) : writev.mock.calls[0][0].map(({ chunk }) => String(chunk)).join('');
@@ -124,39 +133,39 @@ describe('redis store: shared between instances', () => {
   });
 
   it('a key rolled, changed or deleted through one instance is seen by the other at once', async () => {
-    const { key } = await a.createAccount({ plan: 'free' });
-    expect((await b.authenticate(key.secret))?.key.id).toBe(key.id);
-    const rolled = await a.rollKey(key.id);
-    expect(await b.authenticate(key.secret)).toBeNull();
-    expect((await b.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    expect((await b.accounts.authenticate(key.secret))?.key.id).toBe(key.id);
+    const rolled = await a.accounts.rollKey(key.id);
+    expect(await b.accounts.authenticate(key.secret)).toBeNull();
+    expect((await b.accounts.authenticate(rolled!.secret))?.key.id).toBe(key.id);
     // b caches what it authenticated; a change through a reaches b's cache before a answers
-    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(false);
-    await a.updateAccount(key.account_id, { suspended: true });
-    expect((await b.authenticate(rolled!.secret))?.account.suspended).toBe(true);
-    await a.updateKey(key.id, { websites: ['example.com'] });
-    expect((await b.authenticate(rolled!.secret))?.key.websites).toEqual(['example.com']);
-    await a.deleteKey(key.id);
-    expect(await b.authenticate(rolled!.secret)).toBeNull();
+    expect((await b.accounts.authenticate(rolled!.secret))?.account.suspended).toBe(false);
+    await a.accounts.updateAccount(key.account_id, { suspended: true });
+    expect((await b.accounts.authenticate(rolled!.secret))?.account.suspended).toBe(true);
+    await a.accounts.updateKey(key.id, { websites: ['example.com'] });
+    expect((await b.accounts.authenticate(rolled!.secret))?.key.websites).toEqual(['example.com']);
+    await a.accounts.deleteKey(key.id);
+    expect(await b.accounts.authenticate(rolled!.secret)).toBeNull();
   });
 
   it('without the cache, authentication reads Redis every time and agrees', async () => {
     const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, localCopies: false });
     try {
-      const { key } = await a.createAccount({ plan: 'free' });
-      expect((await uncached.authenticate(key.secret))?.key.id).toBe(key.id);
-      const rolled = await a.rollKey(key.id);
-      expect(await uncached.authenticate(key.secret)).toBeNull();
-      expect((await uncached.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+      const { key } = await a.accounts.createAccount({ plan: 'free' });
+      expect((await uncached.accounts.authenticate(key.secret))?.key.id).toBe(key.id);
+      const rolled = await a.accounts.rollKey(key.id);
+      expect(await uncached.accounts.authenticate(key.secret)).toBeNull();
+      expect((await uncached.accounts.authenticate(rolled!.secret))?.key.id).toBe(key.id);
     } finally {
       await uncached.close();
     }
   });
 
   it('day and month counters carry TTLs past their period; nothing is kept without one', async () => {
-    const { account } = await a.createAccount({ plan: 'free' });
+    const { account } = await a.accounts.createAccount({ plan: 'free' });
     const now = new Date();
-    await a.admit(request(account.id, { now }));
-    await a.countRejected(account.id, now);
+    await a.meter.admit(request(account.id, { now }));
+    await a.meter.countRejected(account.id, now);
     const counters = await a.redis.keys(`${prefix}{acct:${account.id}}:*`);
     const ttls = new Map<string, number>();
     for (const key of counters) ttls.set(key.slice(key.indexOf('}:') + 2).replace(/:.*/, ''), await a.redis.pttl(key));

@@ -12,8 +12,9 @@ import { SlidingRateWindow } from '../../src/store/rateWindow.js';
 import { latestVersion, migrate, migrations, schemaVersion, type Migration } from '../../src/store/sqliteMigrations.js';
 import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
 import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
-import { storeConformance } from './conformance.js';
+import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
+import { meterConformance } from './meterConformance.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,11 +31,18 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const conformanceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-conformance-'));
-storeConformance(
+const accountsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-accounts-'));
+accountsConformance(
   'sqlite',
-  async () => SqliteStore.open(path.join(conformanceDir, 'data')),
-  async () => fs.rmSync(conformanceDir, { recursive: true, force: true }),
+  async () => SqliteStore.open(path.join(accountsDir, 'data')),
+  async () => fs.rmSync(accountsDir, { recursive: true, force: true }),
+);
+
+const meterDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-meter-'));
+meterConformance(
+  'sqlite',
+  async () => SqliteStore.open(path.join(meterDir, 'data')),
+  async () => fs.rmSync(meterDir, { recursive: true, force: true }),
 );
 
 const blacklistDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-blacklist-'));
@@ -88,10 +96,10 @@ describe('sqlite store: migrations', () => {
     old.close();
 
     const store = SqliteStore.open(dir);
-    const found = await store.authenticate(secret);
+    const found = await store.accounts.authenticate(secret);
     expect(found?.account).toMatchObject({ id: 'acc_old', plan: 'free', suspended: false, expires_at: null });
     expect(found?.key).toMatchObject({ id: 'key_old', websites: [] });
-    expect((await store.admit(request('acc_old', new Date('2031-01-01T00:00:00Z')))).outcome).toBe('admitted');
+    expect((await store.meter.admit(request('acc_old', new Date('2031-01-01T00:00:00Z')))).outcome).toBe('admitted');
     await store.close();
     const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
     expect(schemaVersion(db)).toBe(latestVersion);
@@ -130,27 +138,27 @@ describe('sqlite store: durability', () => {
     const dir = tempDir();
     const now = new Date('2031-02-10T10:00:00.000Z');
     let store = SqliteStore.open(dir);
-    const { account, key } = await store.createAccount({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z' });
-    const extra = await store.createKey(account.id, { name: 'web', websites: ['*.Example.com'] }, 3);
-    const rolled = await store.rollKey(key.id);
-    await store.updateAccount(account.id, { suspended: true });
-    await store.admit(request(account.id, now, { cost: 3 }));
-    await store.admit(request(account.id, new Date('2031-02-09T10:00:00.000Z'), { api: 'mac', cost: 2 }));
-    await store.admit(request(account.id, now, { consume: false }));
-    const usage = await store.usage(account.id, now);
+    const { account, key } = await store.accounts.createAccount({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z' });
+    const extra = await store.accounts.createKey(account.id, { name: 'web', websites: ['*.Example.com'] }, 3);
+    const rolled = await store.accounts.rollKey(key.id);
+    await store.accounts.updateAccount(account.id, { suspended: true });
+    await store.meter.admit(request(account.id, now, { cost: 3 }));
+    await store.meter.admit(request(account.id, new Date('2031-02-09T10:00:00.000Z'), { api: 'mac', cost: 2 }));
+    await store.meter.admit(request(account.id, now, { consume: false }));
+    const usage = await store.meter.usage(account.id, now);
     expect(usage).toEqual({ today: { ip: 3, blacklist: 0, mac: 0, rejected: 1 }, month_used: 5 });
-    const keys = await store.listKeys(account.id);
+    const keys = await store.accounts.listKeys(account.id);
     await store.close();
 
     store = SqliteStore.open(dir);
-    expect(await store.countAccounts()).toBe(1);
-    expect(await store.getAccount(account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z', suspended: true });
-    expect(await store.listKeys(account.id)).toEqual(keys);
-    expect(await store.authenticate(key.secret)).toBeNull();
-    expect((await store.authenticate(rolled!.secret))?.key.id).toBe(key.id);
-    expect((await store.authenticate(extra.secret))?.key.websites).toEqual(['*.example.com']);
-    expect(await store.usage(account.id, now)).toEqual(usage);
-    const next = await store.admit(request(account.id, now));
+    expect(await store.accounts.countAccounts()).toBe(1);
+    expect(await store.accounts.getAccount(account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z', suspended: true });
+    expect(await store.accounts.listKeys(account.id)).toEqual(keys);
+    expect(await store.accounts.authenticate(key.secret)).toBeNull();
+    expect((await store.accounts.authenticate(rolled!.secret))?.key.id).toBe(key.id);
+    expect((await store.accounts.authenticate(extra.secret))?.key.websites).toEqual(['*.example.com']);
+    expect(await store.meter.usage(account.id, now)).toEqual(usage);
+    const next = await store.meter.admit(request(account.id, now));
     expect(next.quota).toMatchObject({ used: 6, remaining: 994 });
     await store.close();
   });
@@ -159,15 +167,15 @@ describe('sqlite store: durability', () => {
     const dir = tempDir();
     const now = new Date('2031-03-03T03:00:00.000Z');
     const store = SqliteStore.open(dir, { flushIntervalMs: 40 });
-    const { account } = await store.createAccount({ plan: 'free' });
+    const { account } = await store.accounts.createAccount({ plan: 'free' });
     const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
     const stored = () =>
       Object.fromEntries(reader.prepare<[string], { api: string; count: number }>('SELECT api, count FROM usage WHERE account_id = ?').all(account.id).map((r) => [r.api, r.count]));
-    await store.admit(request(account.id, now, { cost: 2 }));
+    await store.meter.admit(request(account.id, now, { cost: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(stored()).toEqual({ ip: 2 });
-    await store.admit(request(account.id, now, { api: 'blacklist' }));
-    await store.countRejected(account.id, now);
+    await store.meter.admit(request(account.id, now, { api: 'blacklist' }));
+    await store.meter.countRejected(account.id, now);
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(stored()).toEqual({ ip: 2, blacklist: 1, rejected: 1 });
     await store.close();
@@ -186,9 +194,9 @@ describe('sqlite store: durability', () => {
         `
         const { SqliteStore } = await import(process.env.STORE_MODULE);
         const store = SqliteStore.open(process.env.STORE_DIR);
-        const { account, key } = await store.createAccount({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
-        const extra = await store.createKey(account.id, { name: 'second', websites: ['example.com'] }, 5);
-        const rolled = await store.rollKey(key.id);
+        const { account, key } = await store.accounts.createAccount({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
+        const extra = await store.accounts.createKey(account.id, { name: 'second', websites: ['example.com'] }, 5);
+        const rolled = await store.accounts.rollKey(key.id);
         process.stdout.write(JSON.stringify({ id: account.id, old: key.secret, rolled: rolled.secret, extra: extra.secret }) + '\\n');
         setInterval(() => {}, 60_000);
         `,
@@ -211,10 +219,10 @@ describe('sqlite store: durability', () => {
 
     const printed = JSON.parse(line) as { id: string; old: string; rolled: string; extra: string };
     const store = SqliteStore.open(dir);
-    expect(await store.getAccount(printed.id)).toMatchObject({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
-    expect((await store.authenticate(printed.rolled))?.account.id).toBe(printed.id);
-    expect((await store.authenticate(printed.extra))?.key).toMatchObject({ name: 'second', websites: ['example.com'] });
-    expect(await store.authenticate(printed.old)).toBeNull();
+    expect(await store.accounts.getAccount(printed.id)).toMatchObject({ plan: 'pro', expires_at: '2031-05-01T00:00:00.000Z' });
+    expect((await store.accounts.authenticate(printed.rolled))?.account.id).toBe(printed.id);
+    expect((await store.accounts.authenticate(printed.extra))?.key).toMatchObject({ name: 'second', websites: ['example.com'] });
+    expect(await store.accounts.authenticate(printed.old)).toBeNull();
     await store.close();
   });
 
@@ -223,17 +231,17 @@ describe('sqlite store: durability', () => {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 2));
     const dir = tempDir();
     const server = SqliteStore.open(dir);
-    const { account, key } = await server.createAccount({ plan: 'free' });
-    expect(await server.authenticate(key.secret)).not.toBeNull();
+    const { account, key } = await server.accounts.createAccount({ plan: 'free' });
+    expect(await server.accounts.authenticate(key.secret)).not.toBeNull();
     const cli = SqliteStore.open(dir);
-    const rolled = await cli.rollKey(key.id);
-    await cli.updateAccount(account.id, { suspended: true });
+    const rolled = await cli.accounts.rollKey(key.id);
+    await cli.accounts.updateAccount(account.id, { suspended: true });
     await settle();
-    expect(await server.authenticate(key.secret)).toBeNull();
-    expect((await server.authenticate(rolled!.secret))?.account.suspended).toBe(true);
-    await cli.deleteKey(key.id);
+    expect(await server.accounts.authenticate(key.secret)).toBeNull();
+    expect((await server.accounts.authenticate(rolled!.secret))?.account.suspended).toBe(true);
+    await cli.accounts.deleteKey(key.id);
     await settle();
-    expect(await server.authenticate(rolled!.secret)).toBeNull();
+    expect(await server.accounts.authenticate(rolled!.secret)).toBeNull();
     await cli.close();
     await server.close();
   });
@@ -241,9 +249,9 @@ describe('sqlite store: durability', () => {
   it('keeps only the hash of a secret: the secret text is nowhere in the file', async () => {
     const dir = tempDir();
     const store = SqliteStore.open(dir);
-    const { account, key } = await store.createAccount({ plan: 'starter' });
-    const extra = await store.createKey(account.id, { name: 'k' }, 3);
-    const rolled = await store.rollKey(extra.id);
+    const { account, key } = await store.accounts.createAccount({ plan: 'starter' });
+    const extra = await store.accounts.createKey(account.id, { name: 'k' }, 3);
+    const rolled = await store.accounts.rollKey(extra.id);
     const whileOpen = databaseBytes(dir);
     await store.close();
     for (const bytes of [whileOpen, databaseBytes(dir)]) {
@@ -261,36 +269,36 @@ describe('sqlite store: durability', () => {
 describe('sqlite store: failures surface as StoreUnavailableError', () => {
   it('after close: every call refuses, a malformed secret is refused without the database', async () => {
     const store = SqliteStore.open(tempDir());
-    const { account, key } = await store.createAccount({ plan: 'free' });
+    const { account, key } = await store.accounts.createAccount({ plan: 'free' });
     await store.close();
     await store.close();
     expect(await store.healthy()).toBe(false);
     const now = new Date('2031-01-01T00:00:00Z');
-    await expect(store.createAccount({ plan: 'free' })).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.getAccount(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.authenticate(key.secret)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.admit(request(account.id, now))).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.usage(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.countRejected(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(await store.authenticate('not-a-key')).toBeNull();
+    await expect(store.accounts.createAccount({ plan: 'free' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.accounts.getAccount(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.accounts.authenticate(key.secret)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.meter.admit(request(account.id, now))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.meter.usage(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.meter.countRejected(account.id, now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.accounts.authenticate('not-a-key')).toBeNull();
   });
 
   it('a broken database: SQLite errors become StoreUnavailableError, and a failed flush keeps its counts', async () => {
     const dir = tempDir();
     const store = SqliteStore.open(dir, { flushIntervalMs: 60_000 });
-    const { account } = await store.createAccount({ plan: 'free' });
+    const { account } = await store.accounts.createAccount({ plan: 'free' });
     const now = new Date('2031-04-04T04:00:00Z');
-    await store.admit(request(account.id, now));
+    await store.meter.admit(request(account.id, now));
     const other = new Database(path.join(dir, DATABASE_FILE));
     other.exec('ALTER TABLE usage RENAME TO usage_away; DROP TABLE api_keys');
-    await expect(store.listKeys(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.createKey(account.id, { name: 'x' }, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(() => store.flush()).toThrow(StoreUnavailableError);
+    await expect(store.accounts.listKeys(account.id)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.accounts.createKey(account.id, { name: 'x' }, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(() => store.meter.flush()).toThrow(StoreUnavailableError);
     expect(await store.healthy()).toBe(false);
     // counts stay in memory and are written once the table is back
-    await store.admit(request(account.id, now));
+    await store.meter.admit(request(account.id, now));
     other.exec('ALTER TABLE usage_away RENAME TO usage');
-    store.flush();
+    store.meter.flush();
     expect(await store.healthy()).toBe(true);
     expect(other.prepare('SELECT count FROM usage WHERE account_id = ?').pluck().get(account.id)).toBe(2);
     await store.close();

@@ -1,0 +1,299 @@
+/**
+ * The embedded store's accounts and keys (the `AccountStore` of SqliteStore, on its connection).
+ *
+ * Durability: every account or key change is its own committed transaction before its method
+ * resolves, so an acknowledged change survives `kill -9` (the connection syncs every commit).
+ *
+ * Authentication answers from caches of frozen keys and accounts. Another connection (such as the
+ * CLI) may change accounts and keys meanwhile: the caches notice through `PRAGMA data_version`,
+ * asked at most once per millisecond.
+ */
+import type Database from 'better-sqlite3';
+import type { PlanCode } from '../plans/plans.js';
+import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
+import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
+import type { Guard } from './sqliteGuard.js';
+import {
+  KeyLimitError,
+  type Account,
+  type AccountPatch,
+  type AccountStore,
+  type ApiKey,
+  type KeyPatch,
+  type KeyWithSecret,
+  type NewAccount,
+} from './store.js';
+
+const DATA_VERSION_INTERVAL_MS = 1;
+/** The caches are cleared wholesale past this size, which bounds memory without bookkeeping. */
+const CACHE_LIMIT = 100_000;
+
+interface AccountRow {
+  id: string;
+  plan: PlanCode;
+  expires_at: string | null;
+  suspended: number;
+  email: string | null;
+  created_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  websites: string;
+  hash: Buffer;
+  created_at: string;
+  rolled_at: string | null;
+}
+
+interface CachedKey {
+  key: ApiKey;
+  /** the stored hash, hex */
+  hash: string;
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  plan: row.plan,
+  expires_at: row.expires_at,
+  suspended: row.suspended !== 0,
+  email: row.email,
+  created_at: row.created_at,
+});
+
+const toKey = (row: KeyRow): ApiKey => ({
+  id: row.id,
+  account_id: row.account_id,
+  name: row.name,
+  websites: JSON.parse(row.websites) as string[],
+  created_at: row.created_at,
+  rolled_at: row.rolled_at,
+});
+
+const copyKey = (key: ApiKey): ApiKey => ({ ...key, websites: [...key.websites] });
+const frozenKey = (key: ApiKey): ApiKey => Object.freeze({ ...key, websites: Object.freeze([...key.websites]) as string[] });
+
+export class SqliteAccounts implements AccountStore {
+  private readonly keysByHash = new Map<string, CachedKey>();
+  private readonly hashByKeyId = new Map<string, string>();
+  private readonly accounts = new Map<string, Account>();
+  /** SQLite's count of commits by other connections, as last seen by the caches */
+  private seenDataVersion = -1;
+  private dataVersionCheckedAt = -Infinity;
+  private readonly sql: ReturnType<typeof prepareStatements>;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly guard: Guard,
+  ) {
+    this.sql = prepareStatements(db);
+  }
+
+  // Accounts
+
+  async createAccount(input: NewAccount): Promise<{ account: Account; key: KeyWithSecret }> {
+    const { account, key, secret } = newAccountWithKey(input);
+    this.guard('create account', () =>
+      this.db
+        .transaction(() => {
+          this.sql.insertAccount.run({ ...account, suspended: 0 });
+          this.sql.insertKey.run({ ...key, websites: '[]', hash: hashSecret(secret) });
+        })
+        .immediate(),
+    );
+    return { account: { ...account }, key: { ...copyKey(key), secret } };
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const account = this.guard('read account', () => {
+      this.dropCachesIfChangedElsewhere();
+      return this.loadAccount(id);
+    });
+    return account && { ...account };
+  }
+
+  async updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
+    return this.guard('update account', () => {
+      this.accounts.delete(id);
+      const row = this.sql.account.get(id);
+      if (!row) return null;
+      const current = toAccount(row);
+      const plan = patch.plan === undefined ? current.plan : checkedPlan(patch.plan);
+      if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean') throw new StoreInputError('suspended must be true or false');
+      const next: Account = {
+        ...current,
+        plan,
+        expires_at: planAndExpiry(plan, patch.expires_at, current.expires_at),
+        suspended: patch.suspended ?? current.suspended,
+        email: patch.email === undefined ? current.email : patch.email,
+      };
+      this.sql.updateAccount.run({ ...next, suspended: next.suspended ? 1 : 0 });
+      return { ...next };
+    });
+  }
+
+  async countAccounts(): Promise<number> {
+    return this.guard('count accounts', () => this.sql.countAccounts.get()!.n);
+  }
+
+  // Keys
+
+  async listKeys(accountId: string): Promise<ApiKey[]> {
+    return this.guard('list keys', () => this.sql.keysOfAccount.all(accountId).map(toKey));
+  }
+
+  async getKey(id: string): Promise<ApiKey | null> {
+    return this.guard('read key', () => {
+      const row = this.sql.key.get(id);
+      return row ? toKey(row) : null;
+    });
+  }
+
+  async createKey(accountId: string, input: { name: string; websites?: string[] }, maxKeys: number): Promise<KeyWithSecret> {
+    const name = checkedName(input.name);
+    const websites = normalizeWebsites(input.websites ?? []);
+    const secret = newSecret();
+    const key: ApiKey = { id: newId('key'), account_id: accountId, name, websites, created_at: new Date().toISOString(), rolled_at: null };
+    this.guard('create key', () =>
+      this.db
+        .transaction(() => {
+          if (!this.sql.account.get(accountId)) throw new StoreInputError(`no account ${accountId}`);
+          if (this.sql.countKeys.get(accountId)!.n >= maxKeys) throw new KeyLimitError(maxKeys);
+          this.sql.insertKey.run({ ...key, websites: JSON.stringify(websites), hash: hashSecret(secret) });
+        })
+        .immediate(),
+    );
+    return { ...copyKey(key), secret };
+  }
+
+  async updateKey(id: string, patch: KeyPatch): Promise<ApiKey | null> {
+    const name = patch.name === undefined ? undefined : checkedName(patch.name);
+    const websites = patch.websites === undefined ? undefined : normalizeWebsites(patch.websites);
+    return this.guard('update key', () => {
+      this.forgetKey(id);
+      const row = this.sql.key.get(id);
+      if (!row) return null;
+      const next: ApiKey = { ...toKey(row), name: name ?? row.name };
+      if (websites !== undefined) next.websites = websites;
+      this.sql.updateKey.run({ id, name: next.name, websites: JSON.stringify(next.websites) });
+      return next;
+    });
+  }
+
+  async rollKey(id: string): Promise<KeyWithSecret | null> {
+    const secret = newSecret();
+    return this.guard('roll key', () => {
+      this.forgetKey(id);
+      const row = this.sql.key.get(id);
+      if (!row) return null;
+      const rolledAt = new Date().toISOString();
+      this.sql.rollKey.run({ id, hash: hashSecret(secret), rolled_at: rolledAt });
+      return { ...toKey(row), rolled_at: rolledAt, secret };
+    });
+  }
+
+  async deleteKey(id: string): Promise<boolean> {
+    return this.guard('delete key', () => {
+      this.forgetKey(id);
+      return this.sql.deleteKey.run(id).changes > 0;
+    });
+  }
+
+  readonly immediate = {
+    authenticate: (secret: string) => this.authenticateNow(secret),
+  };
+
+  async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
+    return this.authenticateNow(secret);
+  }
+
+  /** Answers from frozen cached objects: this runs on every request, copies would cost. */
+  private authenticateNow(secret: string): { key: ApiKey; account: Account } | null {
+    if (!isWellFormedSecret(secret)) return null;
+    const hex = hashSecretHex(secret);
+    return this.guard('authenticate', () => {
+      this.dropCachesIfChangedElsewhere();
+      let cached = this.keysByHash.get(hex);
+      if (cached === undefined) {
+        const row = this.sql.keyByHash.get(Buffer.from(hex, 'hex'));
+        if (!row) return null;
+        cached = { key: frozenKey(toKey(row)), hash: Buffer.from(row.hash).toString('hex') };
+        if (this.keysByHash.size >= CACHE_LIMIT) this.clearKeyCache();
+        this.keysByHash.set(hex, cached);
+        this.hashByKeyId.set(cached.key.id, hex);
+      }
+      if (!sameHashHex(cached.hash, hex)) return null;
+      const account = this.loadAccount(cached.key.account_id);
+      return account && { key: cached.key, account };
+    });
+  }
+
+  // Internals
+
+  private loadAccount(id: string): Account | null {
+    const cached = this.accounts.get(id);
+    if (cached) return cached;
+    const row = this.sql.account.get(id);
+    if (!row) return null;
+    if (this.accounts.size >= CACHE_LIMIT) this.accounts.clear();
+    const account = Object.freeze(toAccount(row));
+    this.accounts.set(id, account);
+    return account;
+  }
+
+  /** Drops a key from the authentication cache, so a changed, rolled or deleted key is read afresh. */
+  private forgetKey(id: string): void {
+    const hex = this.hashByKeyId.get(id);
+    if (hex === undefined) return;
+    this.hashByKeyId.delete(id);
+    this.keysByHash.delete(hex);
+  }
+
+  /**
+   * The caches are only valid while this process is the only writer. Another connection (say the
+   * CLI rolling a key while the server runs) changes `PRAGMA data_version`, so a rolled or deleted
+   * key's old secret still fails at once.
+   */
+  private dropCachesIfChangedElsewhere(): void {
+    // Asking SQLite costs microseconds; once per millisecond is as soon as another process can act.
+    const at = performance.now();
+    if (at - this.dataVersionCheckedAt < DATA_VERSION_INTERVAL_MS) return;
+    this.dataVersionCheckedAt = at;
+    const version = this.sql.dataVersion.get()!;
+    if (version === this.seenDataVersion) return;
+    this.seenDataVersion = version;
+    this.clearKeyCache();
+    this.accounts.clear();
+  }
+
+  private clearKeyCache(): void {
+    this.keysByHash.clear();
+    this.hashByKeyId.clear();
+  }
+}
+
+/** Statements prepared once: the hot one (authenticate) must not re-parse SQL. */
+function prepareStatements(db: Database.Database) {
+  return {
+    insertAccount: db.prepare(
+      'INSERT INTO accounts (id, plan, expires_at, suspended, email, created_at) VALUES (@id, @plan, @expires_at, @suspended, @email, @created_at)',
+    ),
+    account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?'),
+    updateAccount: db.prepare(
+      'UPDATE accounts SET plan = @plan, expires_at = @expires_at, suspended = @suspended, email = @email WHERE id = @id',
+    ),
+    countAccounts: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts'),
+    insertKey: db.prepare(
+      'INSERT INTO api_keys (id, account_id, name, websites, hash, created_at, rolled_at) VALUES (@id, @account_id, @name, @websites, @hash, @created_at, NULL)',
+    ),
+    key: db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
+    keyByHash: db.prepare<[Buffer], KeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
+    keysOfAccount: db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY rowid'),
+    countKeys: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?'),
+    updateKey: db.prepare('UPDATE api_keys SET name = @name, websites = @websites WHERE id = @id'),
+    rollKey: db.prepare('UPDATE api_keys SET hash = @hash, rolled_at = @rolled_at WHERE id = @id'),
+    deleteKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * The conformance suite of every Meter (src/store/store.ts): the per-second rate window, quotas
+ * and usage counters, through the interface and injected `now` values only, nothing of one
+ * implementation. The meter counts for any account id it is given; each test takes fresh ones, so
+ * the tests share one opened store.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Api } from '../../src/plans/plans.js';
+import { newId } from '../../src/store/apiKeySecret.js';
+import type { AdmitDecision, AdmitRequest, Meter, QuotaRule, Store } from '../../src/store/store.js';
+
+const dayQuota = (limit: number): QuotaRule => ({ period: 'day', limit, pooled: false });
+const monthQuota = (limit: number): QuotaRule => ({ period: 'month', limit, pooled: true });
+const at = (iso: string) => new Date(iso);
+const plus = (date: Date, ms: number) => new Date(date.getTime() + ms);
+
+export function meterConformance(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
+  describe(`Meter conformance: ${name}`, () => {
+    let store: Store;
+    let meter: Meter;
+
+    beforeAll(async () => {
+      store = await open();
+      meter = store.meter;
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await cleanup?.();
+    });
+
+    /** A request with a high rate limit and quota unless the test says otherwise. */
+    const admit = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): Promise<AdmitDecision> =>
+      meter.admit({
+        account_id: accountId,
+        api: 'ip',
+        cost: 1,
+        rate_limit_per_second: 1000,
+        quota: dayQuota(1_000_000),
+        consume: true,
+        now,
+        ...over,
+      });
+
+    describe('quotas', () => {
+      it('day quotas are per API: an exhausted ip quota leaves mac alone', async () => {
+        const id = newId('acc');
+        const now = at('2031-03-10T10:00:00.000Z');
+        const quota = dayQuota(3);
+        for (let i = 1; i <= 3; i++) {
+          const d = await admit(id, plus(now, i * 10), { quota });
+          expect(d).toEqual({
+            outcome: 'admitted',
+            quota: { limit: 3, used: i, remaining: 3 - i, period: 'day', resets_at: at('2031-03-11T00:00:00.000Z') },
+          });
+        }
+        const over = await admit(id, plus(now, 50), { quota });
+        expect(over).toMatchObject({ outcome: 'quota_exceeded', quota: { limit: 3, used: 3, remaining: 0 } });
+        const mac = await admit(id, plus(now, 60), { quota, api: 'mac' });
+        expect(mac).toMatchObject({ outcome: 'admitted', quota: { limit: 3, used: 1, remaining: 2 } });
+        expect(await admit(id, plus(now, 70), { quota, api: 'blacklist' })).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
+        expect(await admit(id, plus(now, 80), { quota })).toMatchObject({ outcome: 'quota_exceeded' });
+      });
+
+      it('month quotas are pooled across the APIs', async () => {
+        const id = newId('acc');
+        const now = at('2031-04-15T08:00:00.000Z');
+        const quota = monthQuota(5);
+        const apisInOrder: Api[] = ['ip', 'ip', 'blacklist', 'blacklist', 'mac'];
+        for (const [i, api] of apisInOrder.entries()) {
+          expect(await admit(id, plus(now, i), { quota, api })).toEqual({
+            outcome: 'admitted',
+            quota: { limit: 5, used: i + 1, remaining: 4 - i, period: 'month', resets_at: at('2031-05-01T00:00:00.000Z') },
+          });
+        }
+        for (const api of ['ip', 'blacklist', 'mac'] as const) {
+          expect(await admit(id, plus(now, 10), { quota, api })).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 5, remaining: 0 } });
+        }
+        expect((await meter.usage(id, now)).month_used).toBe(5);
+      });
+
+      it('a batch of N needs N remaining: refused whole when only N-1 are left', async () => {
+        const id = newId('acc');
+        const now = at('2031-04-20T08:00:00.000Z');
+        const quota = monthQuota(10);
+        expect(await admit(id, now, { quota, cost: 7 })).toMatchObject({ outcome: 'admitted', quota: { used: 7, remaining: 3 } });
+        expect(await admit(id, plus(now, 1), { quota, cost: 4, api: 'blacklist' })).toMatchObject({
+          outcome: 'quota_exceeded',
+          quota: { used: 7, remaining: 3 },
+        });
+        expect(await meter.usage(id, now)).toEqual({ today: { ip: 7, blacklist: 0, mac: 0, rejected: 1 }, month_used: 7 });
+        expect(await admit(id, plus(now, 2), { quota, cost: 3, api: 'blacklist' })).toMatchObject({
+          outcome: 'admitted',
+          quota: { used: 10, remaining: 0 },
+        });
+        expect(await admit(id, plus(now, 3), { quota, cost: 1 })).toMatchObject({ outcome: 'quota_exceeded' });
+      });
+
+      it('a day quota resets at 00:00 UTC', async () => {
+        const id = newId('acc');
+        const quota = dayQuota(2);
+        const lastDay = at('2031-03-14T23:59:58.000Z');
+        await admit(id, lastDay, { quota });
+        await admit(id, plus(lastDay, 1000), { quota });
+        const before = await admit(id, at('2031-03-14T23:59:59.999Z'), { quota });
+        expect(before).toEqual({
+          outcome: 'quota_exceeded',
+          quota: { limit: 2, used: 2, remaining: 0, period: 'day', resets_at: at('2031-03-15T00:00:00.000Z') },
+        });
+        const after = await admit(id, at('2031-03-15T00:00:00.000Z'), { quota });
+        expect(after).toEqual({
+          outcome: 'admitted',
+          quota: { limit: 2, used: 1, remaining: 1, period: 'day', resets_at: at('2031-03-16T00:00:00.000Z') },
+        });
+        expect((await meter.usage(id, at('2031-03-15T12:00:00.000Z'))).today).toEqual({ ip: 1, blacklist: 0, mac: 0, rejected: 0 });
+        expect((await meter.usage(id, at('2031-03-14T12:00:00.000Z'))).today).toEqual({ ip: 2, blacklist: 0, mac: 0, rejected: 1 });
+      });
+
+      it('a month quota resets at 00:00 UTC on the 1st, not at a day boundary', async () => {
+        const id = newId('acc');
+        const quota = monthQuota(3);
+        await admit(id, at('2031-01-30T10:00:00.000Z'), { quota, cost: 2 });
+        expect(await admit(id, at('2031-01-31T10:00:00.000Z'), { quota, api: 'mac' })).toMatchObject({
+          outcome: 'admitted',
+          quota: { used: 3, remaining: 0 },
+        });
+        expect(await admit(id, at('2031-01-31T23:59:59.999Z'), { quota })).toEqual({
+          outcome: 'quota_exceeded',
+          quota: { limit: 3, used: 3, remaining: 0, period: 'month', resets_at: at('2031-02-01T00:00:00.000Z') },
+        });
+        expect(await admit(id, at('2031-02-01T00:00:00.000Z'), { quota })).toEqual({
+          outcome: 'admitted',
+          quota: { limit: 3, used: 1, remaining: 2, period: 'month', resets_at: at('2031-03-01T00:00:00.000Z') },
+        });
+        expect((await meter.usage(id, at('2031-01-31T12:00:00.000Z'))).month_used).toBe(3);
+        expect((await meter.usage(id, at('2031-02-01T12:00:00.000Z'))).month_used).toBe(1);
+      });
+
+      it('resets_at: next midnight UTC, first of next month, across the year end', async () => {
+        const id = newId('acc');
+        const cases: [string, QuotaRule, string][] = [
+          ['2031-12-31T23:59:59.999Z', dayQuota(100), '2032-01-01T00:00:00.000Z'],
+          ['2031-12-31T23:59:59.999Z', monthQuota(100), '2032-01-01T00:00:00.000Z'],
+          ['2032-01-01T00:00:00.000Z', dayQuota(100), '2032-01-02T00:00:00.000Z'],
+          ['2032-01-01T00:00:00.000Z', monthQuota(100), '2032-02-01T00:00:00.000Z'],
+          ['2032-02-28T13:00:00.000Z', dayQuota(100), '2032-02-29T00:00:00.000Z'],
+          ['2032-02-29T13:00:00.000Z', monthQuota(100), '2032-03-01T00:00:00.000Z'],
+        ];
+        for (const [now, quota, reset] of cases) {
+          expect((await admit(id, at(now), { quota })).quota.resets_at, `${now} ${quota.period}`).toEqual(at(reset));
+        }
+      });
+
+      it('refused, rate-limited and quota-exceeded requests count as rejected, never against the quota', async () => {
+        const id = newId('acc');
+        const now = at('2031-05-05T05:05:05.000Z');
+        const quota = dayQuota(2);
+        expect(await admit(id, now, { quota, consume: false, cost: 1 })).toEqual({
+          outcome: 'refused',
+          quota: { limit: 2, used: 0, remaining: 2, period: 'day', resets_at: at('2031-05-06T00:00:00.000Z') },
+        });
+        expect(await admit(id, plus(now, 1), { quota, rate_limit_per_second: 2 })).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
+        expect(await admit(id, plus(now, 2), { quota, rate_limit_per_second: 2 })).toMatchObject({ outcome: 'rate_limited', quota: { used: 1, remaining: 1 } });
+        expect(await admit(id, plus(now, 2000), { quota })).toMatchObject({ outcome: 'admitted', quota: { used: 2 } });
+        expect(await admit(id, plus(now, 2001), { quota })).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 2 } });
+        expect(await admit(id, plus(now, 2002), { quota, consume: false })).toMatchObject({ outcome: 'refused', quota: { used: 2 } });
+        expect(await meter.usage(id, now)).toEqual({ today: { ip: 2, blacklist: 0, mac: 0, rejected: 4 }, month_used: 2 });
+      });
+    });
+
+    describe('rate window', () => {
+      it('admits `limit` requests within one second, refuses the next, admits again 1 s after the oldest', async () => {
+        const id = newId('acc');
+        const t0 = at('2031-06-01T12:00:00.500Z');
+        const r = (ms: number) => admit(id, plus(t0, ms), { rate_limit_per_second: 3 }).then((d) => d.outcome);
+        expect(await r(0)).toBe('admitted');
+        expect(await r(100)).toBe('admitted');
+        expect(await r(200)).toBe('admitted');
+        expect(await r(300)).toBe('rate_limited');
+        expect(await r(999)).toBe('rate_limited');
+        // the second boundary (t0 + 500 ms) does not reset anything
+        expect(await r(1000)).toBe('admitted');
+        expect(await r(1050)).toBe('rate_limited');
+        expect(await r(1100)).toBe('admitted');
+        expect(await r(1200)).toBe('admitted');
+        expect(await r(1201)).toBe('rate_limited');
+        expect((await meter.usage(id, t0)).today).toEqual({ ip: 6, blacklist: 0, mac: 0, rejected: 4 });
+      });
+
+      it('rate-limited requests take no place in the window; requests refused after the rate check do', async () => {
+        const id = newId('acc');
+        const t0 = at('2031-06-02T12:00:00.000Z');
+        const r = (ms: number, consume = true) => admit(id, plus(t0, ms), { rate_limit_per_second: 2, consume }).then((d) => d.outcome);
+        expect(await r(0)).toBe('admitted');
+        expect(await r(10, false)).toBe('refused');
+        for (let ms = 20; ms < 1000; ms += 50) expect(await r(ms)).toBe('rate_limited');
+        expect(await r(1000)).toBe('admitted');
+        expect(await r(1009)).toBe('rate_limited');
+        expect(await r(1010)).toBe('admitted');
+      });
+
+      it('is kept per account', async () => {
+        const a = newId('acc');
+        const b = newId('acc');
+        const now = at('2031-06-03T12:00:00.000Z');
+        expect((await admit(a, now, { rate_limit_per_second: 1 })).outcome).toBe('admitted');
+        expect((await admit(a, plus(now, 1), { rate_limit_per_second: 1 })).outcome).toBe('rate_limited');
+        expect((await admit(b, plus(now, 1), { rate_limit_per_second: 1 })).outcome).toBe('admitted');
+      });
+
+      it('never more than `limit` in any sliding second, and refuses only when `limit` are in it', async () => {
+        const id = newId('acc');
+        // Each run starts far after the previous one, so runs never share a window.
+        let base = at('2031-07-01T00:00:00.000Z').getTime();
+        await fc.assert(
+          fc.asyncProperty(
+            fc.integer({ min: 1, max: 6 }),
+            fc.array(fc.record({ gap: fc.integer({ min: 0, max: 400 }), consume: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+            async (limit, arrivals) => {
+              base += 1_000_000;
+              let t = base;
+              const placed: number[] = [];
+              for (const { gap, consume } of arrivals) {
+                t += gap;
+                const { outcome } = await admit(id, new Date(t), { rate_limit_per_second: limit, consume });
+                const inWindow = placed.filter((p) => p > t - 1000).length;
+                if (outcome === 'rate_limited') {
+                  expect(inWindow).toBe(limit);
+                } else {
+                  expect(inWindow).toBeLessThan(limit);
+                  placed.push(t);
+                }
+              }
+              for (const p of placed) expect(placed.filter((q) => q > p - 1000 && q <= p).length).toBeLessThanOrEqual(limit);
+            },
+          ),
+          { numRuns: 150 },
+        );
+      });
+    });
+
+    describe('usage', () => {
+      it('counts lookups by API and cost, rejected requests, and the pooled month', async () => {
+        const id = newId('acc');
+        const yesterday = at('2031-08-14T09:00:00.000Z');
+        const today = at('2031-08-15T09:00:00.000Z');
+        const quota = monthQuota(1000);
+        await admit(id, yesterday, { quota, api: 'mac', cost: 4 });
+        await admit(id, today, { quota, api: 'ip', cost: 5 });
+        await admit(id, plus(today, 1), { quota, api: 'blacklist' });
+        await admit(id, plus(today, 2), { quota, api: 'mac', cost: 2 });
+        await admit(id, plus(today, 3), { quota, api: 'ip', consume: false });
+        await meter.countRejected(id, plus(today, 4));
+        expect(await meter.usage(id, plus(today, 5))).toEqual({ today: { ip: 5, blacklist: 1, mac: 2, rejected: 2 }, month_used: 12 });
+        expect(await meter.usage(id, yesterday)).toEqual({ today: { ip: 0, blacklist: 0, mac: 4, rejected: 0 }, month_used: 12 });
+        expect(await meter.usage(id, at('2031-09-01T00:00:00.000Z'))).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 0 }, month_used: 0 });
+      });
+
+      it('countRejected counts in today.rejected only, on the day of `now`', async () => {
+        const id = newId('acc');
+        const now = at('2031-09-09T23:59:59.999Z');
+        await meter.countRejected(id, now);
+        await meter.countRejected(id, now);
+        await meter.countRejected(id, plus(now, 1));
+        expect(await meter.usage(id, now)).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 2 }, month_used: 0 });
+        expect(await meter.usage(id, plus(now, 1))).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 1 }, month_used: 0 });
+        expect(await admit(id, now, { quota: dayQuota(1) })).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 0 } });
+      });
+
+      it('refund gives back what an admission used, day and month, and counts the request as rejected', async () => {
+        const id = newId('acc');
+        const now = at('2031-09-10T10:00:00.000Z');
+        const request: AdmitRequest = { account_id: id, api: 'blacklist', cost: 3, rate_limit_per_second: 1000, quota: monthQuota(4), consume: true, now };
+        expect((await meter.admit(request)).outcome).toBe('admitted');
+        await meter.refund(request);
+        expect(await meter.usage(id, now)).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 1 }, month_used: 0 });
+        // The quota given back is usable again.
+        expect(await admit(id, plus(now, 1), { api: 'blacklist', cost: 4, quota: monthQuota(4) })).toMatchObject({ outcome: 'admitted', quota: { used: 4, remaining: 0 } });
+      });
+
+      it('an account without traffic has zero usage', async () => {
+        const id = newId('acc');
+        expect(await meter.usage(id, at('2031-10-10T10:00:00.000Z'))).toEqual({
+          today: { ip: 0, blacklist: 0, mac: 0, rejected: 0 },
+          month_used: 0,
+        });
+      });
+    });
+
+  });
+}
