@@ -1,9 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+/** The built tables and the engine over them, checked against independent references (full data: tens of seconds). */
+const DATA = [
+  'test/engine/differential/**/*.test.ts',
+  'test/engine/engine.test.ts',
+  'test/engine/compact.test.ts',
+  'test/tables/asnCoverage.test.ts',
+  'test/tables/countries.test.ts',
+  'test/tables/curated.test.ts',
+  'test/tables/format.test.ts',
+];
+/** Through real servers, stores (SQLite files, Redis), child processes and browsers. */
+const END_TO_END = [
+  'test/http/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/web/**/*.test.ts',
+  'test/blacklist/fail2ban*.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The WASM module, compiled TypeScript, tables and web build are rebuilt first when older than their sources.
+    globalSetup: ['test/artifacts.globalSetup.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    projects: [
+      // Parsers, formats, records, scoring, small builds: in-process, seconds.
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...DATA, ...END_TO_END] } },
+      { extends: true, test: { name: 'data', include: DATA } },
+      { extends: true, test: { name: 'e2e', include: END_TO_END } },
+    ],
   },
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadEngine } from '../../src/engine/node.js';
 import { ALWAYS_KEPT, applyFields, parseFields } from '../../src/records/fieldsFilter.js';
 import { ipRecord } from '../../src/records/ipRecord.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseBlacklistAddress, type BlacklistAddress } from '../../src/blacklist/address.js';
+import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import type { ChangeListener } from '../../src/store/redisChangeFeed.js';
 import { ListedAddresses, REBUILD_INTERVAL_MS } from '../../src/store/redisListedAddresses.js';
 

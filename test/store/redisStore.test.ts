@@ -115,7 +115,11 @@ describe('redis store: shared between instances', () => {
 
   it("the batches of one turn leave in one write to the connection, in their order", async () => {
     const accounts = await Promise.all([0, 1, 2].map(() => a.accounts.createAccount({ plan: 'free' })));
-    const connection = a.redis.stream;
+    // The socket's internal writers: a corked turn leaves through _writev, a single chunk through _write.
+    const connection = a.redis.stream as unknown as {
+      _writev: (chunks: { chunk: unknown }[], callback: () => void) => void;
+      _write: (chunk: unknown, encoding: string, callback: () => void) => void;
+    };
     const writev = vi.spyOn(connection, '_writev');
     const write = vi.spyOn(connection, '_write');
     try {
@@ -274,7 +278,7 @@ describe('redis blacklist: the listed-address set', () => {
     const admin = new Redis(REDIS_TEST_URL);
     try {
       // Every subscriber connection is cut: b's feed is down until ioredis reconnects it.
-      await admin.client('KILL', 'TYPE', 'pubsub');
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
       await a.blacklist.report(report('203.0.113.13'), now);
       expect(await b.blacklist.threatFacts(address('203.0.113.13'), now)).toMatchObject({ is_threat: true });
       await answersFromSet(b);

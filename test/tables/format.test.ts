@@ -278,7 +278,10 @@ describe('load-time checks: WASM and TypeScript agree', () => {
         const hi = BigUint64Array.from(sorted, (k) => k >> 64n);
         const lo = BigUint64Array.from(sorted, (k) => k & ((1n << 64n) - 1n));
         const index = bucketIndex(6, { hi, lo });
-        if (how % 3 === 1 && sorted.length > 1) lo[damageAt % sorted.length] = lo[(damageAt + 1) % sorted.length], hi[damageAt % sorted.length] = hi[(damageAt + 1) % sorted.length];
+        if (how % 3 === 1 && sorted.length > 1) {
+          lo[damageAt % sorted.length] = lo[(damageAt + 1) % sorted.length];
+          hi[damageAt % sorted.length] = hi[(damageAt + 1) % sorted.length];
+        }
         if (how % 3 === 2) index[damageAt % index.length] += 1;
         const asU32 = (a: BigUint64Array) => new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
         const [h, l, i] = place(asU32(hi), asU32(lo), index);

@@ -99,10 +99,9 @@ export class MmdbFile {
     const stackDepth = new Uint8Array(depthLimit + 1);
     const stackWords = new Uint32Array((depthLimit + 1) * 4);
     const start = new Uint32Array(4);
-    let top = 0;
     stackNode[0] = root;
     stackDepth[0] = 0;
-    top = 1;
+    let top = 1;
     while (top > 0) {
       top--;
       const node = stackNode[top];

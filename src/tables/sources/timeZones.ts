@@ -102,7 +102,7 @@ export function timeZoneFinder(around: Date): TimeZoneAt {
     try {
       zones = zonesAtPoint(latitude, longitude);
     } catch (error) {
-      throw new Error(`no time zone for the location at ${latitude},${longitude}: ${(error as Error).message}`);
+      throw new Error(`no time zone for the location at ${latitude},${longitude}: ${(error as Error).message}`, { cause: error });
     }
     const first = zones[0] ?? null;
     answer = first;
