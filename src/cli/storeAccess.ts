@@ -19,7 +19,7 @@ import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } fr
 import { StoreInputError } from '../store/keyWebsites.js';
 import { openStore } from '../store/openStore.js';
 import { DATABASE_FILE } from '../store/sqliteStore.js';
-import { configFromEnv } from '../http/config.js';
+import { configFromEnv } from '../config/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type ApiKey, type KeyWithSecret, type Store } from '../store/store.js';
 
 /** The error codes of the admin commands, the same as the admin API's where they overlap. */
@@ -49,7 +49,7 @@ export interface AdminContext {
   plans(): PlanTable;
 }
 
-/** The data directory as the server resolves it (src/http/config.ts), `--data-dir` first. */
+/** The data directory as the server resolves it (src/config/config.ts), `--data-dir` first. */
 export function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(flags.dataDir ?? env.NETLOOKUP_DATA_DIR ?? './var');
 }

@@ -20,7 +20,7 @@ import type { ExportFilter } from '../store/blacklistStore.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
-import { blacklistSettings } from './config.js';
+import { blacklistSettings } from '../config/config.js';
 import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
 import { asApiError, clientCopyIsCurrent, sendJson } from './respond.js';
 import { whenReady, type Eventually } from './eventually.js';

@@ -25,7 +25,7 @@ import { errorTable, type ErrorCode } from '../errors.js';
 import { apis, defaultPlans, planCodes, type PlanCode } from '../plans/plans.js';
 import { connectionTypes } from '../tables/format/ipTable.js';
 import { blockTypes } from '../tables/format/macTable.js';
-import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../engine/reservedRange.js';
+import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../address/reservedRange.js';
 import type { TableInfo } from '../engine/lookupEngine.js';
 import type {
   CountryInfoRecord,

@@ -44,8 +44,8 @@
  * - abuse.email: null, no abuse-contact source is loaded.
  */
 import type { IpAnswer, IpBlock } from '../engine/answers.js';
-import type { IpVersion } from '../engine/ipAddress.js';
-import type { ReservedType } from '../engine/reservedRange.js';
+import type { IpVersion } from '../address/ipAddress.js';
+import type { ReservedType } from '../address/reservedRange.js';
 import type { ConnectionType } from '../tables/format/ipTable.js';
 
 export type FieldLevel = 'basic' | 'full';

@@ -10,7 +10,7 @@
  * connection type and RPKI fields per address), take the object path: they are rare. A range seen
  * before costs no decoding of table rows at all: the range index is the template's key.
  */
-import type { ParsedIp } from '../engine/ipAddress.js';
+import type { ParsedIp } from '../address/ipAddress.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import type { ConnectionType } from '../tables/format/ipTable.js';
 import { JsonTemplate } from './jsonTemplate.js';

@@ -25,7 +25,7 @@ import { aggregateReports, listingOf, type Aggregate } from '../blacklist/aggreg
 import { blacklistTime } from '../blacklist/blacklistTime.js';
 import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
 import type { ThreatType } from '../blacklist/threatTypes.js';
-import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
+import { formatIPv4, formatIPv6 } from '../address/ipAddress.js';
 import { NO_THREAT_FACTS } from '../records/ipRecord.js';
 import type {
   BlacklistPolicy,

@@ -18,7 +18,7 @@
  */
 import type Database from 'better-sqlite3';
 import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
-import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
+import { formatIPv4, formatIPv6 } from '../address/ipAddress.js';
 import { aggregateReports, listingOf, type ReportTimes } from '../blacklist/aggregate.js';
 import { blacklistTime } from '../blacklist/blacklistTime.js';
 import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';

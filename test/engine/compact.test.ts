@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CompactEngine } from '../../src/engine/compactEngine.js';
 import { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { defaultCompactDir, defaultWasmPath, loadEngine } from '../../src/engine/node.js';
-import { formatIPv4, formatIPv6 } from '../../src/engine/ipAddress.js';
+import { formatIPv4, formatIPv6 } from '../../src/address/ipAddress.js';
 import { compactIpTable, compactMacTable, COMPACT_FILES } from '../../src/tables/build/compactTables.js';
 import { CompactIpTable, compactReserve } from '../../src/tables/format/compactIpTable.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { IpAnswer } from '../../src/engine/answers.js';
-import { formatIPv6 } from '../../src/engine/ipAddress.js';
+import { formatIPv6 } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import type { ReservedType } from '../../src/engine/reservedRange.js';
+import type { ReservedType } from '../../src/address/reservedRange.js';
 import {
   ipRecord,
   NOT_FOUND_MESSAGE,

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatIPv4, parseIp } from '../../src/engine/ipAddress.js';
+import { formatIPv4, parseIp } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { ipRecord, UNKNOWN_THREAT_FACTS, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
