@@ -19,10 +19,11 @@
  * JSON Schema is draft 2020-12 (the OpenAPI 3.1 dialect): nullable fields are `type: [T, 'null']`,
  * nullable objects `oneOf: [schema, {type: 'null'}]`.
  */
-import type { Account, ApiKey, KeyWithSecret, QuotaPeriod } from '../store/store.js';
+import type { Account, ApiKey, KeyWithSecret } from '../store/store.js';
 import { SECRET_PREFIX } from '../store/apiKeySecret.js';
 import { errorTable, type ErrorCode } from '../errors.js';
 import { apis, defaultPlans, planCodes, type PlanCode } from '../plans/plans.js';
+import type { QuotaPeriod } from '../plans/quota.js';
 import { connectionTypes } from '../tables/format/ipTable.js';
 import { blockTypes } from '../tables/format/macTable.js';
 import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../address/reservedRange.js';

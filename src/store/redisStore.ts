@@ -34,6 +34,7 @@
 import crypto from 'node:crypto';
 import type { RedisOptions } from 'ioredis';
 import { apis } from '../plans/plans.js';
+import type { UsageCounts } from '../plans/quota.js';
 import { hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
 import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
 import { dayKey, monthKey, nextDayReset, nextMonthReset, nextReset } from './quotaPeriod.js';
@@ -50,7 +51,6 @@ import {
   type KeyWithSecret,
   type NewAccount,
   type Store,
-  type UsageCounts,
 } from './store.js';
 import { AdmissionBatches } from './admissionBatches.js';
 import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js';

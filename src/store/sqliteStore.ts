@@ -17,6 +17,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { apis, type Api, type PlanCode } from '../plans/plans.js';
+import type { QuotaState, UsageCounts } from '../plans/quota.js';
 import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
@@ -35,9 +36,7 @@ import {
   type KeyPatch,
   type KeyWithSecret,
   type NewAccount,
-  type QuotaState,
   type Store,
-  type UsageCounts,
 } from './store.js';
 import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
 
