@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv } from '../src/config/config.js';
 import { startService } from '../src/http/server.js';
-import type { CompactManifest } from '../src/tables/build/compactTables.js';
+import type { CompactManifest } from '../src/tables/format/compactManifest.js';
 import { launchChromium } from '../test/web/chromium.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
