@@ -21,9 +21,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBlacklistAddress, type BlacklistAddress } from '../src/blacklist/address.js';
 import { threatTypes } from '../src/blacklist/threatTypes.js';
-import { formatIPv4 } from '../src/engine/ipAddress.js';
+import { formatIPv4 } from '../src/address/ipAddress.js';
 import { startService } from '../src/http/server.js';
-import type { ReportInput } from '../src/store/blacklistStore.js';
+import type { ReportInput } from '../src/blacklist/listing.js';
 import { SqliteStore } from '../src/store/sqliteStore.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -146,7 +146,7 @@ function categoryOf(frame: CallFrame): string | null {
   }
   const rel = sourceOf(url);
   if (rel === null) return OTHER;
-  if (rel.startsWith('src/engine/') || rel.startsWith('src/tables/')) return ENGINE;
+  if (rel.startsWith('src/engine/') || rel.startsWith('src/tables/') || /^src\/address\/(ipAddress|macAddress|reservedRange)\.ts$/.test(rel)) return ENGINE;
   if (/^src\/records\/(ipRecord|macRecord|ipRecordJson|macRecordJson|jsonTemplate)\.ts$/.test(rel)) return SHAPING;
   if (rel === 'src/records/metaRecord.ts') return META;
   if (rel === 'src/records/fieldsFilter.ts') return FIELDS;
@@ -155,7 +155,9 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
   if (rel === 'src/store/sqliteAccounts.ts') return AUTH;
   if (/^src\/store\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
-  if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' || fn === 'allowAnyOrigin' ? HEADERS : METRICS;
+  if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' ? HEADERS : METRICS;
+  if (rel === 'src/http/crossOrigin.ts') return HEADERS;
+  if (rel === 'src/http/requestObserver.ts') return METRICS;
   if (rel === 'src/http/exchange.ts') return HEADERS;
   if (rel === 'src/http/metrics.ts') return METRICS;
   if (rel === 'src/http/logger.ts') return LOGGING;

@@ -209,9 +209,9 @@ async function maxmindServer(): Promise<{ port: number; stop: Stop; info: Record
  */
 async function service(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
   const fromDist = process.env.BENCH_HTTP_SERVICE !== 'src';
-  type ConfigModule = typeof import('../src/http/config.js');
+  type ConfigModule = typeof import('../src/config/config.js');
   type ServerModule = typeof import('../src/http/server.js');
-  const { configFromEnv } = (await import(fromDist ? '../dist/http/config.js' : '../src/http/config.js')) as ConfigModule;
+  const { configFromEnv } = (await import(fromDist ? '../dist/config/config.js' : '../src/config/config.js')) as ConfigModule;
   const { startService } = (await import(fromDist ? '../dist/http/server.js' : '../src/http/server.js')) as ServerModule;
   const config = configFromEnv({ ...process.env, HOST: '127.0.0.1', PORT: process.env.PORT ?? '0' });
   const running = await startService(config);

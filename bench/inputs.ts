@@ -3,8 +3,8 @@
  * addresses on every run and every machine.
  */
 import fs from 'node:fs';
-import { formatIPv4, formatIPv6 } from '../src/engine/ipAddress.js';
-import { reservedIPv4, reservedIPv6 } from '../src/engine/reservedRange.js';
+import { formatIPv4, formatIPv6 } from '../src/address/ipAddress.js';
+import { reservedIPv4, reservedIPv6 } from '../src/address/reservedRange.js';
 
 /** sfc32: small, fast, good enough for test inputs, and fully determined by its seed. */
 export function prng(seed: number): () => number {

@@ -14,9 +14,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configFromEnv } from '../src/http/config.js';
+import { configFromEnv } from '../src/config/config.js';
 import { startService } from '../src/http/server.js';
-import type { CompactManifest } from '../src/tables/build/compactTables.js';
+import type { CompactManifest } from '../src/tables/format/compactManifest.js';
 import { launchChromium } from '../test/web/chromium.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

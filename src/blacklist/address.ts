@@ -3,8 +3,8 @@
  * once): the store's in-memory index is keyed by the numeric form, a store shared between
  * processes by the text. Reports come from tools that may pad the address, so it is trimmed.
  */
-import { parseIp, type ParsedIp } from '../engine/ipAddress.js';
-import { reservedIPv4, reservedIPv6, type ReservedRange } from '../engine/reservedRange.js';
+import { parseIp, type ParsedIp } from '../address/ipAddress.js';
+import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
 
 export type BlacklistAddress = ParsedIp;
 

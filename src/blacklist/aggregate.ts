@@ -2,7 +2,7 @@
  * The aggregates of one address over its reports within the retention window: what scoring
  * (scoring.ts) and the IP record's threat facts need, kept by a store per listed address.
  */
-import type { Listing } from '../store/blacklistStore.js';
+import type { Listing } from './listing.js';
 import { confidenceOf, reportWeight } from './scoring.js';
 import type { ThreatType } from './threatTypes.js';
 

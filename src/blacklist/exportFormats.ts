@@ -11,7 +11,7 @@
  * - csv       ip,version,threat_type,confidence,reports,first_seen,last_seen
  * - json      {"success":true,"generated_at","filter","addresses":[…],"count"}
  */
-import type { ExportFilter, ExportRow } from '../store/blacklistStore.js';
+import type { ExportFilter, ExportRow } from './listing.js';
 import { blacklistTime } from './blacklistTime.js';
 import { CidrMerger } from './cidr.js';
 

@@ -9,7 +9,7 @@
  */
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
-import type { ReportInput } from '../store/blacklistStore.js';
+import type { ReportInput } from './listing.js';
 import { parseBlacklistAddress, reservedRangeOf, type BlacklistAddress } from './address.js';
 import { threatTypeOf, threatTypeOfCategories, threatTypes, type ThreatType } from './threatTypes.js';
 

@@ -19,7 +19,7 @@ import { draftReport, reportInputOf, type ReportFields } from '../blacklist/repo
 import { loadEngine } from '../engine/node.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
-import type { ReportInput } from '../store/blacklistStore.js';
+import type { ReportInput } from '../blacklist/listing.js';
 import { ProgressDisplay } from './progressDisplay.js';
 import { CliError, runAdmin, usageErrorsExitWith2, withAdminOptions, type AdminFlags } from './storeAccess.js';
 

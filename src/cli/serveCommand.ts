@@ -6,7 +6,7 @@
  * the shared store: the embedded one keeps rate windows and counters in its process's memory.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { configFromEnv, type ServiceConfig } from '../http/config.js';
+import { configFromEnv, type ServiceConfig } from '../config/config.js';
 import { createFirstAccount, startService, type RunningService } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
 

@@ -20,7 +20,7 @@ import type { BlacklistStore } from '../store/blacklistStore.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { openStore } from '../store/openStore.js';
 import { DATABASE_FILE } from '../store/sqliteStore.js';
-import { configFromEnv } from '../http/config.js';
+import { configFromEnv } from '../config/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, type ApiKey, type KeyWithSecret } from '../store/store.js';
 
 /** The error codes of the admin commands, the same as the admin API's where they overlap. */
@@ -51,7 +51,7 @@ export interface AdminContext {
   plans(): PlanTable;
 }
 
-/** The data directory as the server resolves it (src/http/config.ts), `--data-dir` first. */
+/** The data directory as the server resolves it (src/config/config.ts), `--data-dir` first. */
 export function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(flags.dataDir ?? env.NETLOOKUP_DATA_DIR ?? './var');
 }

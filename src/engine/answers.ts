@@ -5,8 +5,8 @@
 import type { ConnectionType, LocationRow } from '../tables/format/ipTable.js';
 import type { BlockType } from '../tables/format/macTable.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
-import type { IpVersion } from './ipAddress.js';
-import type { ReservedRange } from './reservedRange.js';
+import type { IpVersion } from '../address/ipAddress.js';
+import type { ReservedRange } from '../address/reservedRange.js';
 
 export type LocationAnswer = LocationRow;
 

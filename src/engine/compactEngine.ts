@@ -8,9 +8,9 @@ import type { CompactIpTable } from '../tables/format/compactIpTable.js';
 import type { MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
 import type { TableInfo } from './lookupEngine.js';
-import { parseIp, type IpVersion } from './ipAddress.js';
+import { parseIp, type IpVersion } from '../address/ipAddress.js';
 import { MacAnswers, type CompactMacAnswer } from './macAnswers.js';
-import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
+import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
 import { compactReaders, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
 
 export type { CompactMacAnswer } from './macAnswers.js';

@@ -7,10 +7,10 @@ import { ApiError } from '../errors.js';
 import { NONE, type IpTable } from '../tables/format/ipTable.js';
 import type { MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
-import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from './ipAddress.js';
-import { parseMac, type MacParts } from './macAddress.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from '../address/ipAddress.js';
+import { parseMac, type MacParts } from '../address/macAddress.js';
 import { MacAnswers } from './macAnswers.js';
-import { reservedIPv4, reservedIPv6, type ReservedRange } from './reservedRange.js';
+import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
 import type { IpAnswer, IpBlock, MacAnswer, NetworkAnswer } from './answers.js';
 

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import { blockBits, type MacTable } from '../tables/format/macTable.js';
 import type { MacAnswer, MacVendor } from './answers.js';
-import { formatMac, formatOui, parseMac, type MacParts } from './macAddress.js';
+import { formatMac, formatOui, parseMac, type MacParts } from '../address/macAddress.js';
 import type { WasmExports } from './wasmEngine.js';
 
 const MULTICAST = 1;

@@ -4,7 +4,7 @@
  * `lookup`, the web build and the demo page, so that they answer alike.
  */
 import { ApiError } from '../errors.js';
-import { parseIPv4, parseIPv6 } from './ipAddress.js';
+import { parseIPv4, parseIPv6 } from '../address/ipAddress.js';
 
 export interface InputLookups<I, M> {
   lookupIp(text: string): I;

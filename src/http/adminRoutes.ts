@@ -12,7 +12,7 @@ import { planCodes, type PlanCode } from '../plans/plans.js';
 import { KeyLimitError, type AccountPatch, type KeyPatch } from '../store/store.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { sendJson } from './respond.js';
-import { clientAddress } from './clientAddress.js';
+import { clientAddress } from '../address/clientAddress.js';
 import { parseBlacklistAddress } from '../blacklist/address.js';
 import type { ServiceDeps } from './serviceDeps.js';
 

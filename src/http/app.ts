@@ -11,42 +11,18 @@ import compose from 'koa-compose';
 import type Router from '@koa/router';
 import { ApiError } from '../errors.js';
 import { adminRouter } from './adminRoutes.js';
-import type { Exchange } from './exchange.js';
-import { redactedUrl } from './logger.js';
+import { allowAnyOrigin, EXPOSED_HEADERS } from './crossOrigin.js';
 import { operationsRouter } from './operationsRoutes.js';
+import { requestObserver, type RequestObserver } from './requestObserver.js';
 import { renderErrors, sendJson } from './respond.js';
 import { singleLookupListener } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
 
-export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Retry-After'];
-
-const EXPOSED = EXPOSED_HEADERS.join(', ');
-
-/** The CORS headers of every response (preflights get theirs from @koa/cors). */
-export function allowAnyOrigin(exchange: Exchange): void {
-  exchange.set('Access-Control-Allow-Origin', '*');
-  // Only cross-origin browser code needs headers exposed, and its requests always carry Origin.
-  if (exchange.headers.origin !== undefined) exchange.set('Access-Control-Expose-Headers', EXPOSED);
-}
-
 function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
   allowAnyOrigin(ctx);
   return next();
-}
-
-/** Records one answered request: the metrics of its endpoint and status, and a debug log line. */
-export type RequestObserver = (exchange: Exchange, endpoint: string, startedMs: number) => void;
-
-function requestObserver(deps: ServiceDeps): RequestObserver {
-  return (ctx, endpoint, startedMs) => {
-    const seconds = (performance.now() - startedMs) / 1000;
-    deps.metrics.observeRequest(endpoint, ctx.status, seconds);
-    if (deps.logger.isLevelEnabled('debug')) {
-      deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url, deps.config.adminToken ? [deps.config.adminToken] : []), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
-    }
-  };
 }
 
 function measure(observe: RequestObserver) {

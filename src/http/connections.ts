@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorTable, type ErrorCode } from '../errors.js';
-import { defaultTimeouts, type ConnectionSettings, type ServiceConfig } from './config.js';
+import { defaultTimeouts, type ConnectionSettings, type ServiceConfig } from '../config/config.js';
 import { errorEnvelope } from './respond.js';
 
 /** File descriptors left for the store, the tables, logs and the listening socket. */

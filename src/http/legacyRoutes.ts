@@ -8,7 +8,7 @@
  *
  * A key (`key` parameter, X-Api-Key header, or Bearer) gives unlimited access and is checked like
  * v1's (invalid → 401). Without one, each client address (the v1 trusted-proxy rule,
- * src/http/clientAddress.ts) has a daily allowance per family: MAC lookups (SPEC 8.2.8: 100) and
+ * src/address/clientAddress.ts) has a daily allowance per family: MAC lookups (SPEC 8.2.8: 100) and
  * blacklist checks and exports together. Refusals use the v1 error envelope; over the allowance
  * is 429 quota_exceeded with X-Quota-Reset.
  */
@@ -19,8 +19,8 @@ import { ApiError } from '../errors.js';
 import { presentedKey } from './apiKey.js';
 import { exportRequestOf, sendExport } from './blacklistRoutes.js';
 import { identifyCaller } from './caller.js';
-import { allowanceClient, clientAddress } from './clientAddress.js';
-import { blacklistSettings } from './config.js';
+import { allowanceClient, clientAddress } from '../address/clientAddress.js';
+import { blacklistSettings } from '../config/config.js';
 import { sendJson } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';

@@ -12,7 +12,7 @@ import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
 import { requestListener } from './app.js';
-import type { ServiceConfig } from './config.js';
+import type { ServiceConfig } from '../config/config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import type { ServiceDeps } from './serviceDeps.js';

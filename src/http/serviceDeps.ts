@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { LiveEngine } from '../engine/liveEngine.js';
 import type { PlanTable } from '../plans/plans.js';
 import type { Store } from '../store/store.js';
-import type { ServiceConfig } from './config.js';
+import type { ServiceConfig } from '../config/config.js';
 import type { ServiceMetrics } from './metrics.js';
 
 export interface ServiceDeps {

@@ -14,9 +14,10 @@
  * to the router, which answers it with the same handlers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { allowAnyOrigin, type RequestObserver } from './app.js';
+import { allowAnyOrigin } from './crossOrigin.js';
 import { NodeExchange } from './exchange.js';
 import type { Eventually } from './eventually.js';
+import type { RequestObserver } from './requestObserver.js';
 import { renderError } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';

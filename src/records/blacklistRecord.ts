@@ -5,7 +5,7 @@
  */
 import { blacklistTime } from '../blacklist/blacklistTime.js';
 import type { ThreatType } from '../blacklist/threatTypes.js';
-import type { Listing } from '../store/blacklistStore.js';
+import type { Listing } from '../blacklist/listing.js';
 import type { FieldLevel } from './ipRecord.js';
 
 /** SPEC 8.2.7: at most 20 reports. */

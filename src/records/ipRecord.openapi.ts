@@ -1,6 +1,6 @@
 /** OpenAPI schemas of the IP records (SPEC 2.2, 2.3), the reserved-address record and the not-found answer. */
 import { connectionTypes } from '../tables/format/ipTable.js';
-import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../engine/reservedRange.js';
+import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../address/reservedRange.js';
 import type {
   CountryInfoRecord,
   IpRecordBasic,

@@ -44,8 +44,9 @@
  * - abuse.email: null, no abuse-contact source is loaded.
  */
 import type { IpAnswer, IpBlock } from '../engine/answers.js';
-import type { IpVersion } from '../engine/ipAddress.js';
-import type { ReservedType } from '../engine/reservedRange.js';
+import type { IpVersion } from '../address/ipAddress.js';
+import type { ReservedType } from '../address/reservedRange.js';
+import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import type { ConnectionType } from '../tables/format/ipTable.js';
 
 export type FieldLevel = 'basic' | 'full';
@@ -56,29 +57,6 @@ export interface SecurityFacts {
   vpn_provider: string | null;
   is_proxy: boolean | null;
   is_tor: boolean | null;
-}
-
-/** Blacklist facts of an address (SPEC 2.2 security.is_threat...), filled by the blacklist. */
-export interface ThreatFacts {
-  is_threat: boolean;
-  threat_type: string | null;
-  /** 0 to 100 */
-  threat_confidence: number;
-  threat_reports: number;
-  /** time of the last report (the blacklist's format), null when never reported */
-  threat_last_seen: string | null;
-}
-
-/**
- * The threat fields while the blacklist cannot be read (a shared store's outage): no data, so
- * null (SPEC 1, rule 5) rather than a refused lookup or a guessed "not listed".
- */
-export interface UnknownThreatFacts {
-  is_threat: null;
-  threat_type: null;
-  threat_confidence: null;
-  threat_reports: null;
-  threat_last_seen: null;
 }
 
 export type RpkiState = 'valid' | 'invalid' | 'unrouted' | 'not_found';
@@ -93,21 +71,6 @@ export interface IpRecordFeeds {
 
 /** The security facts while no VPN, proxy or Tor feed is loaded: unknown, not "no". */
 export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({ is_vpn: null, vpn_provider: null, is_proxy: null, is_tor: null });
-export const NO_THREAT_FACTS: Readonly<ThreatFacts> = Object.freeze({
-  is_threat: false,
-  threat_type: null,
-  threat_confidence: 0,
-  threat_reports: 0,
-  threat_last_seen: null,
-});
-
-export const UNKNOWN_THREAT_FACTS: Readonly<UnknownThreatFacts> = Object.freeze({
-  is_threat: null,
-  threat_type: null,
-  threat_confidence: null,
-  threat_reports: null,
-  threat_last_seen: null,
-});
 
 export interface LocationRecord {
   continent: string | null;

@@ -10,7 +10,8 @@
  * connection type and RPKI fields per address), take the object path: they are rare. A range seen
  * before costs no decoding of table rows at all: the range index is the template's key.
  */
-import type { ParsedIp } from '../engine/ipAddress.js';
+import type { ParsedIp } from '../address/ipAddress.js';
+import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import type { ConnectionType } from '../tables/format/ipTable.js';
 import { JsonTemplate } from './jsonTemplate.js';
@@ -18,14 +19,11 @@ import {
   ipRecord,
   isHostingOf,
   NO_SECURITY_FACTS,
-  NO_THREAT_FACTS,
   rangeOf,
   securityRecord,
   timezoneFull,
   type FieldLevel,
   type IpRecordFeeds,
-  type ThreatFacts,
-  type UnknownThreatFacts,
 } from './ipRecord.js';
 
 /** Templates kept per renderer; past this many the cache starts afresh (memory stays bounded). */

@@ -23,7 +23,7 @@
  *   (YYYY/MM/DD).
  */
 import type { MacAnswer } from '../engine/answers.js';
-import { formatOui } from '../engine/macAddress.js';
+import { formatOui } from '../address/macAddress.js';
 import type { BlockType } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 

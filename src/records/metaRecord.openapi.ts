@@ -1,5 +1,5 @@
 /** OpenAPI schema of the meta record (SPEC 2.1), and the shape of a metered single-record response. */
-import type { QuotaPeriod } from '../store/store.js';
+import type { QuotaPeriod } from '../plans/quota.js';
 import { planCodes } from '../plans/plans.js';
 import type { FieldLevel } from './ipRecord.js';
 import type { MetaRecord } from './metaRecord.js';

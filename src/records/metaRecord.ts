@@ -3,7 +3,7 @@
  * for this request), so that the headers and meta.quota always carry the same numbers.
  */
 import type { PlanCode } from '../plans/plans.js';
-import type { QuotaPeriod, QuotaState } from '../store/store.js';
+import type { QuotaPeriod, QuotaState } from '../plans/quota.js';
 import type { FieldLevel } from './ipRecord.js';
 
 export interface MetaRecord {

@@ -10,7 +10,7 @@
  * - remaining never goes below 0.
  */
 import type { Plan, PlanCode } from '../plans/plans.js';
-import type { UsageCounts } from '../store/store.js';
+import type { UsageCounts } from '../plans/quota.js';
 import { isoUtc } from './metaRecord.js';
 
 interface UsageBase {

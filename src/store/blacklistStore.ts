@@ -9,30 +9,12 @@
  * confidence decays and old reports leave the listing without any rewrite or manual job.
  */
 import type { BlacklistAddress } from '../blacklist/address.js';
-import type { ThreatType } from '../blacklist/threatTypes.js';
-import type { ThreatFacts } from '../records/ipRecord.js';
-
-export type { ThreatFacts };
+import type { ExportFilter, ExportRow, Listing, ReportInput } from '../blacklist/listing.js';
+import type { ThreatFacts } from '../blacklist/threatFacts.js';
 
 export interface BlacklistPolicy {
   /** reports older than this leave the listing and the scores (default 90 days) */
   retentionMs: number;
-}
-
-export interface ReportInput {
-  /** canonical address text (src/blacklist/address.ts); the caller refuses reserved space */
-  ip: string;
-  /** who reports: the reporting account's id (distinct reporters are distinct accounts) */
-  reporter: string;
-  threat_type: ThreatType;
-  message: string | null;
-  /** the reporting tool or feed, e.g. fail2ban */
-  source: string;
-  /** when the abuse was seen (not in the future, within the retention window) */
-  at: Date;
-  /** the engine's country and provider of the address now; kept when this report lists it */
-  country_code: string | null;
-  isp: string | null;
 }
 
 export interface ReportOutcome {
@@ -42,57 +24,9 @@ export interface ReportOutcome {
   facts: ThreatFacts;
 }
 
-/** One stored report as the paid record shows it. */
-export interface StoredReport {
-  threat_type: ThreatType;
-  message: string | null;
-  source: string;
-  /** epoch ms of the report (the first of merged repeats) */
-  created_at: number;
-}
-
-/** Everything SPEC 2.4 shows about a listed address, at one instant. */
-export interface Listing {
-  ip: string;
-  threat_type: ThreatType;
-  confidence: number;
-  /** epoch ms */
-  first_seen: number;
-  last_seen: number;
-  total_reports: number;
-  distinct_reporters: number;
-  /** the single source of the reports, or `multiple` */
-  source: string;
-  country_code: string | null;
-  isp: string | null;
-  /** the most recent reports, newest first, at most the number asked for */
-  reports: StoredReport[];
-}
-
-export interface ExportFilter {
-  /** rows with at least this confidence (0 = every listed address) */
-  min_confidence: number;
-  /** only this IP version; null: both */
-  version: 4 | 6 | null;
-  /** only addresses reported within this many ms; null: the whole retention window */
-  max_age_ms: number | null;
-}
-
 /** The earliest last report an exported address may have: inside the retention window and the filter's age. */
 export function exportSince(filter: ExportFilter, policy: BlacklistPolicy, nowMs: number): number {
   return Math.max(nowMs - policy.retentionMs, filter.max_age_ms === null ? -Infinity : nowMs - filter.max_age_ms);
-}
-
-/** One exported address. */
-export interface ExportRow {
-  ip: string;
-  version: 4 | 6;
-  threat_type: ThreatType;
-  confidence: number;
-  total_reports: number;
-  /** epoch ms */
-  first_seen: number;
-  last_seen: number;
 }
 
 /** What identifies the state of the blacklist for conditional GETs of exports. */

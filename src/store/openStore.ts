@@ -3,7 +3,7 @@
  * embedded SQLite file under the data directory. The server and the admin commands open it here;
  * `writer` (the server) also takes the data directory's one-server lock.
  */
-import { blacklistSettings, type ServiceConfig } from '../http/config.js';
+import { blacklistSettings, type ServiceConfig } from '../config/config.js';
 import { RedisStore } from './redisStore.js';
 import { SqliteStore } from './sqliteStore.js';
 import type { Store } from './store.js';

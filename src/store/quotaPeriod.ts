@@ -2,7 +2,7 @@
  * Quota periods over UTC (SPEC 3, 8.2): free quotas reset at 00:00 UTC every day, monthly quotas
  * at 00:00 UTC on the first of the month. Pure functions of an instant.
  */
-import type { QuotaPeriod } from './store.js';
+import type { QuotaPeriod } from '../plans/quota.js';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 

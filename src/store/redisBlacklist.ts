@@ -23,22 +23,12 @@
 import { parseBlacklistAddress, type BlacklistAddress } from '../blacklist/address.js';
 import { aggregateReports, listingOf, type Aggregate } from '../blacklist/aggregate.js';
 import { blacklistTime } from '../blacklist/blacklistTime.js';
+import type { ExportFilter, ExportRow, Listing, ReportInput } from '../blacklist/listing.js';
 import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
+import { NO_THREAT_FACTS, type ThreatFacts } from '../blacklist/threatFacts.js';
 import type { ThreatType } from '../blacklist/threatTypes.js';
-import { formatIPv4, formatIPv6 } from '../engine/ipAddress.js';
-import { NO_THREAT_FACTS } from '../records/ipRecord.js';
-import type {
-  BlacklistPolicy,
-  BlacklistStore,
-  BlacklistVersion,
-  DailyAllowance,
-  ExportFilter,
-  ExportRow,
-  Listing,
-  ReportInput,
-  ReportOutcome,
-  ThreatFacts,
-} from './blacklistStore.js';
+import { formatIPv4, formatIPv6 } from '../address/ipAddress.js';
+import type { BlacklistPolicy, BlacklistStore, BlacklistVersion, DailyAllowance, ReportOutcome } from './blacklistStore.js';
 import { exportSince } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { ChangeFeed } from './redisChangeFeed.js';

@@ -12,9 +12,10 @@
  *     when Redis answers again; nothing counted is dropped.
  */
 import type { Api } from '../plans/plans.js';
+import type { UsageCounts } from '../plans/quota.js';
 import { dayKey, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
-import type { Account, AdmitDecision, AdmitRequest, ApiKey, UsageCounts } from './store.js';
+import type { Account, AdmitDecision, AdmitRequest, ApiKey } from './store.js';
 
 type CounterName = Api | 'rejected';
 export type Counts = Record<CounterName, number>;

@@ -17,7 +17,8 @@ import { AdmissionBatches } from './admissionBatches.js';
 import { dayKey, monthKey, nextDayReset, nextMonthReset, nextReset } from './quotaPeriod.js';
 import type { CommandReceipt, OutageFallback } from './redisFallback.js';
 import { isRedisOutage, neverSent, unavailable, type RedisGuard, type StoreRedis } from './redisScripts.js';
-import type { AdmitDecision, AdmitOutcome, AdmitRequest, Meter, UsageCounts } from './store.js';
+import type { AdmitDecision, AdmitOutcome, AdmitRequest, Meter } from './store.js';
+import type { UsageCounts } from '../plans/quota.js';
 
 const DAY_MS = 86_400_000;
 /** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */

@@ -10,7 +10,8 @@ import { apis, type Api } from '../plans/plans.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import type { Guard } from './sqliteGuard.js';
-import type { AdmitDecision, AdmitRequest, Meter, QuotaState, UsageCounts } from './store.js';
+import type { AdmitDecision, AdmitRequest, Meter } from './store.js';
+import type { QuotaState, UsageCounts } from '../plans/quota.js';
 
 type CounterName = Api | 'rejected';
 type Counts = Record<CounterName, number>;

@@ -8,6 +8,7 @@
  * (shared). Every method is async so that both fit; the embedded one answers from memory where it can.
  */
 import type { Api, PlanCode } from '../plans/plans.js';
+import type { QuotaPeriod, QuotaState, UsageCounts } from '../plans/quota.js';
 import type { BlacklistStore } from './blacklistStore.js';
 
 export interface Account {
@@ -54,23 +55,12 @@ export interface KeyPatch {
   websites?: string[];
 }
 
-export type QuotaPeriod = 'day' | 'month';
-
 /** The quota that applies to one request: its period and the limit of that period. */
 export interface QuotaRule {
   period: QuotaPeriod;
   limit: number;
   /** day quotas are per API; month quotas are pooled across APIs */
   pooled: boolean;
-}
-
-export interface QuotaState {
-  limit: number;
-  used: number;
-  remaining: number;
-  period: QuotaPeriod;
-  /** the next reset: 00:00 UTC of the next day (day) or of the first of next month (month) */
-  resets_at: Date;
 }
 
 export interface AdmitRequest {
@@ -95,12 +85,6 @@ export interface AdmitDecision {
   outcome: AdmitOutcome;
   /** the quota after this request (used includes it when admitted) */
   quota: QuotaState;
-}
-
-export interface UsageCounts {
-  today: Record<Api | 'rejected', number>;
-  /** lookups used in the current month, all APIs pooled */
-  month_used: number;
 }
 
 /** Accounts (plan, expiry, suspension) and their API keys, stored only as hashes of their secrets. */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/http/config.js';
+import { configFromEnv } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/http/server.js';
 import { defaultPlans } from '../../src/plans/plans.js';
 import { writeIpTable } from '../../src/tables/format/ipTable.js';

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFromEnv, MIN_ADMIN_TOKEN_LENGTH } from '../../src/http/config.js';
-import { clientAddress, isTrusted, parseNetworkList } from '../../src/http/clientAddress.js';
+import { configFromEnv, MIN_ADMIN_TOKEN_LENGTH } from '../../src/config/config.js';
+import { clientAddress, isTrusted, parseNetworkList } from '../../src/address/clientAddress.js';
 import { tempDir } from './harness.js';
 
 const dir = tempDir('netlookup-config-');

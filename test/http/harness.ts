@@ -14,8 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { errorTable } from '../../src/errors.js';
-import { parseNetworkList } from '../../src/http/clientAddress.js';
-import type { BlacklistSettings, ConnectionSettings, ServiceConfig } from '../../src/http/config.js';
+import { parseNetworkList } from '../../src/address/clientAddress.js';
+import type { BlacklistSettings, ConnectionSettings, ServiceConfig } from '../../src/config/config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/http/server.js';
 import type { Store } from '../../src/store/store.js';
 

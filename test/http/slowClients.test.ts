@@ -4,7 +4,7 @@
  * connection is closed; the settings come from the environment, strictly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/http/config.js';
+import { configFromEnv } from '../../src/config/config.js';
 import { connectionSettings } from '../../src/http/connections.js';
 import { ADMIN_TOKEN, Harness } from './harness.js';
 import { expectRawError, parseAnswer, rawExchange } from './rawClient.js';

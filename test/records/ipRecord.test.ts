@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ThreatFacts } from '../../src/blacklist/threatFacts.js';
 import type { IpAnswer } from '../../src/engine/answers.js';
-import { formatIPv6 } from '../../src/engine/ipAddress.js';
+import { formatIPv6 } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import type { ReservedType } from '../../src/engine/reservedRange.js';
+import type { ReservedType } from '../../src/address/reservedRange.js';
 import {
   ipRecord,
   NOT_FOUND_MESSAGE,
   type IpRecordFull,
   type IpRecordBasic,
-  type ThreatFacts,
 } from '../../src/records/ipRecord.js';
 import { NONE } from '../../src/tables/format/ipTable.js';
 import { ipBasicSchema, ipFullSchema, notFoundSchema, reservedSchema, schemaPaths, shapeErrors, type Schema } from './schema.js';

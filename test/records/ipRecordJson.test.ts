@@ -6,10 +6,11 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatIPv4, parseIp } from '../../src/engine/ipAddress.js';
+import { formatIPv4, parseIp } from '../../src/address/ipAddress.js';
+import { UNKNOWN_THREAT_FACTS } from '../../src/blacklist/threatFacts.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import { ipRecord, UNKNOWN_THREAT_FACTS, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
+import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 import { JsonTemplate } from '../../src/records/jsonTemplate.js';
 

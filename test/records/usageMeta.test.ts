@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultPlans } from '../../src/plans/plans.js';
-import type { QuotaState, UsageCounts } from '../../src/store/store.js';
+import type { QuotaState, UsageCounts } from '../../src/plans/quota.js';
 import { isoUtc, metaJson, metaRecord, quotaHeaders } from '../../src/records/metaRecord.js';
 import { usageRecord } from '../../src/records/usageRecord.js';
 import { shapeErrors } from './schema.js';

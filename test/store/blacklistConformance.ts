@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE, MERGE_WINDOW_MS, SINGLE_REPORTER_CEILING } from '../../src/blacklist/scoring.js';
 import type { ThreatType } from '../../src/blacklist/threatTypes.js';
-import type { ExportFilter, ExportRow, ReportInput } from '../../src/store/blacklistStore.js';
+import type { ExportFilter, ExportRow, ReportInput } from '../../src/blacklist/listing.js';
 import type { Store } from '../../src/store/store.js';
 
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildIpTable, type CuratedAsn } from '../../src/tables/build/ipTableBuilder.js';
+import { buildIpTable } from '../../src/tables/build/ipTableBuilder.js';
+import type { CuratedAsn } from '../../src/tables/sources/curated.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import type { MmdbFile } from '../../src/tables/sources/mmdb.js';
 import { aligned, germany } from './tinyTables.js';

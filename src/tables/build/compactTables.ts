@@ -10,37 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ANSWER_ROW_BYTES, HAS_NETWORK, writeCompactIpTable } from '../format/compactIpTable.js';
+import { COMPACT_FILES, COMPACT_SETS, type CompactKind, type CompactManifest, type CompactTable } from '../format/compactManifest.js';
 import { NONE, type IpTable } from '../format/ipTable.js';
 import { writeMacTable, type CompanyInput, type MacBlockInput, type MacTable } from '../format/macTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { TableMeta } from '../format/tableMeta.js';
 
-export const COMPACT_FILES = { ip4c: 'ip4c.nlt', ip6c: 'ip6c.nlt', macc: 'macc.nlt' } as const;
-export type CompactKind = keyof typeof COMPACT_FILES;
-/** The two sets the compact manifest sizes: what a MAC-only or an IP-only host loads. */
-export const COMPACT_SETS = { mac: ['macc'], ip: ['ip4c', 'ip6c'] } as const satisfies Record<string, readonly CompactKind[]>;
-
 export interface BuiltCompact {
   bytes: Uint8Array;
   counts: Record<string, number>;
-}
-
-export interface CompactTable {
-  file: string;
-  bytes: number;
-  gzip_file: string;
-  gzip_bytes: number;
-  sha256: string;
-  counts: Record<string, number>;
-}
-
-export interface CompactManifest {
-  built_at: string;
-  /** the manifest.json of the full tables these were derived from */
-  derived_from: { built_at: string; tables: Record<string, { file: string; sha256: string }> };
-  sources: TableMeta['sources'];
-  tables: Record<CompactKind, CompactTable>;
-  sets: Record<keyof typeof COMPACT_SETS, { tables: CompactKind[]; bytes: number; gzip_bytes: number }>;
 }
 
 /** Time zones are derived for city rows, which the compact sets leave out, so their credits go too. */

@@ -2,24 +2,18 @@
  * Builds one IP range table (ip4 or ip6) from a city `.mmdb` (location) and the ASN CSV
  * (network), plus our curated facts about well-known ASNs.
  */
-import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, type ConnectionType, type Family, type IpTableParts } from '../format/ipTable.js';
+import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, type Family, type IpTableParts } from '../format/ipTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
 import type { AnycastPrefix } from '../sources/anycastPrefixes.js';
 import { connectionTypeOfAs, isRegistryHandle, type AsConnectionType } from '../sources/connectionTypeRules.js';
+import type { CuratedAsn } from '../sources/curated.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
 import { NONE, tileRanges, type ValuedRanges } from './rangeMerge.js';
-
-export interface CuratedAsn {
-  connection_type: ConnectionType | null;
-  domain: string | null;
-  /** the organisation's name where the ASN CSV gives only a registry handle */
-  organization: string | null;
-}
 
 export interface IpBuildInput {
   family: Family;

@@ -12,13 +12,9 @@
 import type { BlockType, CompanyInput, MacBlockInput, MacTableParts, VmPrefix } from '../format/macTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
+import type { CuratedVendor } from '../sources/curated.js';
 import { IAB_PARENTS, PRIVATE_NAME, type IabBlock } from '../sources/iabRegistry.js';
 import { companiesOf, displayName, type Spelling } from './companyNames.js';
-
-export interface CuratedVendor {
-  short_name: string | null;
-  website: string | null;
-}
 
 export interface MacBuildInput {
   /** oui-data's index.json */

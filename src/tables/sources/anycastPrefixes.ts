@@ -4,7 +4,7 @@
  * of one of many sites, so the builder gives it no accuracy radius (see accuracyRadius.ts).
  */
 import fs from 'node:fs';
-import { parseIPv4, parseIPv6 } from '../../engine/ipAddress.js';
+import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
 import type { Family } from '../format/ipTable.js';
 import { parseCsv } from './csv.js';
 

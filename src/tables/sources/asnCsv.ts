@@ -3,7 +3,7 @@
  * ranges, IP text form). Rows must be ascending; where a row starts inside the previous one, the
  * later row wins from its start (it is the more specific announcement) and the earlier is clipped.
  */
-import { parseIPv4, parseIPv6 } from '../../engine/ipAddress.js';
+import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
 
 export interface AsnRange {
   start: bigint;

@@ -5,8 +5,6 @@
 import fs from 'node:fs';
 import { connectionTypes, type ConnectionType } from '../format/ipTable.js';
 import { vmPlatforms, type VmPlatform, type VmPrefix } from '../format/macTable.js';
-import type { CuratedAsn } from '../build/ipTableBuilder.js';
-import type { CuratedVendor } from '../build/macTableBuilder.js';
 import { parseCsv } from './csv.js';
 
 function rowsOf(file: string, columns: string[]): Record<string, string>[] {
@@ -18,6 +16,13 @@ function rowsOf(file: string, columns: string[]): Record<string, string>[] {
     if (!row.source) throw new Error(`${file}: row ${i + 2} names no source`);
   });
   return rows;
+}
+
+export interface CuratedAsn {
+  connection_type: ConnectionType | null;
+  domain: string | null;
+  /** the organisation's name where the ASN CSV gives only a registry handle */
+  organization: string | null;
 }
 
 export function loadCuratedAsns(file: string): Map<number, CuratedAsn> {
@@ -32,6 +37,11 @@ export function loadCuratedAsns(file: string): Map<number, CuratedAsn> {
     map.set(asn, { connection_type: type, domain: row.domain || null, organization: row.organization || null });
   }
   return map;
+}
+
+export interface CuratedVendor {
+  short_name: string | null;
+  website: string | null;
 }
 
 export function loadCuratedVendors(file: string): Map<string, CuratedVendor> {

@@ -4,7 +4,7 @@
  * page's Content-Security-Policy allows fetching its own assets only.
  */
 import { answerInput, loadCompactEngine, splitInputs, type CompactEngine, type CompactIpAnswer, type CompactMacAnswer, type InputAnswer } from '../index.js';
-import type { CompactManifest } from '../../tables/build/compactTables.js';
+import type { CompactManifest } from '../../tables/format/compactManifest.js';
 import type { Downloads } from './downloads.js';
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;

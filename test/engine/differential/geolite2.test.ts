@@ -10,7 +10,7 @@ import { Reader, type CityResponse } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine } from '../../../src/engine/node.js';
 import type { IpAnswer, LookupEngine } from '../../../src/engine/lookupEngine.js';
-import { reservedIPv4, reservedIPv6 } from '../../../src/engine/reservedRange.js';
+import { reservedIPv4, reservedIPv6 } from '../../../src/address/reservedRange.js';
 import { buildTables } from '../../../src/tables/build/buildTables.js';
 import { ipv4Text, ipv6Full, ipv6Words, loadAsnRows, Mismatches, modulePath, Random, ROOT, seedOf, type AsnRows, anycastBlocks } from './reference.js';
 

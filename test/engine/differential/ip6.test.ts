@@ -7,7 +7,7 @@ import { Reader, type Response } from 'maxmind';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine } from '../../../src/engine/node.js';
 import type { LookupEngine } from '../../../src/engine/lookupEngine.js';
-import { reservedIPv6 } from '../../../src/engine/reservedRange.js';
+import { reservedIPv6 } from '../../../src/address/reservedRange.js';
 import {
   asnRowOf,
   effectiveBounds,

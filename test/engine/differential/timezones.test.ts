@@ -16,7 +16,7 @@ import { Reader, type Response } from 'maxmind';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultTablesDir, loadEngine } from '../../../src/engine/node.js';
 import type { LookupEngine } from '../../../src/engine/lookupEngine.js';
-import { reservedIPv4, reservedIPv6 } from '../../../src/engine/reservedRange.js';
+import { reservedIPv4, reservedIPv6 } from '../../../src/address/reservedRange.js';
 import { IpTable } from '../../../src/tables/format/ipTable.js';
 import { CAPITAL_ADDRESSES } from './capitals.js';
 import { icuRegionOfZone, ipv4Text, ipv6Full, ipv6Words, Mismatches, modulePath, Random, seedOf } from './reference.js';

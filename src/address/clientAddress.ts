@@ -3,7 +3,7 @@
  * NETLOOKUP_TRUST_PROXY: the chain is walked from the right (the hop nearest to us) past trusted
  * proxies to the first untrusted address, which is the client. Nothing is trusted by default.
  */
-import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../engine/ipAddress.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from './ipAddress.js';
 
 interface Network {
   version: 4 | 6;

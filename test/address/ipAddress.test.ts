@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../../../src/engine/ipAddress.js';
+import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../../src/address/ipAddress.js';
 
 const words = (text: string): number[] | null => {
   const out = new Uint32Array(4);

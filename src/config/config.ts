@@ -1,7 +1,7 @@
 /** The service's configuration, from the environment (README "Configuration"). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseNetworkList, type NetworkList } from './clientAddress.js';
+import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
 
 export interface ServiceConfig {
   port: number;
@@ -17,7 +17,7 @@ export interface ServiceConfig {
   /** largest accepted request body */
   bodyLimitBytes: number;
   logLevel: string;
-  /** the blacklist's settings (src/http/blacklistRoutes.ts `blacklistSettings` fills defaults) */
+  /** the blacklist's settings (`blacklistSettings` below fills defaults) */
   blacklist?: Partial<BlacklistSettings>;
   /** timeouts and the connection cap (src/http/connections.ts `connectionSettings` fills defaults) */
   connections?: Partial<ConnectionSettings>;

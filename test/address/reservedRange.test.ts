@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIPv4, parseIPv6 } from '../../../src/engine/ipAddress.js';
+import { parseIPv4, parseIPv6 } from '../../src/address/ipAddress.js';
 import {
   reservedIPv4,
   reservedIPv6,
   SPECIAL_PURPOSE_REGISTRY,
   type RegistryRow,
   type ReservedRange,
-} from '../../../src/engine/reservedRange.js';
+} from '../../src/address/reservedRange.js';
 
 const classify = (text: string): ReservedRange | null => {
   if (!text.includes(':')) {

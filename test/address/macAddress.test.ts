@@ -7,7 +7,7 @@ import {
   MAC_HEX_DIGITS_MIN,
   parseMac,
   type MacParts,
-} from '../../../src/engine/macAddress.js';
+} from '../../src/address/macAddress.js';
 
 const parse = (text: string): MacParts | null => {
   const out: MacParts = { hi24: -1, lo24: -1, digits: -1 };
