@@ -85,8 +85,9 @@ function scanIPv6Groups(text: string): number {
   while (i < length) {
     const start = i;
     let value = 0;
-    let digit = 0;
-    while (i < length && i - start < 4 && (digit = hexValue(text.charCodeAt(i))) >= 0) {
+    while (i < length && i - start < 4) {
+      const digit = hexValue(text.charCodeAt(i));
+      if (digit < 0) break;
       value = value * 16 + digit;
       i++;
     }

@@ -106,7 +106,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
   const trustProxy = envValue(env, 'NETLOOKUP_TRUST_PROXY', 'a comma-separated list of IP addresses or CIDR blocks is expected', (text) =>
     parseNetworkList(text, 'NETLOOKUP_TRUST_PROXY'),
   );
-  const path_ = (name: string) => envValue(env, name, 'a path without control characters is expected', (text) => (/^[^\x00-\x1f\x7f]+$/.test(text) ? text : undefined));
+  const path_ = (name: string) => envValue(env, name, 'a path without control characters is expected', (text) => (text.length > 0 && !hasControlCharacter(text) ? text : undefined));
   return {
     port: port ?? 8080,
     host: envValue(env, 'HOST', 'an IP address or host name is expected', hostOf) ?? '127.0.0.1',
@@ -174,4 +174,13 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
     settings.maxConnections = Number(cap);
   }
   return settings;
+}
+
+/** A character below U+0020 or U+007F (DEL): no path, URL or token holds one. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }
