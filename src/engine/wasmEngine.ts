@@ -3,11 +3,14 @@
  * validates them (checksum in WASM, structure in the table readers) and points the engine at
  * their search sections. Platform-neutral: bytes in, no `node:` imports.
  */
-import { IpTable, INDEX_BITS, type Family, type RangeKeys } from '../tables/format/ipTable.js';
+import { IpTable, type Family, type RangeKeys } from '../tables/format/ipTable.js';
+import { INDEX_BITS } from '../tables/format/ipTableLayout.js';
 import { MacTable } from '../tables/format/macTable.js';
-import { CompactIpTable, COMPACT_INDEX_BITS, compactReserve } from '../tables/format/compactIpTable.js';
+import { CompactIpTable, compactReserve } from '../tables/format/compactIpTable.js';
+import { COMPACT_INDEX_BITS } from '../tables/format/compactIpTableLayout.js';
 import { checksumHex } from '../tables/format/checksum.js';
 import { TableFormatError } from '../tables/format/container.js';
+import { SECTION_ALIGN } from '../tables/format/containerLayout.js';
 import type { TableChecks } from '../tables/format/tableChecks.js';
 
 export interface WasmExports {
@@ -84,7 +87,6 @@ export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
 /** wasm32 linear memory: 65,536 pages of 64 KiB */
 const MAX_MEMORY = 65536 * PAGE;
-const ALIGN = 16;
 
 /** What the WASM range search needs of a range table, full or compact: its key views, in WASM memory. */
 export type RangeTable = RangeKeys;
@@ -128,7 +130,8 @@ export interface PlacedTables<I extends RangeTable = IpTable> {
   batchFlags: number;
 }
 
-const alignUp = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
+/** Tables are placed at SECTION_ALIGN boundaries so that their sections are aligned in WASM memory too. */
+const alignUp = (n: number) => Math.ceil(n / SECTION_ALIGN) * SECTION_ALIGN;
 
 export async function instantiateEngine(wasm: BufferSource | WebAssembly.Module): Promise<WasmExports> {
   const instance =
