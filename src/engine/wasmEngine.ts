@@ -11,6 +11,7 @@ import { COMPACT_INDEX_BITS } from '../tables/format/compactIpTableLayout.js';
 import { checksumHex } from '../tables/format/checksum.js';
 import { TableFormatError } from '../tables/format/container.js';
 import { SECTION_ALIGN } from '../tables/format/containerLayout.js';
+import { MAC_SECTION } from '../tables/format/macTableLayout.js';
 import type { TableChecks } from '../tables/format/tableChecks.js';
 
 export interface WasmExports {
@@ -51,7 +52,8 @@ export function wasmTableChecks(exports: WasmExports): TableChecks {
   return {
     checksum(checked) {
       exports.checksumReset();
-      const bytes = CHECK_CHUNK * 16;
+      // whole groups of four checksummed words per call (SECTION_ALIGN bytes)
+      const bytes = CHECK_CHUNK * SECTION_ALIGN;
       for (let done = 0; done < checked.byteLength; done += bytes) {
         exports.checksumUpdate(checked.byteOffset + done, Math.min(bytes, checked.byteLength - done));
       }
@@ -208,7 +210,7 @@ function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<
   if (ip4) exports.v4Configure(ip4.index.byteOffset, ip4.keys!.byteOffset, indexBits[4]);
   if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, ip6.rangeCount, indexBits[6]);
   if (mac) {
-    exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset('HASH'), mac.slotBits);
+    exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset(MAC_SECTION.hash), mac.slotBits);
     // The hash is only trusted once every block is found again through it.
     for (let row = 0; row < mac.blockCount; row++) {
       const block = mac.block(row);

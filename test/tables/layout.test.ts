@@ -86,7 +86,8 @@ describe('table layouts', () => {
   });
 
   it('the container header offsets are the ones FORMAT.md states', () => {
-    const rows = [...formatSection('Container').matchAll(/^\| (\d+) \| ([^|]+) \|/gm)].map((m) => ({ offset: Number(m[1]), size: Number(m[2]) }));
+    const table = formatSection('Container').matchAll(/^\| (\d+) \| ([^|]+) \|/gm);
+    const rows = [...table].map((m) => ({ offset: Number(m[1]), size: Number(m[2]) }));
     const fields = rows.filter((row) => row.offset < FIXED_HEADER_BYTES);
     // a field of 8 bytes is named by its two u32 halves
     const documented = fields.flatMap((row) => (row.size === 8 ? [row.offset, row.offset + 4] : [row.offset]));

@@ -75,7 +75,13 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
       : { hi: BigUint64Array.from(tiled.keys, (k) => k >> 64n), lo: BigUint64Array.from(tiled.keys, (k) => k & MASK64) };
   const meta: TableMeta = {
     ...input.meta,
-    counts: { ranges: n, location_rows: locationRows.byteLength / LOCATION_ROW.bytes, network_rows: networkRanges.start.length, as_rows: asRows.byteLength / AS_ROW.bytes, strings: strings.size },
+    counts: {
+      ranges: n,
+      location_rows: locationRows.byteLength / LOCATION_ROW.bytes,
+      network_rows: networkRanges.start.length,
+      as_rows: asRows.byteLength / AS_ROW.bytes,
+      strings: strings.size,
+    },
   };
   return {
     parts: {

@@ -4,7 +4,15 @@
  * Layout in compactIpTableLayout.ts, documented in src/tables/FORMAT.md ("Compact sets"). Searched in
  * place by the same WASM range search.
  */
-import { directoryEntryAt, sectionView, TableFormatError, u32Section, writeContainer, type SectionSpec, type TableHeader } from './container.js';
+import {
+  directoryEntryAt,
+  sectionView,
+  TableFormatError,
+  u32Section,
+  writeContainer,
+  type SectionSpec,
+  type TableHeader,
+} from './container.js';
 import { asciiAt, DIRECTORY_ENTRY, FIXED_HEADER_BYTES, HEADER, U64_BYTES, unpackCountryCode } from './containerLayout.js';
 import {
   ANSWER_ROW,
@@ -43,7 +51,9 @@ export interface CompactRow {
 
 export function writeCompactIpTable(parts: CompactIpTableParts): Uint8Array {
   return writeContainer(parts.family === 4 ? 'ip4c' : 'ip6c', parts.builtAt, parts.sourceDate, [
-    ...rangeHeadSections(parts, COMPACT_INDEX_BITS).map((section) => (section.id === IP_SECTION.keysLow ? sparseLow(section.bytes) : section)),
+    ...rangeHeadSections(parts, COMPACT_INDEX_BITS).map((section) =>
+      section.id === IP_SECTION.keysLow ? sparseLow(section.bytes) : section,
+    ),
     { id: COMPACT_SECTION.rangeAnswer, count: parts.rangeAnswer.length, bytes: u8(parts.rangeAnswer) },
     { id: COMPACT_SECTION.answerRows, count: parts.answerRows.byteLength / ANSWER_ROW.bytes, bytes: parts.answerRows },
     ...stringPoolSections(parts.strings),
@@ -90,7 +100,9 @@ export function compactReserve(family: Family, head: Uint8Array, file: string): 
     const offset = view.getUint32(at + DIRECTORY_ENTRY.offset, true);
     const length = view.getUint32(at + DIRECTORY_ENTRY.byteLength, true);
     const fileLength = view.getUint32(HEADER.fileLengthLow, true) + view.getUint32(HEADER.fileLengthHigh, true) * 2 ** 32;
-    if (length !== count * U64_BYTES || offset + length > fileLength) fail(`section ${keysHigh} (${count} keys, ${length} bytes at ${offset}) does not fit the file`);
+    if (length !== count * U64_BYTES || offset + length > fileLength) {
+      fail(`section ${keysHigh} (${count} keys, ${length} bytes at ${offset}) does not fit the file`);
+    }
     return length;
   }
   return fail(`section ${keysHigh} is missing`);
@@ -102,7 +114,9 @@ function denseLow(bytes: Uint8Array, header: TableHeader, file: string, scratch:
   const sparse = header.sections.get(COMPACT_SECTION.sparseLow)!;
   const denseBytes = highs * U64_BYTES;
   const target = scratch ?? new Uint8Array(denseBytes);
-  if (target.byteLength < denseBytes || target.byteOffset % U64_BYTES !== 0) throw new TableFormatError(file, 'the memory reserved for the low key halves is too small or misaligned');
+  if (target.byteLength < denseBytes || target.byteOffset % U64_BYTES !== 0) {
+    throw new TableFormatError(file, 'the memory reserved for the low key halves is too small or misaligned');
+  }
   target.fill(0, 0, denseBytes);
   const low = new BigUint64Array(target.buffer, target.byteOffset, highs);
   const view = sectionView(bytes, sparse);
@@ -167,9 +181,10 @@ export class CompactIpTable extends RangeTable {
       const at = row * ANSWER_ROW.bytes;
       const asn = v.getUint32(at + ANSWER_ROW.asn, true);
       const organization = v.getUint32(at + ANSWER_ROW.organization, true);
+      const covered = (v.getUint16(at + ANSWER_ROW.flags, true) & HAS_NETWORK) !== 0;
       decoded = Object.freeze({
         country_code: unpackCountryCode(v.getUint16(at + ANSWER_ROW.countryCode, true)),
-        network: (v.getUint16(at + ANSWER_ROW.flags, true) & HAS_NETWORK) === 0 ? null : Object.freeze({ asn: asn === 0 ? null : asn, organization: this.strings.get(organization) }),
+        network: covered ? Object.freeze({ asn: asn === 0 ? null : asn, organization: this.strings.get(organization) }) : null,
       });
       this.rows[row] = decoded;
     }

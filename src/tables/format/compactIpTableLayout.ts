@@ -20,7 +20,10 @@ export const COMPACT_INDEX_BITS = 12;
 /** "KLOW: range index u32, 4 zero bytes, low half u64; strictly ascending by index". */
 export const SPARSE_LOW = { bytes: 16, range: 0, zero: 4, low: 8 } as const;
 
-/** "AROW: country code u16 (0: unknown), flags u16 (bit 0: a network source covers the range), AS number u32 (0: unknown), organisation string id u32". */
+/**
+ * "AROW: country code u16 (0: unknown), flags u16 (bit 0: a network source covers the range), AS
+ * number u32 (0: unknown), organisation string id u32".
+ */
 export const ANSWER_ROW = { bytes: 12, countryCode: 0, flags: 2, asn: 4, organization: 8 } as const;
 /** Answer row flag: a network (ASN) source covers the range. */
 export const HAS_NETWORK = 1;

@@ -41,7 +41,10 @@ export const CHECKED_FROM = 32;
 /** "Sections start at multiples of 16 bytes"; so do the header length, the file length and the checksummed words. */
 export const SECTION_ALIGN = 16;
 
-/** A directory entry: "section id (4 ASCII capitals or digits), element count (u32), offset from the file start (u32), byte length (u32)". */
+/**
+ * A directory entry: "section id (4 ASCII capitals or digits), element count (u32), offset from the
+ * file start (u32), byte length (u32)".
+ */
 export const DIRECTORY_ENTRY = { bytes: 16, id: 0, count: 4, offset: 8, byteLength: 12 } as const;
 export const SECTION_ID_BYTES = 4;
 

@@ -249,7 +249,8 @@ export class IpTable extends RangeTable {
     }
     for (let r = 0; r < this.asCount; r++) {
       const at = r * AS_ROW.bytes;
-      if (!this.strings.has(this.asRows.getUint32(at + AS_ROW.organization, true)) || !this.strings.has(this.asRows.getUint32(at + AS_ROW.domain, true))) {
+      const organization = this.asRows.getUint32(at + AS_ROW.organization, true);
+      if (!this.strings.has(organization) || !this.strings.has(this.asRows.getUint32(at + AS_ROW.domain, true))) {
         fail(`AS row ${r} has a bad string id`);
       }
       if (this.asRows.getUint8(at + AS_ROW.connectionType) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);

@@ -49,7 +49,9 @@ export const LOCATION_ROW = {
 } as const;
 
 /** The string id fields of a location row. */
-export const LOCATION_STRING_FIELDS = [LOCATION_ROW.region, LOCATION_ROW.city, LOCATION_ROW.postalCode, LOCATION_ROW.timeZone, LOCATION_ROW.district];
+export const LOCATION_STRING_FIELDS = (['region', 'city', 'postalCode', 'timeZone', 'district'] as const).map(
+  (field) => LOCATION_ROW[field],
+);
 
 /**
  * "Network row: first and last address of the network block (ip4: u32 each; ip6: high u64, low u64
@@ -72,7 +74,9 @@ const denseLowHalves: SectionLayout = { [IP_SECTION.keysLow]: { elementBytes: U6
 export const rangeHeadLayout = (family: Family, lowHalves: SectionLayout = denseLowHalves): SectionLayout => ({
   ...metaAndCountriesLayout,
   [IP_SECTION.index]: { elementBytes: U32_BYTES },
-  ...(family === 4 ? { [IP_SECTION.keys]: { elementBytes: U32_BYTES } } : { [IP_SECTION.keysHigh]: { elementBytes: U64_BYTES }, ...lowHalves }),
+  ...(family === 4
+    ? { [IP_SECTION.keys]: { elementBytes: U32_BYTES } }
+    : { [IP_SECTION.keysHigh]: { elementBytes: U64_BYTES }, ...lowHalves }),
 });
 
 /** The sections of ip4 and ip6, in directory order, with their element sizes. */

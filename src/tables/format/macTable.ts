@@ -241,8 +241,12 @@ export class MacTable {
     for (let r = 0; r < this.companyCount; r++) {
       const at = r * COMPANY_ROW.bytes;
       const cv = this.companies;
-      for (const field of [name, address, shortName, website]) if (!this.strings.has(cv.getUint32(at + field, true))) fail(`company row ${r} has a bad string id`);
-      if (this.kind === 'macc' && cv.getUint32(at + address, true) !== 0) fail(`company row ${r} carries an address, which the compact set leaves out`);
+      for (const field of [name, address, shortName, website]) {
+        if (!this.strings.has(cv.getUint32(at + field, true))) fail(`company row ${r} has a bad string id`);
+      }
+      if (this.kind === 'macc' && cv.getUint32(at + address, true) !== 0) {
+        fail(`company row ${r} carries an address, which the compact set leaves out`);
+      }
       const flags = cv.getUint16(at + COMPANY_ROW.flags, true);
       if ((flags & ~COMPANY_PRIVATE) !== 0) fail(`company row ${r} has unknown flags`);
       const named = [name, totalOuis, shortName].map((field) => cv.getUint32(at + field, true) !== 0);

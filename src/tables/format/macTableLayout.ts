@@ -29,14 +29,26 @@ export const HAS_LONGER = 0x80000000;
 /** "a 24-bit entry that exists only to carry that bit has row 0x7FFFFFFE". */
 export const NO_ROW = 0x7ffffffe;
 
-/** "Block row: first 24 bits u32, next 24 bits u32 (zero past the prefix), prefix length u8 (24, 28, 36), type u8 ..., 2 zero bytes, company row u32." */
+/**
+ * "Block row: first 24 bits u32, next 24 bits u32 (zero past the prefix), prefix length u8 (24, 28,
+ * 36), type u8 ..., 2 zero bytes, company row u32."
+ */
 export const BLOCK_ROW = { bytes: 16, hi24: 0, lo24: 4, prefixLength: 8, type: 9, company: 12 } as const;
 
 /**
  * "Company row: name, address string ids, country code u16 (as in location rows), flags u16, number
  * of prefixes registered to the company u32, short name and website string ids."
  */
-export const COMPANY_ROW = { bytes: 24, name: 0, address: 4, countryCode: 8, flags: 10, totalOuis: 12, shortName: 16, website: 20 } as const;
+export const COMPANY_ROW = {
+  bytes: 24,
+  name: 0,
+  address: 4,
+  countryCode: 8,
+  flags: 10,
+  totalOuis: 12,
+  shortName: 16,
+  website: 20,
+} as const;
 /** Company row flag bit 0: "private registration". */
 export const COMPANY_PRIVATE = 1;
 

@@ -81,7 +81,11 @@ export class StringPool {
 export function stringPoolSections(strings: { offsets: Uint32Array; bytes: Uint8Array }): SectionSpec[] {
   const { offsets } = strings;
   return [
-    { id: SHARED_SECTION.stringOffsets, count: offsets.length, bytes: new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength) },
+    {
+      id: SHARED_SECTION.stringOffsets,
+      count: offsets.length,
+      bytes: new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength),
+    },
     { id: SHARED_SECTION.strings, count: strings.bytes.byteLength, bytes: strings.bytes },
   ];
 }
