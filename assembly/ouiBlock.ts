@@ -5,11 +5,23 @@
 // case is a single probe; a 24-bit placeholder exists for every OUI that only has longer blocks.
 // Slot layout (16 bytes): key u64, value u32, unused u32. Value: block row, bit 31 set when longer
 // blocks exist under this OUI; NO_ROW (0x7ffffffe) when the OUI itself has no block. A probe that
-// finds nothing answers 0xffffffff, which no slot can hold.
+// finds nothing answers ABSENT, which no slot can hold.
 
+// The layout of src/tables/FORMAT.md, "mac" (hash slot, key, home slot). This module cannot import
+// src/tables/format/macTableLayout.ts, which names the same numbers: test/tables/layout.test.ts
+// holds the two equal.
+const SLOT_BYTES: usize = 16;
+const SLOT_KEY_AT: usize = 0;
+const SLOT_VALUE_AT: usize = 8;
+const KEY_PREFIX_LENGTH_SHIFT: u64 = 56;
+const HASH_MULTIPLIER: u64 = 0x9e3779b97f4a7c15;
 const NO_ROW: u32 = 0x7ffffffe;
 const HAS_LONGER: u32 = 0x80000000;
-const HASH_MULTIPLIER: u64 = 0x9e3779b97f4a7c15;
+const ABSENT: u32 = 0xffffffff;
+// Prefix lengths of the block types: MA-L (the OUI), MA-M, MA-S and IAB.
+const OUI_BITS: u32 = 24;
+const MA_M_BITS: u32 = 28;
+const MA_S_BITS: u32 = 36;
 
 let slots: usize = 0;
 let slotMask: u64 = 0;
@@ -22,7 +34,7 @@ export function ouiConfigure(table: usize, slotBits: u32): void {
 }
 
 @inline export function ouiKey(prefix48: u64, bits: u32): u64 {
-  return (<u64>bits << 56) | (prefix48 & ~((<u64>1 << (48 - bits)) - 1));
+  return (<u64>bits << KEY_PREFIX_LENGTH_SHIFT) | (prefix48 & ~((<u64>1 << (48 - bits)) - 1));
 }
 
 /**
@@ -32,13 +44,13 @@ export function ouiConfigure(table: usize, slotBits: u32): void {
 @inline function probe(key: u64): u32 {
   let slot = (key * HASH_MULTIPLIER) >>> slotShift;
   for (let probes: u64 = 0; probes <= slotMask; probes++) {
-    const at = slots + (<usize>slot << 4);
-    const found = load<u64>(at);
-    if (found == key) return load<u32>(at, 8);
+    const at = slots + <usize>slot * SLOT_BYTES;
+    const found = load<u64>(at, SLOT_KEY_AT);
+    if (found == key) return load<u32>(at, SLOT_VALUE_AT);
     if (found == 0) break;
     slot = (slot + 1) & slotMask;
   }
-  return 0xffffffff;
+  return ABSENT;
 }
 
 /**
@@ -47,16 +59,16 @@ export function ouiConfigure(table: usize, slotBits: u32): void {
  */
 export function ouiFind(hi24: u32, lo24: u32, bitsKnown: u32): i32 {
   const mac = (<u64>hi24 << 24) | <u64>(lo24 & 0xffffff);
-  const top = probe(ouiKey(mac, 24));
-  if (top == 0xffffffff) return -1;
+  const top = probe(ouiKey(mac, OUI_BITS));
+  if (top == ABSENT) return -1;
   if ((top & HAS_LONGER) != 0) {
-    if (bitsKnown >= 36) {
-      const s = probe(ouiKey(mac, 36));
-      if (s != 0xffffffff) return <i32>s;
+    if (bitsKnown >= MA_S_BITS) {
+      const s = probe(ouiKey(mac, MA_S_BITS));
+      if (s != ABSENT) return <i32>s;
     }
-    if (bitsKnown >= 28) {
-      const m = probe(ouiKey(mac, 28));
-      if (m != 0xffffffff) return <i32>m;
+    if (bitsKnown >= MA_M_BITS) {
+      const m = probe(ouiKey(mac, MA_M_BITS));
+      if (m != ABSENT) return <i32>m;
     }
   }
   const row = top & ~HAS_LONGER;

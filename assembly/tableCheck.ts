@@ -2,6 +2,8 @@
 // (a test holds them equal). Each works on positions [from, to) and needs no state between calls,
 // so that the host can call it in chunks.
 
+// src/tables/FORMAT.md, "ip4 and ip6": a row reference is 0xFFFFFFFF "where no source covers it"
+// (NONE of src/tables/format/ipTableLayout.ts; test/tables/layout.test.ts holds the two equal).
 const NONE: u32 = 0xffffffff;
 
 /** First position in [from, to) whose row reference is >= limit (NONE excepted), or -1. */

@@ -4,7 +4,8 @@
  * decoded from the tables. Platform-neutral: give it the WASM bytes and the table bytes.
  */
 import { ApiError } from '../errors.js';
-import { NONE, type IpTable } from '../tables/format/ipTable.js';
+import type { IpTable } from '../tables/format/ipTable.js';
+import { NONE } from '../tables/format/ipTableLayout.js';
 import type { MacTable } from '../tables/format/macTable.js';
 import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from '../address/ipAddress.js';

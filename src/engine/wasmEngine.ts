@@ -3,11 +3,15 @@
  * validates them (checksum in WASM, structure in the table readers) and points the engine at
  * their search sections. Platform-neutral: bytes in, no `node:` imports.
  */
-import { IpTable, INDEX_BITS, type Family, type RangeKeys } from '../tables/format/ipTable.js';
+import { IpTable, type Family, type RangeKeys } from '../tables/format/ipTable.js';
+import { INDEX_BITS } from '../tables/format/ipTableLayout.js';
 import { MacTable } from '../tables/format/macTable.js';
-import { CompactIpTable, COMPACT_INDEX_BITS, compactReserve } from '../tables/format/compactIpTable.js';
+import { CompactIpTable, compactReserve } from '../tables/format/compactIpTable.js';
+import { COMPACT_INDEX_BITS } from '../tables/format/compactIpTableLayout.js';
 import { checksumHex } from '../tables/format/checksum.js';
 import { TableFormatError } from '../tables/format/container.js';
+import { SECTION_ALIGN } from '../tables/format/containerLayout.js';
+import { MAC_SECTION } from '../tables/format/macTableLayout.js';
 import type { TableChecks } from '../tables/format/tableChecks.js';
 
 export interface WasmExports {
@@ -48,7 +52,8 @@ export function wasmTableChecks(exports: WasmExports): TableChecks {
   return {
     checksum(checked) {
       exports.checksumReset();
-      const bytes = CHECK_CHUNK * 16;
+      // whole groups of four checksummed words per call (SECTION_ALIGN bytes)
+      const bytes = CHECK_CHUNK * SECTION_ALIGN;
       for (let done = 0; done < checked.byteLength; done += bytes) {
         exports.checksumUpdate(checked.byteOffset + done, Math.min(bytes, checked.byteLength - done));
       }
@@ -84,7 +89,6 @@ export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
 /** wasm32 linear memory: 65,536 pages of 64 KiB */
 const MAX_MEMORY = 65536 * PAGE;
-const ALIGN = 16;
 
 /** What the WASM range search needs of a range table, full or compact: its key views, in WASM memory. */
 export type RangeTable = RangeKeys;
@@ -128,7 +132,8 @@ export interface PlacedTables<I extends RangeTable = IpTable> {
   batchFlags: number;
 }
 
-const alignUp = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
+/** Tables are placed at SECTION_ALIGN boundaries so that their sections are aligned in WASM memory too. */
+const alignUp = (n: number) => Math.ceil(n / SECTION_ALIGN) * SECTION_ALIGN;
 
 export async function instantiateEngine(wasm: BufferSource | WebAssembly.Module): Promise<WasmExports> {
   const instance =
@@ -205,7 +210,7 @@ function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<
   if (ip4) exports.v4Configure(ip4.index.byteOffset, ip4.keys!.byteOffset, indexBits[4]);
   if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, ip6.rangeCount, indexBits[6]);
   if (mac) {
-    exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset('HASH'), mac.slotBits);
+    exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset(MAC_SECTION.hash), mac.slotBits);
     // The hash is only trusted once every block is found again through it.
     for (let row = 0; row < mac.blockCount; row++) {
       const block = mac.block(row);

@@ -5,10 +5,10 @@
  * second copy of the file is made. A URL ending in .gz is decoded here by DecompressionStream
  * (unless the transport already did, by Content-Encoding). Web APIs only: no `node:` imports.
  */
-import { FIXED_HEADER_BYTES, TABLE_MAGIC } from '../tables/format/container.js';
+import { asciiAt, FIXED_HEADER_BYTES, HEADER, TABLE_MAGIC } from '../tables/format/containerLayout.js';
 import type { TableSource } from '../engine/wasmEngine.js';
 
-/** Far above any table's header (40 bytes + 16 per section): a bound on what is read before placement. */
+/** Far above any table's header (FIXED_HEADER_BYTES + a directory entry per section): a bound on what is read before placement. */
 const MAX_HEADER_BYTES = 1 << 16;
 
 /** A URL (absolute, or relative to the page), a fetch Response (or its promise), or the bytes. */
@@ -57,16 +57,16 @@ export async function tableSource(source: Source, kind: string): Promise<TableSo
     if (headBytes >= FIXED_HEADER_BYTES && headerLength === FIXED_HEADER_BYTES) {
       const first = concat(head, headBytes);
       head.splice(0, head.length, first);
-      const magic = String.fromCharCode(first[0], first[1], first[2], first[3]);
+      const magic = asciiAt(first, HEADER.magic, TABLE_MAGIC.length);
       if (magic !== TABLE_MAGIC) throw new Error(`${name}: not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
-      headerLength = Math.max(FIXED_HEADER_BYTES, new DataView(first.buffer, first.byteOffset).getUint32(8, true));
+      headerLength = Math.max(FIXED_HEADER_BYTES, new DataView(first.buffer, first.byteOffset).getUint32(HEADER.headerLength, true));
       if (headerLength > MAX_HEADER_BYTES) throw new Error(`${name}: a header of ${headerLength} bytes is not a table's`);
     }
   }
   const first = concat(head, headBytes);
   const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
-  if (view.getUint32(20, true) !== 0) throw new Error(`${name}: the header states a length beyond 4 GB`);
-  const byteLength = view.getUint32(16, true);
+  if (view.getUint32(HEADER.fileLengthHigh, true) !== 0) throw new Error(`${name}: the header states a length beyond 4 GB`);
+  const byteLength = view.getUint32(HEADER.fileLengthLow, true);
   return {
     name,
     byteLength,

@@ -12,7 +12,9 @@ import { defaultWasmPath } from '../../src/engine/node.js';
 import { instantiateEngine } from '../../src/engine/wasmEngine.js';
 import { ApiError } from '../../src/errors.js';
 import { compactReserve } from '../../src/tables/format/compactIpTable.js';
-import { DIRECTORY_ENTRY_BYTES, FIXED_HEADER_BYTES } from '../../src/tables/format/container.js';
+import { DIRECTORY_ENTRY, FIXED_HEADER_BYTES, HEADER, SECTION_ALIGN } from '../../src/tables/format/containerLayout.js';
+import { IP_SECTION } from '../../src/tables/format/ipTableLayout.js';
+import { HASH_SLOT, KEY_PREFIX_LENGTH_SHIFT, NO_ROW } from '../../src/tables/format/macTableLayout.js';
 import { writeIpTable } from '../../src/tables/format/ipTable.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
 import { aligned, tinyIp4, tinyMac } from '../tables/tinyTables.js';
@@ -66,12 +68,12 @@ describe('WASM loops and memory on crafted tables', () => {
   it('a hash table without an empty slot ends the probe after one pass', async () => {
     const exports = await instantiateEngine(wasm);
     const slotBits = 4;
-    const at = Math.ceil(exports.heapBase() / 16) * 16;
+    const at = Math.ceil(exports.heapBase() / SECTION_ALIGN) * SECTION_ALIGN;
     const view = new DataView(exports.memory.buffer);
     // every slot holds a key no lookup asks for (prefix length 63), so no probe meets an empty slot
     for (let slot = 0; slot < 2 ** slotBits; slot++) {
-      view.setBigUint64(at + slot * 16, (63n << 56n) | BigInt(slot + 1), true);
-      view.setUint32(at + slot * 16 + 8, 0x7ffffffe, true);
+      view.setBigUint64(at + slot * HASH_SLOT.bytes + HASH_SLOT.key, (63n << BigInt(KEY_PREFIX_LENGTH_SHIFT)) | BigInt(slot + 1), true);
+      view.setUint32(at + slot * HASH_SLOT.bytes + HASH_SLOT.value, NO_ROW, true);
     }
     exports.ouiConfigure(at, slotBits);
     expect(exports.ouiFind(0xabcdef, 0x123456, 48)).toBe(-1);
@@ -79,16 +81,16 @@ describe('WASM loops and memory on crafted tables', () => {
   });
 
   it('refuses a compact IPv6 header whose key section would need more memory than the file holds', () => {
-    const head = new Uint8Array(FIXED_HEADER_BYTES + DIRECTORY_ENTRY_BYTES);
+    const head = new Uint8Array(FIXED_HEADER_BYTES + DIRECTORY_ENTRY.bytes);
     const view = new DataView(head.buffer);
     const directory = (count: number, offset: number, length: number) => {
-      head.set(new TextEncoder().encode('KEYH'), FIXED_HEADER_BYTES);
-      view.setUint32(FIXED_HEADER_BYTES + 4, count, true);
-      view.setUint32(FIXED_HEADER_BYTES + 8, offset, true);
-      view.setUint32(FIXED_HEADER_BYTES + 12, length, true);
+      head.set(new TextEncoder().encode(IP_SECTION.keysHigh), FIXED_HEADER_BYTES + DIRECTORY_ENTRY.id);
+      view.setUint32(FIXED_HEADER_BYTES + DIRECTORY_ENTRY.count, count, true);
+      view.setUint32(FIXED_HEADER_BYTES + DIRECTORY_ENTRY.offset, offset, true);
+      view.setUint32(FIXED_HEADER_BYTES + DIRECTORY_ENTRY.byteLength, length, true);
     };
-    view.setUint32(12, 1, true);
-    view.setUint32(16, 4096, true);
+    view.setUint32(HEADER.sectionCount, 1, true);
+    view.setUint32(HEADER.fileLengthLow, 4096, true);
     directory(2 ** 30, 64, 8);
     expect(() => compactReserve(6, head, 'crafted.nlt')).toThrow(/^crafted\.nlt: section KEYH \(1073741824 keys, 8 bytes at 64\) does not fit the file$/);
     directory(1000, 64, 8000);

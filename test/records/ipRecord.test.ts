@@ -12,7 +12,7 @@ import {
   type IpRecordFull,
   type IpRecordBasic,
 } from '../../src/records/ipRecord.js';
-import { NONE } from '../../src/tables/format/ipTable.js';
+import { NONE } from '../../src/tables/format/ipTableLayout.js';
 import { ipBasicSchema, ipFullSchema, notFoundSchema, reservedSchema, schemaPaths, shapeErrors, type Schema } from './schema.js';
 
 const NOW = new Date('2026-11-22T13:05:09.250Z');

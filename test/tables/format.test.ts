@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { instantiateEngine, wasmTableChecks } from '../../src/engine/wasmEngine.js';
 import { jsTableChecks } from '../../src/tables/format/tableChecks.js';
-import { bucketIndex, INDEX_BITS } from '../../src/tables/format/ipTable.js';
+import { bucketIndex } from '../../src/tables/format/ipTable.js';
+import { INDEX_BITS, NONE } from '../../src/tables/format/ipTableLayout.js';
 import { defaultWasmPath } from '../../src/engine/node.js';
 import { tableChecksum } from '../../src/tables/format/checksum.js';
-import { CHECKED_FROM, TableFormatError, writeContainer } from '../../src/tables/format/container.js';
+import { TableFormatError, writeContainer } from '../../src/tables/format/container.js';
+import { CHECKED_FROM, FIXED_HEADER_BYTES, HEADER, SECTION_ALIGN, SHARED_SECTION } from '../../src/tables/format/containerLayout.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import { MacTable, writeMacTable, type CompanyInput, type MacTableParts } from '../../src/tables/format/macTable.js';
 import { StringPool, StringPoolBuilder } from '../../src/tables/format/stringPool.js';
@@ -19,8 +21,8 @@ function resealed(bytes: Uint8Array): Uint8Array {
   const copy = aligned(bytes);
   const sum = tableChecksum(copy.subarray(CHECKED_FROM));
   const view = new DataView(copy.buffer);
-  view.setUint32(24, parseInt(sum.slice(0, 8), 16), true);
-  view.setUint32(28, parseInt(sum.slice(8), 16), true);
+  view.setUint32(HEADER.checksumHigh, parseInt(sum.slice(0, 8), 16), true);
+  view.setUint32(HEADER.checksumLow, parseInt(sum.slice(8), 16), true);
   return copy;
 }
 
@@ -157,7 +159,8 @@ describe('refusals', () => {
 
     describe(kind.name, () => {
       it('is refused when truncated anywhere', () => {
-        for (const length of [0, 10, 39, 40, 64, kind.bytes.byteLength - 16, kind.bytes.byteLength - 1]) {
+        const header = FIXED_HEADER_BYTES;
+        for (const length of [0, 10, header - 1, header, 64, kind.bytes.byteLength - SECTION_ALIGN, kind.bytes.byteLength - 1]) {
           refuse(aligned(kind.bytes.subarray(0, length)), /truncated|header length|checksum/);
         }
       });
@@ -181,7 +184,7 @@ describe('refusals', () => {
 
       it('is refused in an unsupported format version', () => {
         const copy = aligned(kind.bytes);
-        new DataView(copy.buffer).setUint16(4, 2, true);
+        new DataView(copy.buffer).setUint16(HEADER.formatVersion, 2, true);
         refuse(copy, /format version 2 is not supported/);
       });
 
@@ -204,12 +207,13 @@ describe('refusals', () => {
 
   it('validates content even when the checksum matches (row out of range)', () => {
     const parts = tinyIp4();
-    parts.rangeLocation = Uint32Array.of(0xffffffff, 0, 7, 0xffffffff);
+    parts.rangeLocation = Uint32Array.of(NONE, 0, 7, NONE);
     expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-row.nlt', 4)).toThrow(/^bad-row\.nlt: range 2 points to location row 7 of 2$/);
   });
 
   it('refuses a missing section', () => {
-    const bytes = writeContainer('ip4', new Date(), new Date(), [{ id: 'META', count: 0, bytes: new TextEncoder().encode('{}') }]);
+    const meta = { id: SHARED_SECTION.meta, count: 0, bytes: new TextEncoder().encode('{}') };
+    const bytes = writeContainer('ip4', new Date(), new Date(), [meta]);
     expect(() => new IpTable(aligned(bytes), 'sparse.nlt', 4)).toThrow(/^sparse\.nlt: section CTRY is missing$/);
   });
 });
@@ -245,8 +249,9 @@ describe('load-time checks: WASM and TypeScript agree', () => {
 
   it('row references', async () => {
     const { checks, place } = await setup();
+    const rowReference = fc.oneof(fc.nat({ max: 100 }), fc.constant(NONE));
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.nat({ max: 100 }), fc.constant(0xffffffff)), { maxLength: 200_000 }), fc.nat({ max: 120 }), (rows, limit) => {
+      fc.property(fc.array(rowReference, { maxLength: 200_000 }), fc.nat({ max: 120 }), (rows, limit) => {
         const [inWasm] = place(Uint32Array.from(rows));
         expect(checks.firstRowAtOrAbove(inWasm, limit)).toBe(jsTableChecks.firstRowAtOrAbove(Uint32Array.from(rows), limit));
       }),

@@ -1,5 +1,7 @@
 /** Small hand-made tables for format tests: every field set to a value a test can check. */
-import { AS_ROW_BYTES, LOCATION_ROW_BYTES, NETWORK_ROW_BYTES, type IpTableParts } from '../../src/tables/format/ipTable.js';
+import { packCountryCode } from '../../src/tables/format/containerLayout.js';
+import type { IpTableParts } from '../../src/tables/format/ipTable.js';
+import { ADDRESS6, AS_ROW, LOCATION_ROW, NETWORK_ROW, NONE } from '../../src/tables/format/ipTableLayout.js';
 import type { MacTableParts } from '../../src/tables/format/macTable.js';
 import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../../src/tables/format/tableMeta.js';
@@ -12,46 +14,48 @@ export const germany: CountryFacts = {
 const meta = (kind: string): TableMeta => ({ kind, built_at: '2026-01-01T00:00:00.000Z', builder_version: 'test', sources: [], counts: { rows: 1 } });
 
 function locationRows(strings: StringPoolBuilder): Uint8Array {
-  const rows = new Uint8Array(LOCATION_ROW_BYTES * 2);
+  const row = LOCATION_ROW;
+  const rows = new Uint8Array(row.bytes * 2);
   const v = new DataView(rows.buffer);
-  v.setFloat64(0, 52.52, true);
-  v.setFloat64(8, 13.405, true);
-  v.setUint32(16, strings.intern('Berlin'), true);
-  v.setUint32(20, strings.intern('Berlin'), true);
-  v.setUint32(24, strings.intern('10115'), true);
-  v.setUint32(28, strings.intern('Europe/Berlin'), true);
-  v.setUint16(32, 'D'.charCodeAt(0) | ('E'.charCodeAt(0) << 8), true);
-  v.setUint16(34, 50, true);
-  v.setUint32(36, strings.intern('Mitte'), true);
-  v.setFloat64(LOCATION_ROW_BYTES, NaN, true);
-  v.setFloat64(LOCATION_ROW_BYTES + 8, NaN, true);
+  v.setFloat64(row.latitude, 52.52, true);
+  v.setFloat64(row.longitude, 13.405, true);
+  v.setUint32(row.region, strings.intern('Berlin'), true);
+  v.setUint32(row.city, strings.intern('Berlin'), true);
+  v.setUint32(row.postalCode, strings.intern('10115'), true);
+  v.setUint32(row.timeZone, strings.intern('Europe/Berlin'), true);
+  v.setUint16(row.countryCode, packCountryCode('DE'), true);
+  v.setUint16(row.accuracyRadiusKm, 50, true);
+  v.setUint32(row.district, strings.intern('Mitte'), true);
+  v.setFloat64(row.bytes + row.latitude, NaN, true);
+  v.setFloat64(row.bytes + row.longitude, NaN, true);
   return rows;
 }
 
 function asRows(strings: StringPoolBuilder): Uint8Array {
-  const rows = new Uint8Array(AS_ROW_BYTES);
+  const rows = new Uint8Array(AS_ROW.bytes);
   const v = new DataView(rows.buffer);
-  v.setUint32(0, 3320, true);
-  v.setUint32(4, strings.intern('Deutsche Telekom AG'), true);
-  v.setUint32(8, strings.intern('telekom.de'), true);
-  v.setUint8(12, 1);
+  v.setUint32(AS_ROW.asn, 3320, true);
+  v.setUint32(AS_ROW.organization, strings.intern('Deutsche Telekom AG'), true);
+  v.setUint32(AS_ROW.domain, strings.intern('telekom.de'), true);
+  v.setUint8(AS_ROW.connectionType, 1);
   return rows;
 }
 
 /** ip4: 0.0.0.0 none, 81.0.0.0 → Berlin + AS3320 (network 81.0.0.0–81.0.0.255), 81.0.1.0 → row 1, 82.0.0.0 none. */
 export function tinyIp4(): IpTableParts {
   const strings = new StringPoolBuilder();
-  const networkRows = new Uint8Array(NETWORK_ROW_BYTES[4]);
+  const row = NETWORK_ROW[4];
+  const networkRows = new Uint8Array(row.bytes);
   const nv = new DataView(networkRows.buffer);
-  nv.setUint32(0, 0x51000000, true);
-  nv.setUint32(4, 0x510000ff, true);
-  nv.setUint32(8, 0, true);
+  nv.setUint32(row.first, 0x51000000, true);
+  nv.setUint32(row.last, 0x510000ff, true);
+  nv.setUint32(row.asRow, 0, true);
   return {
     family: 4, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
     meta: meta('ip4'), countries: [germany],
     keys: Uint32Array.of(0, 0x51000000, 0x51000100, 0x52000000),
-    rangeLocation: Uint32Array.of(0xffffffff, 0, 1, 0xffffffff),
-    rangeNetwork: Uint32Array.of(0xffffffff, 0, 0xffffffff, 0xffffffff),
+    rangeLocation: Uint32Array.of(NONE, 0, 1, NONE),
+    rangeNetwork: Uint32Array.of(NONE, 0, NONE, NONE),
     locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
   };
 }
@@ -59,17 +63,18 @@ export function tinyIp4(): IpTableParts {
 /** ip6: :: none, 2a00:1450:: → Berlin + AS3320 (network 2a00:1450::/32), 2a00:1451:: none. */
 export function tinyIp6(): IpTableParts {
   const strings = new StringPoolBuilder();
-  const networkRows = new Uint8Array(NETWORK_ROW_BYTES[6]);
+  const row = NETWORK_ROW[6];
+  const networkRows = new Uint8Array(row.bytes);
   const nv = new DataView(networkRows.buffer);
-  nv.setBigUint64(0, 0x2a00145000000000n, true);
-  nv.setBigUint64(16, 0x2a001450ffffffffn, true);
-  nv.setBigUint64(24, 0xffffffffffffffffn, true);
+  nv.setBigUint64(row.first + ADDRESS6.high, 0x2a00145000000000n, true);
+  nv.setBigUint64(row.last + ADDRESS6.high, 0x2a001450ffffffffn, true);
+  nv.setBigUint64(row.last + ADDRESS6.low, 0xffffffffffffffffn, true);
   return {
     family: 6, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
     meta: meta('ip6'), countries: [germany],
     keys: { hi: BigUint64Array.of(0n, 0x2a00145000000000n, 0x2a00145100000000n), lo: BigUint64Array.of(0n, 0n, 0n) },
-    rangeLocation: Uint32Array.of(0xffffffff, 0, 0xffffffff),
-    rangeNetwork: Uint32Array.of(0xffffffff, 0, 0xffffffff),
+    rangeLocation: Uint32Array.of(NONE, 0, NONE),
+    rangeNetwork: Uint32Array.of(NONE, 0, NONE),
     locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
   };
 }

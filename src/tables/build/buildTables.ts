@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { checksumHex } from '../format/checksum.js';
+import { HEADER } from '../format/containerLayout.js';
 import { writeIpTable } from '../format/ipTable.js';
 import { writeMacTable } from '../format/macTable.js';
 import type { SourceCredit, TableMeta } from '../format/tableMeta.js';
@@ -187,7 +189,7 @@ function describe(file: string, bytes: Uint8Array, checksum: string, meta: Table
 
 function checksumOf(bytes: Uint8Array): string {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return view.getUint32(24, true).toString(16).padStart(8, '0') + view.getUint32(28, true).toString(16).padStart(8, '0');
+  return checksumHex(view.getUint32(HEADER.checksumHigh, true), view.getUint32(HEADER.checksumLow, true));
 }
 
 export function buildTables(options: BuildOptions): BuildSummary {

@@ -9,9 +9,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ANSWER_ROW_BYTES, HAS_NETWORK, writeCompactIpTable } from '../format/compactIpTable.js';
+import { writeCompactIpTable } from '../format/compactIpTable.js';
+import { ANSWER_ROW, HAS_NETWORK } from '../format/compactIpTableLayout.js';
 import { COMPACT_FILES, COMPACT_SETS, type CompactKind, type CompactManifest, type CompactTable } from '../format/compactManifest.js';
-import { NONE, type IpTable } from '../format/ipTable.js';
+import { packCountryCode } from '../format/containerLayout.js';
+import type { IpTable } from '../format/ipTable.js';
+import { NONE } from '../format/ipTableLayout.js';
 import { writeMacTable, type CompanyInput, type MacBlockInput, type MacTable } from '../format/macTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { TableMeta } from '../format/tableMeta.js';
@@ -37,8 +40,7 @@ export function compactIpTable(full: IpTable, builtAt: Date): BuiltCompact {
   const packedCountry = (locationRow: number): number => {
     let cc = countryOfLocation.get(locationRow);
     if (cc === undefined) {
-      const code = full.location(locationRow).country_code;
-      cc = code ? code.charCodeAt(0) | (code.charCodeAt(1) << 8) : 0;
+      cc = packCountryCode(full.location(locationRow).country_code);
       countryOfLocation.set(locationRow, cc);
     }
     return cc;
@@ -75,14 +77,14 @@ export function compactIpTable(full: IpTable, builtAt: Date): BuiltCompact {
     kept.push(i);
     answers.push(answer);
   }
-  const answerRows = new Uint8Array((rows.length / 4) * ANSWER_ROW_BYTES);
+  const answerRows = new Uint8Array((rows.length / 4) * ANSWER_ROW.bytes);
   const view = new DataView(answerRows.buffer);
   for (let r = 0; r < rows.length / 4; r++) {
-    const at = r * ANSWER_ROW_BYTES;
-    view.setUint16(at, rows[4 * r], true);
-    view.setUint16(at + 2, rows[4 * r + 1], true);
-    view.setUint32(at + 4, rows[4 * r + 2], true);
-    view.setUint32(at + 8, rows[4 * r + 3], true);
+    const at = r * ANSWER_ROW.bytes;
+    view.setUint16(at + ANSWER_ROW.countryCode, rows[4 * r], true);
+    view.setUint16(at + ANSWER_ROW.flags, rows[4 * r + 1], true);
+    view.setUint32(at + ANSWER_ROW.asn, rows[4 * r + 2], true);
+    view.setUint32(at + ANSWER_ROW.organization, rows[4 * r + 3], true);
   }
   let keys: Uint32Array | { hi: BigUint64Array; lo: BigUint64Array };
   if (full.keys) {

@@ -2,7 +2,9 @@
  * Builds one IP range table (ip4 or ip6) from a city `.mmdb` (location) and the ASN CSV
  * (network), plus our curated facts about well-known ASNs.
  */
-import { connectionTypes, LOCATION_ROW_BYTES, AS_ROW_BYTES, NETWORK_ROW_BYTES, type Family, type IpTableParts } from '../format/ipTable.js';
+import { packCountryCode } from '../format/containerLayout.js';
+import { connectionTypes, type Family, type IpTableParts } from '../format/ipTable.js';
+import { ADDRESS6, AS_ROW, LOCATION_ROW, NETWORK_ROW, NONE } from '../format/ipTableLayout.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
@@ -13,7 +15,7 @@ import { locationFields, type LocationFields, type LocationSchema } from '../sou
 import type { MmdbFile } from '../sources/mmdb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
-import { NONE, tileRanges, type ValuedRanges } from './rangeMerge.js';
+import { tileRanges, type ValuedRanges } from './rangeMerge.js';
 
 export interface IpBuildInput {
   family: Family;
@@ -67,7 +69,13 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
       : { hi: BigUint64Array.from(tiled.keys, (k) => k >> 64n), lo: BigUint64Array.from(tiled.keys, (k) => k & MASK64) };
   const meta: TableMeta = {
     ...input.meta,
-    counts: { ranges: n, location_rows: locationRows.byteLength / LOCATION_ROW_BYTES, network_rows: networkRanges.start.length, as_rows: asRows.byteLength / AS_ROW_BYTES, strings: strings.size },
+    counts: {
+      ranges: n,
+      location_rows: locationRows.byteLength / LOCATION_ROW.bytes,
+      network_rows: networkRanges.start.length,
+      as_rows: asRows.byteLength / AS_ROW.bytes,
+      strings: strings.size,
+    },
   };
   return {
     parts: {
@@ -87,9 +95,9 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
     stats: {
       leaves: located.leaves,
       locationRanges: locationRanges.start.length,
-      locationRows: locationRows.byteLength / LOCATION_ROW_BYTES,
+      locationRows: locationRows.byteLength / LOCATION_ROW.bytes,
       networkRows: networkRanges.start.length,
-      asRows: asRows.byteLength / AS_ROW_BYTES,
+      asRows: asRows.byteLength / AS_ROW.bytes,
       ranges: n,
       ...coverage,
     },
@@ -169,21 +177,21 @@ function buildLocationRows(input: IpBuildInput, places: ValuedRanges, rowSize: M
     }
     rowOfPlace.set(place, row);
   }
-  const rows = new Uint8Array(packed.length * LOCATION_ROW_BYTES);
+  const rows = new Uint8Array(packed.length * LOCATION_ROW.bytes);
   const v = new DataView(rows.buffer);
   packed.forEach((f, row) => {
-    const at = row * LOCATION_ROW_BYTES;
-    v.setFloat64(at, f.latitude ?? NaN, true);
-    v.setFloat64(at + 8, f.longitude ?? NaN, true);
-    v.setUint32(at + 16, strings.intern(f.region), true);
-    v.setUint32(at + 20, strings.intern(f.city), true);
-    v.setUint32(at + 24, strings.intern(f.postal_code), true);
-    v.setUint32(at + 28, strings.intern(f.timezone), true);
+    const at = row * LOCATION_ROW.bytes;
+    v.setFloat64(at + LOCATION_ROW.latitude, f.latitude ?? NaN, true);
+    v.setFloat64(at + LOCATION_ROW.longitude, f.longitude ?? NaN, true);
+    v.setUint32(at + LOCATION_ROW.region, strings.intern(f.region), true);
+    v.setUint32(at + LOCATION_ROW.city, strings.intern(f.city), true);
+    v.setUint32(at + LOCATION_ROW.postalCode, strings.intern(f.postal_code), true);
+    v.setUint32(at + LOCATION_ROW.timeZone, strings.intern(f.timezone), true);
     const cc = f.country_code;
     if (cc !== null && !/^[A-Z]{2}$/.test(cc)) throw new Error(`location record with country code ${JSON.stringify(cc)}`);
-    v.setUint16(at + 32, cc ? cc.charCodeAt(0) | (cc.charCodeAt(1) << 8) : 0, true);
-    v.setUint16(at + 34, Math.min(0xffff, Math.max(0, Math.round(f.accuracy_radius_km ?? 0))), true);
-    v.setUint32(at + 36, strings.intern(f.district), true);
+    v.setUint16(at + LOCATION_ROW.countryCode, packCountryCode(cc), true);
+    v.setUint16(at + LOCATION_ROW.accuracyRadiusKm, Math.min(0xffff, Math.max(0, Math.round(f.accuracy_radius_km ?? 0))), true);
+    v.setUint32(at + LOCATION_ROW.district, strings.intern(f.district), true);
   });
   return { rows, rowOfPlace };
 }
@@ -231,15 +239,15 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const asRowOf = new Map<string, number>();
   const asList: ({ asn: number; organization: number; domain: number; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
-  const rowBytes = NETWORK_ROW_BYTES[family];
-  const networkRows = new Uint8Array(input.asn.length * rowBytes);
+  const layout = NETWORK_ROW[family];
+  const networkRows = new Uint8Array(input.asn.length * layout.bytes);
   const v = new DataView(networkRows.buffer);
   const coverage: Pick<IpBuildStats, 'connectionTypeAddresses' | 'ruleAddresses' | 'handleAddresses'> = {
     connectionTypeAddresses: { curated: 0n, rule: 0n, none: 0n },
     ruleAddresses: {},
     handleAddresses: { source: 0n, table: 0n },
   };
-  input.asn.forEach((range, row) => {
+  input.asn.forEach((range, networkRow) => {
     const key = `${range.asn}\u0000${range.organization ?? ''}`;
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
@@ -267,27 +275,27 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     if (a.handle === 'kept') coverage.handleAddresses.table += addresses;
     networkRanges.start.push(range.start);
     networkRanges.end.push(range.end);
-    networkRanges.value.push(row);
-    const at = row * rowBytes;
+    networkRanges.value.push(networkRow);
+    const at = networkRow * layout.bytes;
     if (family === 4) {
-      v.setUint32(at, Number(range.start), true);
-      v.setUint32(at + 4, Number(range.end), true);
+      v.setUint32(at + layout.first, Number(range.start), true);
+      v.setUint32(at + layout.last, Number(range.end), true);
     } else {
-      v.setBigUint64(at, range.start >> 64n, true);
-      v.setBigUint64(at + 8, range.start & MASK64, true);
-      v.setBigUint64(at + 16, range.end >> 64n, true);
-      v.setBigUint64(at + 24, range.end & MASK64, true);
+      for (const [address, value] of [[at + layout.first, range.start], [at + layout.last, range.end]] as const) {
+        v.setBigUint64(address + ADDRESS6.high, value >> 64n, true);
+        v.setBigUint64(address + ADDRESS6.low, value & MASK64, true);
+      }
     }
-    v.setUint32(at + rowBytes - 8, asRow, true);
+    v.setUint32(at + layout.asRow, asRow, true);
   });
-  const asRows = new Uint8Array(asList.length * AS_ROW_BYTES);
+  const asRows = new Uint8Array(asList.length * AS_ROW.bytes);
   const av = new DataView(asRows.buffer);
   asList.forEach((a, row) => {
-    const at = row * AS_ROW_BYTES;
-    av.setUint32(at, a.asn, true);
-    av.setUint32(at + 4, a.organization, true);
-    av.setUint32(at + 8, a.domain, true);
-    av.setUint8(at + 12, a.type);
+    const at = row * AS_ROW.bytes;
+    av.setUint32(at + AS_ROW.asn, a.asn, true);
+    av.setUint32(at + AS_ROW.organization, a.organization, true);
+    av.setUint32(at + AS_ROW.domain, a.domain, true);
+    av.setUint8(at + AS_ROW.connectionType, a.type);
   });
   return { networkRanges, networkRows, asRows, coverage };
 }

@@ -3,7 +3,7 @@
  * list of ranges that tiles the whole address space, each carrying both values (NONE where a
  * list has no range), with neighbours of equal values joined.
  */
-export const NONE = 0xffffffff;
+import { NONE } from '../format/ipTableLayout.js';
 
 export interface ValuedRanges {
   start: bigint[];

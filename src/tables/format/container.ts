@@ -1,19 +1,23 @@
 /**
- * The container every netlookup table file shares (layout documented in src/tables/FORMAT.md):
- * a fixed header, a section directory, then 16-byte aligned sections. Little-endian throughout.
+ * The container every netlookup table file shares (layout in containerLayout.ts, documented in
+ * src/tables/FORMAT.md): a fixed header, a section directory, then 16-byte aligned sections.
  * The reader validates every length, offset and the checksum before anything trusts the file.
  */
 import { checksumHex, tableChecksum } from './checksum.js';
-
-export const TABLE_MAGIC = 'NLTB';
-export const FORMAT_VERSION = 1;
-export const FIXED_HEADER_BYTES = 40;
-export const DIRECTORY_ENTRY_BYTES = 16;
-export const SECTION_ALIGN = 16;
-export const CHECKED_FROM = 32;
+import {
+  asciiAt,
+  CHECKED_FROM,
+  DIRECTORY_ENTRY,
+  FIXED_HEADER_BYTES,
+  FORMAT_VERSION,
+  HEADER,
+  SECTION_ALIGN,
+  TABLE_MAGIC,
+  tableKinds,
+  type SectionLayout,
+} from './containerLayout.js';
 
 /** ip4c, ip6c and macc are the compact sets for size-limited hosts (browsers, edge functions). */
-export const tableKinds = { ip4: 1, ip6: 2, mac: 3, ip4c: 4, ip6c: 5, macc: 6 } as const;
 export type TableKind = keyof typeof tableKinds;
 
 export interface SectionSpec {
@@ -55,8 +59,14 @@ function align(n: number): number {
   return Math.ceil(n / SECTION_ALIGN) * SECTION_ALIGN;
 }
 
+/** Where the directory entry of section `i` starts. */
+export function directoryEntryAt(i: number): number {
+  return FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY.bytes;
+}
+
+
 export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date | null, sections: SectionSpec[]): Uint8Array {
-  const headerLength = align(FIXED_HEADER_BYTES + sections.length * DIRECTORY_ENTRY_BYTES);
+  const headerLength = align(FIXED_HEADER_BYTES + sections.length * DIRECTORY_ENTRY.bytes);
   let length = headerLength;
   const placed = sections.map((s) => {
     if (!/^[A-Z0-9]{4}$/.test(s.id)) throw new Error(`section id ${s.id} is not four capitals or digits`);
@@ -66,26 +76,26 @@ export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date 
   });
   const file = new Uint8Array(length);
   const view = new DataView(file.buffer);
-  file.set(new TextEncoder().encode(TABLE_MAGIC), 0);
-  view.setUint16(4, FORMAT_VERSION, true);
-  view.setUint16(6, tableKinds[kind], true);
-  view.setUint32(8, headerLength, true);
-  view.setUint32(12, sections.length, true);
-  view.setUint32(16, length, true);
-  view.setUint32(20, 0, true);
-  view.setUint32(32, Math.floor(builtAt.getTime() / 1000), true);
-  view.setUint32(36, sourceDate === null ? 0 : Math.floor(sourceDate.getTime() / 1000), true);
+  file.set(new TextEncoder().encode(TABLE_MAGIC), HEADER.magic);
+  view.setUint16(HEADER.formatVersion, FORMAT_VERSION, true);
+  view.setUint16(HEADER.kind, tableKinds[kind], true);
+  view.setUint32(HEADER.headerLength, headerLength, true);
+  view.setUint32(HEADER.sectionCount, sections.length, true);
+  view.setUint32(HEADER.fileLengthLow, length, true);
+  view.setUint32(HEADER.fileLengthHigh, 0, true);
+  view.setUint32(HEADER.builtAt, Math.floor(builtAt.getTime() / 1000), true);
+  view.setUint32(HEADER.sourceDate, sourceDate === null ? 0 : Math.floor(sourceDate.getTime() / 1000), true);
   placed.forEach((s, i) => {
-    const at = FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY_BYTES;
-    file.set(new TextEncoder().encode(s.id), at);
-    view.setUint32(at + 4, s.count, true);
-    view.setUint32(at + 8, s.offset, true);
-    view.setUint32(at + 12, s.bytes.byteLength, true);
+    const at = directoryEntryAt(i);
+    file.set(new TextEncoder().encode(s.id), at + DIRECTORY_ENTRY.id);
+    view.setUint32(at + DIRECTORY_ENTRY.count, s.count, true);
+    view.setUint32(at + DIRECTORY_ENTRY.offset, s.offset, true);
+    view.setUint32(at + DIRECTORY_ENTRY.byteLength, s.bytes.byteLength, true);
     file.set(s.bytes, s.offset);
   });
   const sum = tableChecksum(file.subarray(CHECKED_FROM));
-  view.setUint32(24, parseInt(sum.slice(0, 8), 16), true);
-  view.setUint32(28, parseInt(sum.slice(8), 16), true);
+  view.setUint32(HEADER.checksumHigh, parseInt(sum.slice(0, 8), 16), true);
+  view.setUint32(HEADER.checksumLow, parseInt(sum.slice(8), 16), true);
   return file;
 }
 
@@ -102,35 +112,35 @@ export function readContainer(bytes: Uint8Array, file: string, kind: TableKind, 
   if (bytes.byteLength < FIXED_HEADER_BYTES) fail(`truncated: ${bytes.byteLength} bytes is shorter than a table header`);
   if (bytes.byteOffset % SECTION_ALIGN !== 0) fail('table bytes are not 16-byte aligned in memory');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const magic = String.fromCharCode(bytes[0], bytes[1], bytes[2], bytes[3]);
+  const magic = asciiAt(bytes, HEADER.magic, TABLE_MAGIC.length);
   if (magic !== TABLE_MAGIC) fail(`not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
-  const formatVersion = view.getUint16(4, true);
+  const formatVersion = view.getUint16(HEADER.formatVersion, true);
   if (formatVersion !== FORMAT_VERSION) fail(`table format version ${formatVersion} is not supported (this build reads version ${FORMAT_VERSION})`);
-  const kindCode = view.getUint16(6, true);
+  const kindCode = view.getUint16(HEADER.kind, true);
   const foundKind = (Object.keys(tableKinds) as TableKind[]).find((k) => tableKinds[k] === kindCode);
   if (foundKind !== kind) fail(`wrong table kind: holds ${foundKind ?? `unknown kind ${kindCode}`}, expected ${kind}`);
-  const headerLength = view.getUint32(8, true);
-  const sectionCount = view.getUint32(12, true);
-  const fileLength = view.getUint32(16, true);
-  if (view.getUint32(20, true) !== 0 || fileLength !== bytes.byteLength) {
+  const headerLength = view.getUint32(HEADER.headerLength, true);
+  const sectionCount = view.getUint32(HEADER.sectionCount, true);
+  const fileLength = view.getUint32(HEADER.fileLengthLow, true);
+  if (view.getUint32(HEADER.fileLengthHigh, true) !== 0 || fileLength !== bytes.byteLength) {
     fail(`truncated or padded: header says ${fileLength} bytes, file has ${bytes.byteLength}`);
   }
-  if (headerLength !== align(FIXED_HEADER_BYTES + sectionCount * DIRECTORY_ENTRY_BYTES) || headerLength > fileLength) {
+  if (headerLength !== align(FIXED_HEADER_BYTES + sectionCount * DIRECTORY_ENTRY.bytes) || headerLength > fileLength) {
     fail(`header length ${headerLength} does not match ${sectionCount} sections`);
   }
-  const stored = checksumHex(view.getUint32(24, true), view.getUint32(28, true));
+  const stored = checksumHex(view.getUint32(HEADER.checksumHigh, true), view.getUint32(HEADER.checksumLow, true));
   const actual = checksum(bytes.subarray(CHECKED_FROM));
   if (stored !== actual) fail(`checksum mismatch (stored ${stored}, computed ${actual}): the file is corrupt`);
   const sections = new Map<string, Section>();
   let previousEnd = headerLength;
   for (let i = 0; i < sectionCount; i++) {
-    const at = FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY_BYTES;
-    const id = String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
+    const at = directoryEntryAt(i);
+    const id = asciiAt(bytes, at + DIRECTORY_ENTRY.id);
     const section: Section = {
       id,
-      count: view.getUint32(at + 4, true),
-      offset: view.getUint32(at + 8, true),
-      byteLength: view.getUint32(at + 12, true),
+      count: view.getUint32(at + DIRECTORY_ENTRY.count, true),
+      offset: view.getUint32(at + DIRECTORY_ENTRY.offset, true),
+      byteLength: view.getUint32(at + DIRECTORY_ENTRY.byteLength, true),
     };
     if (section.offset % SECTION_ALIGN !== 0 || section.offset < previousEnd || section.offset + section.byteLength > fileLength) {
       fail(`section ${id} lies outside the file or overlaps another`);
@@ -142,16 +152,13 @@ export function readContainer(bytes: Uint8Array, file: string, kind: TableKind, 
   return {
     kind,
     formatVersion,
-    builtAt: new Date(view.getUint32(32, true) * 1000),
-    sourceDate: view.getUint32(36, true) === 0 ? null : new Date(view.getUint32(36, true) * 1000),
+    builtAt: new Date(view.getUint32(HEADER.builtAt, true) * 1000),
+    sourceDate: view.getUint32(HEADER.sourceDate, true) === 0 ? null : new Date(view.getUint32(HEADER.sourceDate, true) * 1000),
     checksum: stored,
     fileLength,
     sections,
   };
 }
-
-/** The sections a kind requires, each with its element size (0: any byte length). */
-export type SectionLayout = Record<string, { elementBytes: number }>;
 
 /** Checks that every section of the layout is present and sized count × elementBytes. */
 export function requireSections(header: TableHeader, file: string, layout: SectionLayout): void {
@@ -169,7 +176,12 @@ export function sectionBytes(bytes: Uint8Array, section: Section): Uint8Array {
 }
 
 export function u32Section(bytes: Uint8Array, section: Section): Uint32Array {
-  return new Uint32Array(bytes.buffer, bytes.byteOffset + section.offset, section.byteLength >>> 2);
+  return new Uint32Array(bytes.buffer, bytes.byteOffset + section.offset, section.byteLength / Uint32Array.BYTES_PER_ELEMENT);
+}
+
+/** A DataView over one section (rows read field by field). */
+export function sectionView(bytes: Uint8Array, section: Section): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset + section.offset, section.byteLength);
 }
 
 export function jsonSection<T>(bytes: Uint8Array, section: Section, file: string): T {

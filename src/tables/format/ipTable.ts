@@ -1,5 +1,6 @@
 /**
- * The IP range table, one file per family (kinds ip4 and ip6). Layout in src/tables/FORMAT.md.
+ * The IP range table, one file per family (kinds ip4 and ip6). Layout in ipTableLayout.ts, documented
+ * in src/tables/FORMAT.md.
  *
  * The ranges tile the family's whole address space: range i covers [key i, key i+1 - 1] and
  * points to a location row and a network row (NONE where the sources say nothing), so that one
@@ -10,24 +11,29 @@ import {
   jsonSection,
   readContainer,
   requireSections,
-  sectionBytes,
+  sectionView,
   TableFormatError,
   u32Section,
   writeContainer,
-  type SectionLayout,
   type SectionSpec,
   type TableHeader,
   type TableKind,
 } from './container.js';
-import { StringPool } from './stringPool.js';
+import { HIGH_WORD_OF_U64, SHARED_SECTION, unpackCountryCode, type SectionLayout } from './containerLayout.js';
+import {
+  ADDRESS6,
+  AS_ROW,
+  INDEX_BITS,
+  IP_SECTION,
+  ipSectionLayout,
+  LOCATION_ROW,
+  LOCATION_STRING_FIELDS,
+  NETWORK_ROW,
+  type Family,
+} from './ipTableLayout.js';
+import { stringPoolOf, stringPoolSections, type StringPool } from './stringPool.js';
 import { jsTableChecks, type TableChecks } from './tableChecks.js';
 import type { CountryFacts, TableMeta } from './tableMeta.js';
-
-export const NONE = 0xffffffff;
-export const LOCATION_ROW_BYTES = 40;
-export const AS_ROW_BYTES = 16;
-export const NETWORK_ROW_BYTES = { 4: 16, 6: 40 } as const;
-export const INDEX_BITS = { 4: 20, 6: 20 } as const;
 
 /** SPEC 2.2 network.connection_type values; the table stores the position (0: unknown). */
 export const connectionTypes = [
@@ -50,8 +56,7 @@ export const connectionTypes = [
   'ixp',
 ] as const;
 export type ConnectionType = Exclude<(typeof connectionTypes)[number], null>;
-
-export type Family = 4 | 6;
+export type { Family } from './ipTableLayout.js';
 
 /** What the builder hands the writer: packed rows, already in the layout of FORMAT.md. */
 export interface IpTableParts {
@@ -90,17 +95,6 @@ export interface AsRow {
   connection_type: ConnectionType | null;
 }
 
-const sectionLayout = (family: Family) => ({
-  ...rangeHeadLayout(family),
-  RLOC: { elementBytes: 4 },
-  RNET: { elementBytes: 4 },
-  LROW: { elementBytes: LOCATION_ROW_BYTES },
-  NROW: { elementBytes: NETWORK_ROW_BYTES[family] },
-  AROW: { elementBytes: AS_ROW_BYTES },
-  STRO: { elementBytes: 4 },
-  STRS: { elementBytes: 1 },
-});
-
 /** INDX[b] = first range whose key's top `bits` bits are >= b; INDX[2^bits] = range count. */
 export function bucketIndex(family: Family, keys: IpTableParts['keys'], bits: number = INDEX_BITS[family]): Uint32Array {
   const buckets = 2 ** bits;
@@ -123,13 +117,12 @@ export function writeIpTable(parts: IpTableParts): Uint8Array {
   const { family } = parts;
   return writeContainer(family === 4 ? 'ip4' : 'ip6', parts.builtAt, parts.sourceDate, [
     ...rangeHeadSections(parts, INDEX_BITS[family]),
-    { id: 'RLOC', count: parts.rangeLocation.length, bytes: u8(parts.rangeLocation) },
-    { id: 'RNET', count: parts.rangeNetwork.length, bytes: u8(parts.rangeNetwork) },
-    { id: 'LROW', count: parts.locationRows.byteLength / LOCATION_ROW_BYTES, bytes: parts.locationRows },
-    { id: 'NROW', count: parts.networkRows.byteLength / NETWORK_ROW_BYTES[family], bytes: parts.networkRows },
-    { id: 'AROW', count: parts.asRows.byteLength / AS_ROW_BYTES, bytes: parts.asRows },
-    { id: 'STRO', count: parts.strings.offsets.length, bytes: u8(parts.strings.offsets) },
-    { id: 'STRS', count: parts.strings.bytes.byteLength, bytes: parts.strings.bytes },
+    { id: IP_SECTION.rangeLocation, count: parts.rangeLocation.length, bytes: u8(parts.rangeLocation) },
+    { id: IP_SECTION.rangeNetwork, count: parts.rangeNetwork.length, bytes: u8(parts.rangeNetwork) },
+    { id: IP_SECTION.locationRows, count: parts.locationRows.byteLength / LOCATION_ROW.bytes, bytes: parts.locationRows },
+    { id: IP_SECTION.networkRows, count: parts.networkRows.byteLength / NETWORK_ROW[family].bytes, bytes: parts.networkRows },
+    { id: IP_SECTION.asRows, count: parts.asRows.byteLength / AS_ROW.bytes, bytes: parts.asRows },
+    ...stringPoolSections(parts.strings),
   ]);
 }
 
@@ -139,26 +132,18 @@ export function rangeHeadSections(parts: Pick<IpTableParts, 'family' | 'meta' | 
   const index = bucketIndex(parts.family, keys, indexBits);
   const keySections: SectionSpec[] =
     keys instanceof Uint32Array
-      ? [{ id: 'KEYS', count: keys.length, bytes: u8(keys) }]
+      ? [{ id: IP_SECTION.keys, count: keys.length, bytes: u8(keys) }]
       : [
-          { id: 'KEYH', count: keys.hi.length, bytes: u8(keys.hi) },
-          { id: 'KEYL', count: keys.lo.length, bytes: u8(keys.lo) },
+          { id: IP_SECTION.keysHigh, count: keys.hi.length, bytes: u8(keys.hi) },
+          { id: IP_SECTION.keysLow, count: keys.lo.length, bytes: u8(keys.lo) },
         ];
   return [
-    { id: 'META', count: 0, bytes: jsonBytes(parts.meta) },
-    { id: 'CTRY', count: parts.countries.length, bytes: jsonBytes(parts.countries) },
-    { id: 'INDX', count: index.length, bytes: u8(index) },
+    { id: SHARED_SECTION.meta, count: 0, bytes: jsonBytes(parts.meta) },
+    { id: SHARED_SECTION.countries, count: parts.countries.length, bytes: jsonBytes(parts.countries) },
+    { id: IP_SECTION.index, count: index.length, bytes: u8(index) },
     ...keySections,
   ];
 }
-
-/** The section layout of rangeHeadSections; `sparseLow`: IPv6 low halves as KLOW entries of 16 bytes (compact sets). */
-export const rangeHeadLayout = (family: Family, sparseLow = false) => ({
-  META: { elementBytes: 0 },
-  CTRY: { elementBytes: 0 },
-  INDX: { elementBytes: 4 },
-  ...(family === 4 ? { KEYS: { elementBytes: 4 } } : { KEYH: { elementBytes: 8 }, ...(sparseLow ? { KLOW: { elementBytes: 16 } } : { KEYL: { elementBytes: 8 } }) }),
-});
 
 /** A container of `kind` whose sections are the layout's: its header. */
 export function rangeTableHeader(bytes: Uint8Array, file: string, kind: TableKind, layout: SectionLayout, checks: TableChecks): TableHeader {
@@ -185,22 +170,23 @@ export abstract class RangeTable {
 
   protected constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, readonly header: TableHeader, keysLo?: Uint32Array) {
     const s = (id: string) => header.sections.get(id)!;
-    this.meta = jsonSection<TableMeta>(bytes, s('META'), file);
-    const countryList = jsonSection<CountryFacts[]>(bytes, s('CTRY'), file);
-    if (!Array.isArray(countryList)) throw new TableFormatError(file, 'section CTRY is not a list');
+    this.meta = jsonSection<TableMeta>(bytes, s(SHARED_SECTION.meta), file);
+    const countryList = jsonSection<CountryFacts[]>(bytes, s(SHARED_SECTION.countries), file);
+    if (!Array.isArray(countryList)) throw new TableFormatError(file, `section ${SHARED_SECTION.countries} is not a list`);
     this.countries = new Map(countryList.map((c) => [c.code, c]));
-    this.index = u32Section(bytes, s('INDX'));
+    this.index = u32Section(bytes, s(IP_SECTION.index));
     if (family === 4) {
-      this.keys = u32Section(bytes, s('KEYS'));
+      this.keys = u32Section(bytes, s(IP_SECTION.keys));
       this.keysHi = this.keysLo = null;
       this.rangeCount = this.keys.length;
       return;
     }
-    if (!keysLo && s('KEYL').count !== s('KEYH').count) throw new TableFormatError(file, 'KEYH and KEYL differ in length');
+    const { keysHigh, keysLow } = IP_SECTION;
+    if (!keysLo && s(keysLow).count !== s(keysHigh).count) throw new TableFormatError(file, `${keysHigh} and ${keysLow} differ in length`);
     this.keys = null;
-    this.keysHi = u32Section(bytes, s('KEYH'));
-    this.keysLo = keysLo ?? u32Section(bytes, s('KEYL'));
-    this.rangeCount = s('KEYH').count;
+    this.keysHi = u32Section(bytes, s(keysHigh));
+    this.keysLo = keysLo ?? u32Section(bytes, s(keysLow));
+    this.rangeCount = s(keysHigh).count;
   }
 }
 
@@ -221,18 +207,17 @@ export class IpTable extends RangeTable {
   readonly asCount: number;
 
   constructor(bytes: Uint8Array, file: string, family: Family, private readonly checks: TableChecks = jsTableChecks) {
-    super(bytes, file, family, rangeTableHeader(bytes, file, family === 4 ? 'ip4' : 'ip6', sectionLayout(family), checks));
+    super(bytes, file, family, rangeTableHeader(bytes, file, family === 4 ? 'ip4' : 'ip6', ipSectionLayout(family), checks));
     const s = (id: string) => this.header.sections.get(id)!;
-    const view = (id: string) => new DataView(bytes.buffer, bytes.byteOffset + s(id).offset, s(id).byteLength);
-    this.rangeLocation = u32Section(bytes, s('RLOC'));
-    this.rangeNetwork = u32Section(bytes, s('RNET'));
-    this.strings = new StringPool(u32Section(bytes, s('STRO')), sectionBytes(bytes, s('STRS')), file);
-    this.locations = view('LROW');
-    this.networks = view('NROW');
-    this.asRows = view('AROW');
-    this.locationCount = s('LROW').count;
-    this.networkCount = s('NROW').count;
-    this.asCount = s('AROW').count;
+    this.rangeLocation = u32Section(bytes, s(IP_SECTION.rangeLocation));
+    this.rangeNetwork = u32Section(bytes, s(IP_SECTION.rangeNetwork));
+    this.strings = stringPoolOf(bytes, this.header, file);
+    this.locations = sectionView(bytes, s(IP_SECTION.locationRows));
+    this.networks = sectionView(bytes, s(IP_SECTION.networkRows));
+    this.asRows = sectionView(bytes, s(IP_SECTION.asRows));
+    this.locationCount = s(IP_SECTION.locationRows).count;
+    this.networkCount = s(IP_SECTION.networkRows).count;
+    this.asCount = s(IP_SECTION.asRows).count;
     this.validate();
   }
 
@@ -254,21 +239,21 @@ export class IpTable extends RangeTable {
     const badNetwork = this.checks.firstRowAtOrAbove(this.rangeNetwork, this.networkCount);
     if (badNetwork >= 0) fail(`range ${badNetwork} points to network row ${this.rangeNetwork[badNetwork]} of ${this.networkCount}`);
     for (let r = 0; r < this.locationCount; r++) {
-      const at = r * LOCATION_ROW_BYTES;
-      for (const field of [16, 20, 24, 28, 36]) {
+      const at = r * LOCATION_ROW.bytes;
+      for (const field of LOCATION_STRING_FIELDS) {
         if (!this.strings.has(this.locations.getUint32(at + field, true))) fail(`location row ${r} has a bad string id`);
       }
     }
-    const rowBytes = NETWORK_ROW_BYTES[this.family];
     for (let r = 0; r < this.networkCount; r++) {
-      if (this.networks.getUint32(r * rowBytes + rowBytes - 8, true) >= this.asCount) fail(`network row ${r} points past the AS rows`);
+      if (this.asRowOfNetwork(r) >= this.asCount) fail(`network row ${r} points past the AS rows`);
     }
     for (let r = 0; r < this.asCount; r++) {
-      const at = r * AS_ROW_BYTES;
-      if (!this.strings.has(this.asRows.getUint32(at + 4, true)) || !this.strings.has(this.asRows.getUint32(at + 8, true))) {
+      const at = r * AS_ROW.bytes;
+      const organization = this.asRows.getUint32(at + AS_ROW.organization, true);
+      if (!this.strings.has(organization) || !this.strings.has(this.asRows.getUint32(at + AS_ROW.domain, true))) {
         fail(`AS row ${r} has a bad string id`);
       }
-      if (this.asRows.getUint8(at + 12) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
+      if (this.asRows.getUint8(at + AS_ROW.connectionType) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
     }
   }
 
@@ -286,21 +271,20 @@ export class IpTable extends RangeTable {
 
   location(row: number): LocationRow {
     const v = this.locations;
-    const at = row * LOCATION_ROW_BYTES;
-    const lat = v.getFloat64(at, true);
-    const lon = v.getFloat64(at + 8, true);
-    const cc = v.getUint16(at + 32, true);
-    const radius = v.getUint16(at + 34, true);
+    const at = row * LOCATION_ROW.bytes;
+    const lat = v.getFloat64(at + LOCATION_ROW.latitude, true);
+    const lon = v.getFloat64(at + LOCATION_ROW.longitude, true);
+    const radius = v.getUint16(at + LOCATION_ROW.accuracyRadiusKm, true);
     return {
-      country_code: cc === 0 ? null : String.fromCharCode(cc & 0xff, cc >>> 8),
-      region: this.strings.get(v.getUint32(at + 16, true)),
-      city: this.strings.get(v.getUint32(at + 20, true)),
-      district: this.strings.get(v.getUint32(at + 36, true)),
-      postal_code: this.strings.get(v.getUint32(at + 24, true)),
+      country_code: unpackCountryCode(v.getUint16(at + LOCATION_ROW.countryCode, true)),
+      region: this.strings.get(v.getUint32(at + LOCATION_ROW.region, true)),
+      city: this.strings.get(v.getUint32(at + LOCATION_ROW.city, true)),
+      district: this.strings.get(v.getUint32(at + LOCATION_ROW.district, true)),
+      postal_code: this.strings.get(v.getUint32(at + LOCATION_ROW.postalCode, true)),
       latitude: Number.isNaN(lat) ? null : lat,
       longitude: Number.isNaN(lon) ? null : lon,
       accuracy_radius_km: radius === 0 ? null : radius,
-      timezone: this.strings.get(v.getUint32(at + 28, true)),
+      timezone: this.strings.get(v.getUint32(at + LOCATION_ROW.timeZone, true)),
     };
   }
 
@@ -308,32 +292,35 @@ export class IpTable extends RangeTable {
   networkBlock(row: number, start: Uint32Array, end: Uint32Array): void {
     const v = this.networks;
     if (this.family === 4) {
-      start[0] = v.getUint32(row * 16, true);
-      end[0] = v.getUint32(row * 16 + 4, true);
+      const at = row * NETWORK_ROW[4].bytes;
+      start[0] = v.getUint32(at + NETWORK_ROW[4].first, true);
+      end[0] = v.getUint32(at + NETWORK_ROW[4].last, true);
       return;
     }
-    const at = row * 40;
-    for (const [out, base] of [[start, at], [end, at + 16]] as const) {
-      out[0] = v.getUint32(base + 4, true);
-      out[1] = v.getUint32(base, true);
-      out[2] = v.getUint32(base + 12, true);
-      out[3] = v.getUint32(base + 8, true);
+    const at = row * NETWORK_ROW[6].bytes;
+    for (const [out, address] of [[start, at + NETWORK_ROW[6].first], [end, at + NETWORK_ROW[6].last]] as const) {
+      const high = address + ADDRESS6.high;
+      const low = address + ADDRESS6.low;
+      out[0] = v.getUint32(high + HIGH_WORD_OF_U64, true);
+      out[1] = v.getUint32(high, true);
+      out[2] = v.getUint32(low + HIGH_WORD_OF_U64, true);
+      out[3] = v.getUint32(low, true);
     }
   }
 
   asRowOfNetwork(row: number): number {
-    const bytes = NETWORK_ROW_BYTES[this.family];
-    return this.networks.getUint32(row * bytes + bytes - 8, true);
+    const layout = NETWORK_ROW[this.family];
+    return this.networks.getUint32(row * layout.bytes + layout.asRow, true);
   }
 
   asRow(row: number): AsRow {
     const v = this.asRows;
-    const at = row * AS_ROW_BYTES;
+    const at = row * AS_ROW.bytes;
     return {
-      asn: v.getUint32(at, true),
-      organization: this.strings.get(v.getUint32(at + 4, true)),
-      domain: this.strings.get(v.getUint32(at + 8, true)),
-      connection_type: connectionTypes[v.getUint8(at + 12)],
+      asn: v.getUint32(at + AS_ROW.asn, true),
+      organization: this.strings.get(v.getUint32(at + AS_ROW.organization, true)),
+      domain: this.strings.get(v.getUint32(at + AS_ROW.domain, true)),
+      connection_type: connectionTypes[v.getUint8(at + AS_ROW.connectionType)],
     };
   }
 }

@@ -3,7 +3,8 @@
  * count + 1 entries). String id k is bytes [STRO[k], STRO[k + 1]); id 0 is the empty string and
  * stands for "no value" (null).
  */
-import { TableFormatError } from './container.js';
+import { sectionBytes, TableFormatError, u32Section, type SectionSpec, type TableHeader } from './container.js';
+import { SHARED_SECTION } from './containerLayout.js';
 
 export class StringPoolBuilder {
   private readonly ids = new Map<string, number>();
@@ -74,4 +75,23 @@ export class StringPool {
     this.cache[id] = value;
     return value;
   }
+}
+
+/** STRO and STRS, the last sections of every kind. */
+export function stringPoolSections(strings: { offsets: Uint32Array; bytes: Uint8Array }): SectionSpec[] {
+  const { offsets } = strings;
+  return [
+    {
+      id: SHARED_SECTION.stringOffsets,
+      count: offsets.length,
+      bytes: new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength),
+    },
+    { id: SHARED_SECTION.strings, count: strings.bytes.byteLength, bytes: strings.bytes },
+  ];
+}
+
+/** The string pool of a validated header's STRO and STRS. */
+export function stringPoolOf(bytes: Uint8Array, header: TableHeader, file: string): StringPool {
+  const s = (id: string) => header.sections.get(id)!;
+  return new StringPool(u32Section(bytes, s(SHARED_SECTION.stringOffsets)), sectionBytes(bytes, s(SHARED_SECTION.strings)), file);
 }

@@ -5,8 +5,7 @@
  */
 import { tableChecksum } from './checksum.js';
 import type { ChecksumFn } from './container.js';
-
-export const NO_ROW_REFERENCE = 0xffffffff;
+import { NONE } from './ipTableLayout.js';
 
 export interface TableChecks {
   checksum: ChecksumFn;
@@ -24,7 +23,7 @@ export const jsTableChecks: TableChecks = {
   firstRowAtOrAbove(rows, limit) {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      if (row >= limit && row !== NO_ROW_REFERENCE) return i;
+      if (row >= limit && row !== NONE) return i;
     }
     return -1;
   },
