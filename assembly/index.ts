@@ -2,7 +2,7 @@
 // the host (above heapBase()) and described to the engine by the *Configure calls; nothing here
 // allocates, so a lookup costs no garbage collection and no memory growth.
 
-export { v4Configure, v4Find, v4FindBatch, v6Configure, v6Find, v6FindWords, v6FindBatch, v6Size } from './ipRange';
+export { v4Configure, v4Find, v4FindBatch, v6Configure, v6FindWords, v6FindBatch } from './ipRange';
 export { ouiConfigure, ouiFind, ouiFindBatch } from './ouiBlock';
 export { macFlags, macFlagsBatch } from './macBits';
 export { checksumReset, checksumUpdate, checksumHigh, checksumLow } from './checksum';

@@ -16,7 +16,6 @@ let v4Shift: u32 = 0;
 let v6Index: usize = 0;
 let v6KeysHi: usize = 0;
 let v6KeysLo: usize = 0;
-let v6Count: i32 = 0;
 let v6Shift: u64 = 0;
 
 // Scratch for the lockstep batches: base and remaining length of each lane.
@@ -29,11 +28,10 @@ export function v4Configure(index: usize, keys: usize, indexBits: u32): void {
   v4Shift = 32 - indexBits;
 }
 
-export function v6Configure(index: usize, keysHi: usize, keysLo: usize, count: i32, indexBits: u32): void {
+export function v6Configure(index: usize, keysHi: usize, keysLo: usize, indexBits: u32): void {
   v6Index = index;
   v6KeysHi = keysHi;
   v6KeysLo = keysLo;
-  v6Count = count;
   v6Shift = <u64>(64 - indexBits);
 }
 
@@ -105,7 +103,7 @@ export function v4FindBatch(input: usize, output: usize, count: i32): void {
 }
 
 /** Range index of an IPv6 address given as two 64-bit halves. */
-export function v6Find(hi: u64, lo: u64): i32 {
+function v6Find(hi: u64, lo: u64): i32 {
   const bucket = <usize>(hi >>> v6Shift);
   const first = load<i32>(v6Index + (bucket << 2));
   let base = first > 0 ? first - 1 : 0;
@@ -134,6 +132,3 @@ export function v6FindBatch(input: usize, output: usize, count: i32): void {
   }
 }
 
-export function v6Size(): i32 {
-  return v6Count;
-}

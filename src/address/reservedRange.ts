@@ -34,7 +34,7 @@ export interface ReservedRange {
 }
 
 /** 'global': the registry marks the block globally reachable; it is looked up like public space. */
-export type RegistryType = ReservedType | 'global';
+type RegistryType = ReservedType | 'global';
 
 export interface RegistryRow {
   cidr: string;

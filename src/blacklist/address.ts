@@ -17,4 +17,3 @@ export function reservedRangeOf(address: BlacklistAddress): ReservedRange | null
   return address.v4 >= 0 ? reservedIPv4(address.v4) : reservedIPv6(address.words);
 }
 
-export const versionOf = (address: BlacklistAddress): 4 | 6 => (address.v4 >= 0 ? 4 : 6);

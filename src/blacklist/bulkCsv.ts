@@ -13,7 +13,7 @@ export interface CsvRow {
   fields: ReportFields;
 }
 
-export class CsvLayoutError extends Error {
+class CsvLayoutError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CsvLayoutError';

@@ -22,7 +22,7 @@ export interface ReportInput {
 }
 
 /** One stored report as the paid record shows it. */
-export interface StoredReport {
+interface StoredReport {
   threat_type: ThreatType;
   message: string | null;
   source: string;

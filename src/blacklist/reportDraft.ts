@@ -16,7 +16,7 @@ import { threatTypeOf, threatTypeOfCategories, threatTypes, type ThreatType } fr
 export const MAX_MESSAGE_LENGTH = 1024;
 export const MAX_SOURCE_LENGTH = 64;
 /** Reporters' clocks may run a little ahead of ours. */
-export const FUTURE_TOLERANCE_MS = 60_000;
+const FUTURE_TOLERANCE_MS = 60_000;
 
 export interface ReportFields {
   ip?: unknown;
@@ -52,7 +52,7 @@ function textOf(value: unknown, name: string): string | null {
 }
 
 /** ISO 8601 (with or without zone: without means UTC) or Unix seconds. */
-export function parseReportTime(text: string): Date | null {
+function parseReportTime(text: string): Date | null {
   if (/^\d{9,11}(\.\d+)?$/.test(text)) return new Date(Number(text) * 1000);
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(text)) return null;
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) || text.length === 10 ? text : `${text}Z`;
@@ -60,7 +60,7 @@ export function parseReportTime(text: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-export function threatTypeOfFields(fields: ReportFields): ThreatType {
+function threatTypeOfFields(fields: ReportFields): ThreatType {
   const named = textOf(fields.threat_type, 'threat_type');
   if (named !== null) {
     return threatTypeOf(named) ?? refuse(`threat_type must be one of ${threatTypes.join(', ')}.`);

@@ -27,7 +27,7 @@ export const REPEAT_WEIGHT = 0.25;
 export const SINGLE_REPORTER_CEILING = 46;
 /** The export's default min_confidence: above the single-reporter ceiling, so one account's word alone is never exported by default. */
 export const DEFAULT_EXPORT_MIN_CONFIDENCE = 50;
-export const EVIDENCE_SCALE = 2;
+const EVIDENCE_SCALE = 2;
 export const DAY_MS = 24 * 3600 * 1000;
 export const DEFAULT_RETENTION_DAYS = 90;
 /** One reporter's repeats for one address within this span merge into one report. */

@@ -11,7 +11,7 @@ export type ThreatType = (typeof threatTypes)[number];
  * Category number → threat type. Numbers without a row of their own (DNS compromise, fraud,
  * open proxy, VPN, hacking, spoofing, IoT targeted) are `other`.
  */
-export const categoryThreatTypes: Readonly<Record<number, ThreatType>> = Object.freeze({
+const categoryThreatTypes: Readonly<Record<number, ThreatType>> = Object.freeze({
   1: 'other', // DNS compromise
   2: 'other', // DNS poisoning
   3: 'other', // fraud orders

@@ -31,14 +31,14 @@ interface ImportFlags extends AdminFlags {
   tables?: string;
 }
 
-export interface Refusal {
+interface Refusal {
   file: string;
   line: number;
   code: string;
   reason: string;
 }
 
-export interface ImportSummary {
+interface ImportSummary {
   saved: number;
   merged: number;
   refused: Refusal[];
@@ -78,7 +78,7 @@ function formatOf(file: string, flag: ImportFlags['format']): 'fail2ban' | 'csv'
 }
 
 /** Imports the files into the store; the progress display counts bytes read. */
-export async function importFiles(
+async function importFiles(
   files: string[],
   flags: ImportFlags,
   save: (inputs: ReportInput[]) => Promise<{ merged: boolean }[]>,

@@ -47,7 +47,7 @@ export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
 }
 
 /** The compact sets from the full tables of `tablesDir`, checked by the engine as the server loads them. */
-export async function deriveCompactTables(tablesDir: string, compactDir: string): Promise<CompactManifest> {
+async function deriveCompactTables(tablesDir: string, compactDir: string): Promise<CompactManifest> {
   const engine = await loadEngine({ tablesDir });
   const fullManifest = JSON.parse(fs.readFileSync(path.join(tablesDir, MANIFEST_FILE), 'utf8'));
   return buildCompactTables({ ip4: engine.ip4!, ip6: engine.ip6!, mac: engine.macTable!, manifest: fullManifest }, compactDir);

@@ -52,7 +52,7 @@ export interface AdminContext {
 }
 
 /** The data directory as the server resolves it (src/config/config.ts), `--data-dir` first. */
-export function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): string {
+function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(flags.dataDir ?? env.NETLOOKUP_DATA_DIR ?? './var');
 }
 

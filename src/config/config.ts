@@ -34,15 +34,15 @@ export interface BlacklistSettings {
   legacyMacDaily: number;
 }
 
-export const defaultBlacklistSettings: BlacklistSettings = { retentionDays: 90, reportsPerMinute: 60, legacyCheckDaily: 1000, legacyMacDaily: 100 };
+const defaultBlacklistSettings: BlacklistSettings = { retentionDays: 90, reportsPerMinute: 60, legacyCheckDaily: 1000, legacyMacDaily: 100 };
 
 /** The admin token's shortest accepted length: long enough that guessing it, throttled, is hopeless. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** A configuration value refused at start; the message names the variable (and shows the value unless it is secret). */
-export class ConfigError extends Error {
+class ConfigError extends Error {
   constructor(name: string, text: string, expected: string, secret = false) {
     super(`${name}=${secret ? `(${text.length} characters, not shown)` : JSON.stringify(text)} is refused: ${expected}`);
     this.name = 'ConfigError';
@@ -54,7 +54,7 @@ export class ConfigError extends Error {
  * `parse` returns undefined to refuse, and the start stops with a message naming the variable.
  * `secret`: the value (a token, a URL with a password) stays out of the message.
  */
-export function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined, secret = false): T | undefined {
+function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined, secret = false): T | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
   let value: T | undefined;

@@ -8,7 +8,7 @@ import type { CountryFacts } from '../tables/format/tableMeta.js';
 import type { IpVersion } from '../address/ipAddress.js';
 import type { ReservedRange } from '../address/reservedRange.js';
 
-export type LocationAnswer = LocationRow;
+type LocationAnswer = LocationRow;
 
 export interface NetworkAnswer {
   asn: number | null;

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import type { IpTable } from '../tables/format/ipTable.js';
 import { NONE } from '../tables/format/ipTableLayout.js';
 import type { MacTable } from '../tables/format/macTable.js';
-import type { CountryFacts, TableMeta } from '../tables/format/tableMeta.js';
+import type { TableMeta } from '../tables/format/tableMeta.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from '../address/ipAddress.js';
 import { parseMac, type MacParts } from '../address/macAddress.js';
 import { MacAnswers } from './macAnswers.js';
@@ -320,4 +320,4 @@ export function cidrPrefixWithin(start: ArrayLike<number>, end: ArrayLike<number
   return low;
 }
 
-export type { CountryFacts };
+;

@@ -29,7 +29,7 @@ export function defaultWasmPath(debug = false): string {
 }
 
 /** A table file read in the background (libuv's threads) straight into its destination. */
-export function fileSource(file: string): TableSource {
+function fileSource(file: string): TableSource {
   const byteLength = fs.statSync(file).size;
   return {
     name: file,

@@ -11,7 +11,7 @@ export interface InputLookups<I, M> {
   lookupMac(text: string): M;
 }
 
-export interface InputError {
+interface InputError {
   input: string;
   error: { code: string; message: string };
 }

@@ -20,7 +20,7 @@ export interface WasmExports {
   v4Configure(index: number, keys: number, indexBits: number): void;
   v4Find(ip: number): number;
   v4FindBatch(input: number, output: number, count: number): void;
-  v6Configure(index: number, keysHi: number, keysLo: number, count: number, indexBits: number): void;
+  v6Configure(index: number, keysHi: number, keysLo: number, indexBits: number): void;
   v6FindWords(w0: number, w1: number, w2: number, w3: number): number;
   v6FindBatch(input: number, output: number, count: number): void;
   ouiConfigure(table: number, slotBits: number): void;
@@ -103,7 +103,7 @@ export interface TableReaders<I extends RangeTable> {
   reserve(family: Family, head: Uint8Array | undefined, name: string): number;
 }
 
-export const fullReaders: TableReaders<IpTable> = {
+const fullReaders: TableReaders<IpTable> = {
   ip: (bytes, name, family, checks) => new IpTable(bytes, name, family, checks),
   mac: (bytes, name, checks) => new MacTable(bytes, name, checks),
   indexBits: INDEX_BITS,
@@ -208,7 +208,7 @@ function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<
   const { exports, ip4, ip6, mac } = placed;
   // The key views lie in WASM memory: their byte offsets are the engine's addresses.
   if (ip4) exports.v4Configure(ip4.index.byteOffset, ip4.keys!.byteOffset, indexBits[4]);
-  if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, ip6.rangeCount, indexBits[6]);
+  if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, indexBits[6]);
   if (mac) {
     exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset(MAC_SECTION.hash), mac.slotBits);
     // The hash is only trusted once every block is found again through it.

@@ -30,11 +30,11 @@ async function requireJsonBody(ctx: Context, next: Next) {
  * `perSecond`. While a bucket is empty every admin request from that address is refused, the right
  * token included, so a guesser learns nothing from the answers.
  */
-export const adminFailureLimit = { burst: 10, perSecond: 1 };
+const adminFailureLimit = { burst: 10, perSecond: 1 };
 /** addresses remembered at most; beyond it the oldest entry goes (a flood of addresses cannot grow memory) */
 const MAX_TRACKED_ADDRESSES = 10_000;
 
-export class FailureThrottle {
+class FailureThrottle {
   private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
 
   constructor(private readonly limit = adminFailureLimit) {}

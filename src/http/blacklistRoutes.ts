@@ -36,7 +36,7 @@ const REPORT_WINDOW_MS = 60_000;
  * only with a change to the blacklist or at the next quarter hour, when decay and expiry may have
  * moved addresses across the filter.
  */
-export const EXPORT_PERIOD_MS = 15 * 60_000;
+const EXPORT_PERIOD_MS = 15 * 60_000;
 
 /** SPEC 2.4 record of an address: not listed from the in-memory facts, listed from the store. */
 export function blacklistRecordOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): Eventually<BlacklistRecord> {

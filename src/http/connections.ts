@@ -22,7 +22,7 @@ const DEFAULT_MAX_CONNECTIONS = 1024;
 const LINGER_MS = 1000;
 
 /** The soft open-file limit of this process where the system tells it (Linux /proc), else null. */
-export function openFileLimit(): number | null {
+function openFileLimit(): number | null {
   try {
     const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
@@ -61,7 +61,7 @@ export function answeredHere(socket: Duplex): boolean {
 }
 
 /** Writes an error answer to the socket and closes the connection. */
-export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string, string> = {}): void {
+function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string, string> = {}): void {
   answered.add(socket);
   const { status, message } = errorTable[code];
   const body = JSON.stringify(errorEnvelope(code, message));

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { packageRoot } from '../engine/node.js';
 import { clientCopyIsCurrent } from './respond.js';
 
-export const defaultDemoDir = () => process.env.NETLOOKUP_DEMO_DIR ?? path.join(packageRoot, 'dist', 'demo');
+const defaultDemoDir = () => process.env.NETLOOKUP_DEMO_DIR ?? path.join(packageRoot, 'dist', 'demo');
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

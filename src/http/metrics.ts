@@ -9,7 +9,7 @@
  */
 import { Counter, Registry, collectDefaultMetrics, type Metric, type MetricValue } from 'prom-client';
 
-export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] as const;
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] as const;
 
 export interface ServiceMetrics {
   registry: Registry;

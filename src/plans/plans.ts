@@ -9,7 +9,7 @@ export type PlanCode = (typeof planCodes)[number];
 export const apis = ['ip', 'blacklist', 'mac'] as const;
 export type Api = (typeof apis)[number];
 
-export type PlanQuota =
+type PlanQuota =
   /** free: each API its own allowance per UTC day */
   | { period: 'day'; per_api: Record<Api, number> }
   /** paid: one pool for all APIs per UTC month */
@@ -62,7 +62,7 @@ export class PlanFileError extends Error {
 const positiveInteger = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /** Validates a plan table read from JSON: the four codes, each complete and well-typed. */
-export function parsePlans(raw: unknown, file: string): PlanTable {
+function parsePlans(raw: unknown, file: string): PlanTable {
   const fail = (problem: string): never => {
     throw new PlanFileError(file, problem);
   };

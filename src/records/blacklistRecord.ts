@@ -11,13 +11,13 @@ import type { FieldLevel } from './ipRecord.js';
 /** SPEC 8.2.7: at most 20 reports. */
 export const RECORD_REPORTS = 20;
 
-export interface BlacklistNotListed {
+interface BlacklistNotListed {
   success: true;
   ip: string;
   listed: false;
 }
 
-export interface BlacklistListedBasic {
+interface BlacklistListedBasic {
   success: true;
   ip: string;
   listed: true;
@@ -26,14 +26,14 @@ export interface BlacklistListedBasic {
   last_seen: string;
 }
 
-export interface BlacklistReportRecord {
+interface BlacklistReportRecord {
   threat_type: ThreatType;
   message: string | null;
   source: string;
   created_at: string;
 }
 
-export interface BlacklistListedFull extends BlacklistListedBasic {
+interface BlacklistListedFull extends BlacklistListedBasic {
   total_reports: number;
   distinct_reporters: number;
   first_seen: string;

@@ -15,7 +15,7 @@
  * 200 accounts (batches of one), sending at the end of the turn only gave 5.1k req/s, sending
  * every 8 gave 7.7–8.0k; one busy account lost nothing.
  */
-export const ADMISSION_CHUNK = 8;
+const ADMISSION_CHUNK = 8;
 
 interface Waiting<T, R> {
   item: T;

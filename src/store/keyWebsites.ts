@@ -40,7 +40,7 @@ export function checkedPlan(plan: unknown): PlanCode {
   return plan as PlanCode;
 }
 
-export function checkedInstant(value: unknown): string | null {
+function checkedInstant(value: unknown): string | null {
   if (value === null) return null;
   const date = typeof value === 'string' ? new Date(value) : null;
   if (date === null || Number.isNaN(date.getTime())) throw new StoreInputError('expires_at must be an ISO 8601 date or null');

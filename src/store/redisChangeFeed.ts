@@ -16,7 +16,7 @@ import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
-export const ACK_WAIT_MS = 2000;
+const ACK_WAIT_MS = 2000;
 const ACK_KEY_TTL_MS = 60_000;
 
 export type ChangeTopic = 'keys' | 'listed';

@@ -18,7 +18,7 @@ import { SlidingRateWindow } from './rateWindow.js';
 import type { Account, AdmitDecision, AdmitRequest, ApiKey } from './store.js';
 
 type CounterName = Api | 'rejected';
-export type Counts = Record<CounterName, number>;
+type Counts = Record<CounterName, number>;
 const zeroCounts = (): Counts => ({ ip: 0, blacklist: 0, mac: 0, rejected: 0 });
 
 /** Counts of one account and UTC day not yet in Redis, with the instant they were first counted at. */

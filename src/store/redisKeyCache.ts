@@ -13,7 +13,7 @@
 import type { ChangeFeed, ChangeListener } from './redisChangeFeed.js';
 import type { Account, ApiKey } from './store.js';
 
-export const CACHE_TTL_MS = 10_000;
+const CACHE_TTL_MS = 10_000;
 const CACHE_LIMIT = 100_000;
 
 type Found = { key: ApiKey; account: Account };

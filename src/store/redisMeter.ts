@@ -23,7 +23,7 @@ import type { UsageCounts } from '../plans/quota.js';
 const DAY_MS = 86_400_000;
 /** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */
 export const DAY_COUNTER_GRACE_MS = 2 * DAY_MS;
-export const MONTH_COUNTER_GRACE_MS = 7 * DAY_MS;
+const MONTH_COUNTER_GRACE_MS = 7 * DAY_MS;
 const RATE_WINDOW_MS = 1000;
 const WRITE_BACK_INTERVAL_MS = 1000;
 

@@ -8,7 +8,7 @@ import { StoreInputError } from './keyWebsites.js';
 import { KeyLimitError, StoreUnavailableError } from './store.js';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
-export const RATE_KEY_SLACK_MS = 10_000;
+const RATE_KEY_SLACK_MS = 10_000;
 
 /**
  * The sliding window as a Lua function (the embedded SlidingRateWindow's rule): admitted when fewer
@@ -302,7 +302,7 @@ function defineStoreCommands(redis: Redis): void {
 }
 
 /** The connection options of the store: fail fast while Redis is away, reconnect on its own. */
-export function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
+function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
   return {
     lazyConnect: true,
     // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
@@ -337,7 +337,7 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
 }
 
 /** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

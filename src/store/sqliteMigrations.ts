@@ -111,7 +111,7 @@ export const migrations: readonly Migration[] = [
 
 export const latestVersion = migrations[migrations.length - 1].version;
 
-export class SchemaVersionError extends Error {
+class SchemaVersionError extends Error {
   constructor(found: number, known: number) {
     super(`the database has schema version ${found}, newer than this program knows (${known}); upgrade netlookup`);
     this.name = 'SchemaVersionError';

@@ -22,7 +22,7 @@ import type { Store } from '../../src/store/store.js';
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 export const KEY_PATTERN = /^nlk_[0-9a-f]{40}$/;
-export const ERROR_CODES = Object.keys(errorTable);
+const ERROR_CODES = Object.keys(errorTable);
 
 /** The plan table of these tests: the four codes, small numbers, so limits are reached quickly. */
 export const TEST_PLANS = {
@@ -292,7 +292,7 @@ export function expectEnvelope(reply: Reply): void {
 }
 
 /** The SPEC 8.3 quota headers of a reply, as numbers where numeric. */
-export function quotaHeadersOf(reply: Reply) {
+function quotaHeadersOf(reply: Reply) {
   const h = reply.headers;
   return {
     plan: h.get('x-plan'),

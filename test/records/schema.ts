@@ -6,14 +6,14 @@
  */
 export type Schema = string | { [key: string]: Schema } | Nullable | OneOf;
 
-export class Nullable {
+class Nullable {
   constructor(readonly schema: Schema) {}
 }
-export class OneOf {
+class OneOf {
   constructor(readonly schemas: Schema[]) {}
 }
-export const nullable = (schema: Schema) => new Nullable(schema);
-export const oneOf = (...schemas: Schema[]) => new OneOf(schemas);
+const nullable = (schema: Schema) => new Nullable(schema);
+const oneOf = (...schemas: Schema[]) => new OneOf(schemas);
 
 function leafOk(value: unknown, type: string): boolean {
   switch (type) {
@@ -54,7 +54,7 @@ const s = 'string';
 const sn = 'string|null';
 const nn = 'number|null';
 
-export const basicLocation = {
+const basicLocation = {
   continent: sn, continent_code: sn, country: sn, country_code: sn, region: sn, city: sn, district: sn, postal_code: sn,
   latitude: nn, longitude: nn, accuracy_radius_km: nn, is_eu: 'boolean|null',
 };

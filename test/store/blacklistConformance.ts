@@ -16,11 +16,11 @@ const everything: ExportFilter = { min_confidence: 0, version: null, max_age_ms:
 
 let counter = 0;
 /** A fresh public address per call (198.51.100.0/24 is documentation: use 45.x instead). */
-export function freshV4(): string {
+function freshV4(): string {
   counter++;
   return `45.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`;
 }
-export function freshV6(): string {
+function freshV6(): string {
   counter++;
   return `2a01:4f8::${counter.toString(16)}`;
 }

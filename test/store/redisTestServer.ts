@@ -30,7 +30,7 @@ export async function removeKeys(prefix: string, url = REDIS_TEST_URL): Promise<
   }
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

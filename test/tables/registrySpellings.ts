@@ -10,7 +10,7 @@ import { countryCodeOfName } from '../../src/tables/sources/countries.js';
 import { loadIabRegistry } from '../../src/tables/sources/iabRegistry.js';
 import { modulePath } from '../engine/differential/reference.js';
 
-export const REGISTRY_DIR = path.join(import.meta.dirname, '..', '..', 'data', 'registry');
+const REGISTRY_DIR = path.join(import.meta.dirname, '..', '..', 'data', 'registry');
 
 export interface RegisteredSpelling {
   name: string;

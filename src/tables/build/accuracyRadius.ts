@@ -27,12 +27,12 @@ import type { Family } from '../format/ipTable.js';
 
 export const CITY_RADIUS_KM: Readonly<Record<Family, number>> = { 4: 50, 6: 100 };
 /** rows that place at least this much address space at one point (IPv4 addresses, IPv6 /64s) */
-export const SEAT_ROW_SIZE: Readonly<Record<Family, number>> = { 4: 2 ** 24, 6: 2 ** 40 };
+const SEAT_ROW_SIZE: Readonly<Record<Family, number>> = { 4: 2 ** 24, 6: 2 ** 40 };
 /** IPv4 seats; an IPv6 seat gets the country-level radius */
 export const SEAT_RADIUS_KM = 450;
-export const REGION_RADIUS_KM = 200;
-export const COUNTRY_RADIUS_MIN_KM = 50;
-export const COUNTRY_RADIUS_MAX_KM = 3000;
+const REGION_RADIUS_KM = 200;
+const COUNTRY_RADIUS_MIN_KM = 50;
+const COUNTRY_RADIUS_MAX_KM = 3000;
 
 export interface RadiusInput {
   city: string | null;

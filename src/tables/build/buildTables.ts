@@ -26,7 +26,7 @@ import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
 import { buildIpTable, type IpBuildStats } from './ipTableBuilder.js';
 import { buildMacTable, type MacBuildStats } from './macTableBuilder.js';
 
-export const BUILDER_VERSION = '1';
+const BUILDER_VERSION = '1';
 
 /** Sources only the IP tables use: the MAC table's credits leave them out. */
 const IP_ONLY_ORIGINS: ReadonlySet<string> = new Set(['@ip-location-db/asn', 'geo-tz', '@vvo/tzdb']);
@@ -41,7 +41,7 @@ export interface BuildOptions {
   progress: (phase: string, done: number, total: number) => void;
 }
 
-export interface BuiltTable {
+interface BuiltTable {
   file: string;
   bytes: number;
   sha256: string;
@@ -51,7 +51,7 @@ export interface BuiltTable {
   source_date: string | null;
 }
 
-export interface Manifest {
+interface Manifest {
   built_at: string;
   builder_version: string;
   duration_ms: number;

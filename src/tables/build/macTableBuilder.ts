@@ -63,7 +63,7 @@ interface BlockEntry {
 }
 
 /** Splits an oui-data value: first line the company, last line the country when it names one. */
-export function registryEntry(value: string, countryCodeOfName: (name: string) => string | null): RegistryEntry {
+function registryEntry(value: string, countryCodeOfName: (name: string) => string | null): RegistryEntry {
   const lines = value.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
   const company = lines[0] ?? '';
   const rest = lines.slice(1);
@@ -72,7 +72,7 @@ export function registryEntry(value: string, countryCodeOfName: (name: string) =
   return { company, address: addressLines.length > 0 ? addressLines.join(', ') : null, country_code: country };
 }
 
-export function blockTypeOfKey(key: string): BlockType {
+function blockTypeOfKey(key: string): BlockType {
   if (key.length === 6) return 'MA-L';
   if (key.length === 7) return 'MA-M';
   if (key.length === 9) return IAB_PARENTS.includes(key.slice(0, 6)) ? 'IAB' : 'MA-S';

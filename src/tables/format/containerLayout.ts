@@ -46,7 +46,7 @@ export const SECTION_ALIGN = 16;
  * file start (u32), byte length (u32)".
  */
 export const DIRECTORY_ENTRY = { bytes: 16, id: 0, count: 4, offset: 8, byteLength: 12 } as const;
-export const SECTION_ID_BYTES = 4;
+const SECTION_ID_BYTES = 4;
 
 /** "Shared sections": META and CTRY are JSON, STRO u32 × (N + 1) string offsets, STRS UTF-8 bytes. */
 export const SHARED_SECTION = { meta: 'META', countries: 'CTRY', stringOffsets: 'STRO', strings: 'STRS' } as const;

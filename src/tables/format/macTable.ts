@@ -103,13 +103,13 @@ export interface CompanyRow {
 }
 
 /** The hash key of a block: prefix length in the top byte, the masked 48-bit prefix below. */
-export function blockKey(hi24: number, lo24: number, bits: number): bigint {
+function blockKey(hi24: number, lo24: number, bits: number): bigint {
   const mac = (BigInt(hi24) << 24n) | BigInt(lo24);
   const mask = ~((1n << BigInt(48 - bits)) - 1n) & ((1n << 48n) - 1n);
   return (BigInt(bits) << BigInt(KEY_PREFIX_LENGTH_SHIFT)) | (mac & mask);
 }
 
-export function slotOf(key: bigint, slotBits: number): number {
+function slotOf(key: bigint, slotBits: number): number {
   return Number(((key * HASH_MULTIPLIER) & U64) >> BigInt(64 - slotBits));
 }
 

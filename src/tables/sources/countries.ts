@@ -66,10 +66,10 @@ const worldCountries = require('world-countries/countries.json') as WorldCountry
 const worldByCode = new Map<string, WorldCountry>(worldCountries.map((c) => [c.cca2, c]));
 
 /** Default location of the EU member list, relative to this file (src/ or dist/ alike). */
-export const EU_COUNTRIES_CSV = fileURLToPath(new URL('../../../data/curated/eu-countries.csv', import.meta.url));
+const EU_COUNTRIES_CSV = fileURLToPath(new URL('../../../data/curated/eu-countries.csv', import.meta.url));
 
 /** Reads data/curated/eu-countries.csv (country_code,name,source) into a set of alpha-2 codes. */
-export function loadEuMembers(csvPath: string = EU_COUNTRIES_CSV): Set<string> {
+function loadEuMembers(csvPath: string = EU_COUNTRIES_CSV): Set<string> {
   const rows = parseCsv(readFileSync(csvPath, 'utf8'));
   const codes = new Set<string>();
   for (const row of rows) {
@@ -97,7 +97,7 @@ function callingCode(code: string, country: ICountry): string | null {
 }
 
 /** Default location of the continent conventions, relative to this file (src/ or dist/ alike). */
-export const CONTINENTS_CSV = fileURLToPath(new URL('../../../data/curated/continents.csv', import.meta.url));
+const CONTINENTS_CSV = fileURLToPath(new URL('../../../data/curated/continents.csv', import.meta.url));
 
 /** Reads data/curated/continents.csv (country_code,continent_code,name,source). */
 export function loadContinentConventions(csvPath: string = CONTINENTS_CSV): Map<string, TContinentCode> {

@@ -25,13 +25,13 @@ export class CsvError extends Error {
 }
 
 /** One record of raw fields and the line it starts on. */
-export interface CsvRow {
+interface CsvRow {
   fields: string[];
   line: number;
 }
 
 /** Splits CSV text into records of raw fields (header included), enforcing RFC 4180 syntax. */
-export function parseCsvRows(text: string): CsvRow[] {
+function parseCsvRows(text: string): CsvRow[] {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const rows: CsvRow[] = [];
   const n = src.length;

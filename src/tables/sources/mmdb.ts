@@ -25,7 +25,7 @@ export type MmdbValue = string | number | bigint | boolean | Uint8Array | MmdbVa
 /** One leaf of the search tree: the network `start/prefix` maps to the record at `dataOffset`. */
 export type LeafVisitor = (start: Uint32Array, prefixLength: number, dataOffset: number) => void;
 
-export class MmdbFormatError extends Error {
+class MmdbFormatError extends Error {
   constructor(file: string, problem: string) {
     super(`${file}: not a usable MaxMind DB file: ${problem}`);
     this.name = 'MmdbFormatError';

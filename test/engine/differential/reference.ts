@@ -16,7 +16,7 @@ export const modulePath = (...parts: string[]): string => path.join(ROOT, 'node_
 // PRNG
 
 /** mulberry32: a tiny, well-known 32-bit generator. Returns u32 values. */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -79,7 +79,7 @@ export class Random {
 // ---------------------------------------------------------------------------------------------
 // RFC 4180 CSV (quoted fields may hold commas, doubled quotes and line breaks)
 
-export function parseCsv(text: string): string[][] {
+function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';
