@@ -1,4 +1,4 @@
-/** OpenAPI schemas and paths of the legacy router (SPEC 4.9; README "Legacy endpoints"). */
+/** OpenAPI schemas and paths of the legacy router (docs/api.md "Legacy endpoints"). */
 import type { ErrorCode } from '../errors.js';
 import { BLACKLIST_TIME } from '../records/blacklistRecord.openapi.js';
 import { macBlockTypes, OUI } from '../records/macRecord.openapi.js';
@@ -100,7 +100,7 @@ export function legacySchemas(): Record<string, JsonSchema> {
   return schemas;
 }
 
-/** The allowance headers of a legacy request sent without a key (README "Legacy endpoints"). */
+/** The allowance headers of a legacy request sent without a key (docs/api.md "Legacy endpoints"). */
 const keylessQuotaHeaders = {
   'X-Quota-Limit': header('KeylessQuotaLimit'),
   'X-Quota-Remaining': header('KeylessQuotaRemaining'),

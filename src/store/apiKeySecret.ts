@@ -1,5 +1,5 @@
 /**
- * Key secrets and ids (ARCHITECTURE "Keys, plans, quotas"): a secret is `nlk_` + 40 lowercase hex,
+ * Key secrets and ids: a secret is `nlk_` + 40 lowercase hex,
  * shown once and stored only as its SHA-256 hash; hashes are compared in constant time.
  */
 import crypto from 'node:crypto';

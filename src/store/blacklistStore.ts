@@ -1,5 +1,5 @@
 /**
- * The blacklist part of the Store (ARCHITECTURE "Stores", "Blacklist"): reports, listings and
+ * The blacklist part of the Store: reports, listings and
  * their aggregates, firewall exports, deletion, report rate limiting and the keyless legacy
  * endpoints' per-client-IP daily counters. Store-agnostic: addresses are canonical text (with
  * their numeric form for stores that index by number), times are Date or epoch ms, and nothing

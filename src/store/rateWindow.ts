@@ -1,5 +1,5 @@
 /**
- * The per-second limit (ARCHITECTURE "Keys, plans, quotas"): per account, a true sliding window.
+ * The per-second limit: per account, a true sliding window.
  * A request is admitted when fewer than `limit` requests were admitted in the `windowMs` before it,
  * so no window of that length, wherever it starts, ever holds more than `limit` (a counter reset
  * on the second boundary would let 2x through across the boundary).

@@ -1,5 +1,5 @@
 /**
- * What the Redis store does while Redis is unreachable (README "Shared deployments on Redis"):
+ * What the Redis store does while Redis is unreachable (docs/shared-deployments.md):
  * lookups keep being answered from this process alone.
  *   - Authentication: the last answer Redis gave for the same secret, kept only for this and used
  *     only while Redis is away (a secret this process never saw is answered `unavailable`).

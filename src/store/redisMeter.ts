@@ -154,8 +154,7 @@ export class RedisMeter implements Meter {
    * written at once in the order of their sequence numbers (not left to auto-pipelining, which
    * would send them a turn later, possibly after a counting command with a later number). The
    * connection is corked meanwhile, so that they leave in one write. Not an ioredis pipeline: under
-   * load its objects outlive young-generation collections, which then copy megabytes each (measured
-   * in the README's performance section).
+   * load its objects outlive young-generation collections, which then copy megabytes each.
    */
   private admitBatches(batches: AdmissionItem[][]): Promise<AdmitDecision[]>[] {
     const connection = this.redis.stream;

@@ -1,5 +1,5 @@
 /**
- * The shared store (ARCHITECTURE "Stores"): Redis through ioredis, selected by `REDIS_URL`, shared
+ * The shared store: Redis through ioredis, selected by `REDIS_URL`, shared
  * by any number of instances and cluster workers. On one connection: the accounts and keys
  * (redisAccounts.ts), the meter (redisMeter.ts) and the blacklist (redisBlacklist.ts). The
  * authentication cache and the addresses with reports (src/store/redisListedAddresses.ts) are

@@ -1,5 +1,5 @@
 /**
- * The embedded store (ARCHITECTURE "Stores"): one SQLite file `netlookup.sqlite` under the data
+ * The embedded store: one SQLite file `netlookup.sqlite` under the data
  * directory, through better-sqlite3, for one serving process (another connection, such as the CLI,
  * may change accounts, keys and the blacklist meanwhile; each part notices, see its file). On one
  * connection: the accounts and keys (sqliteAccounts.ts), the meter (sqliteMeter.ts) and the

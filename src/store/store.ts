@@ -1,5 +1,5 @@
 /**
- * The store (ARCHITECTURE "Stores"), as three interfaces an embedded and a shared implementation
+ * The store, as three interfaces an embedded and a shared implementation
  * both provide: the accounts and their keys (`AccountStore`), the meter (`Meter`: the per-second
  * rate window, quotas and usage counters) and the blacklist (`BlacklistStore`, blacklistStore.ts).
  * `Store` composes them with what belongs to the store as a whole: its health and its closing.
