@@ -38,11 +38,20 @@ const log = (text: string) => process.stderr.write(`${text}\n`);
 
 /** sfc32, seeded: the same addresses every run. */
 function random(seed = 20261123): () => number {
-  let a = seed, b = 0x9e3779b9, c = 0x243f6a88, d = 0xb7e15162;
+  let a = seed,
+    b = 0x9e3779b9,
+    c = 0x243f6a88,
+    d = 0xb7e15162;
   return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     const t = (a + b) | 0;
-    a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    d = (d + 1) | 0;
     const r = (t + d) | 0;
     c = (c + r) | 0;
     return (r >>> 0) / 4294967296;
@@ -111,7 +120,14 @@ function timeFacts(store: SqliteStore, addresses: BlacklistAddress[]) {
     timer[i] = Number(process.hrtime.bigint() - t0);
   }
   timer.sort();
-  return { calls: n, listed, mean_ns: Math.round(meanNs * 10) / 10, p50_ns: percentile(samples, 0.5), p99_ns: percentile(samples, 0.99), timer_overhead_p50_ns: percentile(timer, 0.5) };
+  return {
+    calls: n,
+    listed,
+    mean_ns: Math.round(meanNs * 10) / 10,
+    p50_ns: percentile(samples, 0.5),
+    p99_ns: percentile(samples, 0.99),
+    timer_overhead_p50_ns: percentile(timer, 0.5),
+  };
 }
 
 async function sequential(url: string, paths: string[], headers: Record<string, string>) {
@@ -180,10 +196,19 @@ function importRate(): { rows: number; seconds: number; perSecond: number; outpu
   }
   fs.writeFileSync(csv, lines.join('\n') + '\n');
   const t0 = performance.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'blacklist', 'import', '--json', '--data-dir', path.join(dir, 'data'), csv], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'blacklist', 'import', '--json', '--data-dir', path.join(dir, 'data'), csv],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   const seconds = (performance.now() - t0) / 1000;
   fs.rmSync(dir, { recursive: true, force: true });
-  return { rows: IMPORT_ROWS, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(IMPORT_ROWS / seconds), output: result.stdout.slice(0, 200) };
+  return {
+    rows: IMPORT_ROWS,
+    seconds: Math.round(seconds * 10) / 10,
+    perSecond: Math.round(IMPORT_ROWS / seconds),
+    output: result.stdout.slice(0, 200),
+  };
 }
 
 async function main() {
@@ -217,30 +242,63 @@ async function main() {
   log(`index: ${JSON.stringify(results.index)}`);
 
   const rnd = random(99);
-  const pick = (make: (i: number) => string, count: number, range: number) => Array.from({ length: count }, () => parseBlacklistAddress(make(Math.floor(rnd() * range)))!);
+  const pick = (make: (i: number) => string, count: number, range: number) =>
+    Array.from({ length: count }, () => parseBlacklistAddress(make(Math.floor(rnd() * range)))!);
   results.threat_facts = {
     not_listed_v4: timeFacts(store, pick(notListedV4, 200_000, LISTED - V6)),
     listed_v4: timeFacts(store, pick(listedV4, 200_000, LISTED - V6)),
-    listed_v6: timeFacts(store, pick((i) => listedV6(LISTED - V6 + i), 50_000, V6)),
+    listed_v6: timeFacts(
+      store,
+      pick((i) => listedV6(LISTED - V6 + i), 50_000, V6),
+    ),
   };
   log(`threatFacts: ${JSON.stringify(results.threat_facts)}`);
 
   const plansFile = path.join(dir, 'plans.json');
-  const unlimited = { quota: { period: 'month', pooled: 1e9 }, rate_limit_per_second: 1e6, max_batch: 1000, max_keys: 10, field_level: 'full' };
-  fs.writeFileSync(plansFile, JSON.stringify({
-    free: { name: 'free', price_eur_month: 0, quota: { period: 'day', per_api: { ip: 1e9, blacklist: 1e9, mac: 1e9 } }, rate_limit_per_second: 1e6, max_batch: 0, max_keys: 1, field_level: 'basic' },
-    starter: { name: 'starter', price_eur_month: 9, ...unlimited },
-    pro: { name: 'pro', price_eur_month: 29, ...unlimited },
-    business: { name: 'business', price_eur_month: 79, ...unlimited },
-  }));
+  const unlimited = {
+    quota: { period: 'month', pooled: 1e9 },
+    rate_limit_per_second: 1e6,
+    max_batch: 1000,
+    max_keys: 10,
+    field_level: 'full',
+  };
+  fs.writeFileSync(
+    plansFile,
+    JSON.stringify({
+      free: {
+        name: 'free',
+        price_eur_month: 0,
+        quota: { period: 'day', per_api: { ip: 1e9, blacklist: 1e9, mac: 1e9 } },
+        rate_limit_per_second: 1e6,
+        max_batch: 0,
+        max_keys: 1,
+        field_level: 'basic',
+      },
+      starter: { name: 'starter', price_eur_month: 9, ...unlimited },
+      pro: { name: 'pro', price_eur_month: 29, ...unlimited },
+      business: { name: 'business', price_eur_month: 79, ...unlimited },
+    }),
+  );
   const service = await startService(
-    { port: 0, host: '127.0.0.1', dataDir: dir, tablesDir: path.join(ROOT, 'data', 'tables'), plansFile, redisUrl: undefined, adminToken: undefined, trustProxy: [], bodyLimitBytes: 1 << 20, logLevel: 'silent' },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: dir,
+      tablesDir: path.join(ROOT, 'data', 'tables'),
+      plansFile,
+      redisUrl: undefined,
+      adminToken: undefined,
+      trustProxy: [],
+      bodyLimitBytes: 1 << 20,
+      logLevel: 'silent',
+    },
     { store },
   );
   try {
     const { key } = await store.accounts.createAccount({ plan: 'business' });
     const headers = { 'x-api-key': key.secret };
-    const paths = (make: (i: number) => string, prefix: string) => Array.from({ length: 3000 }, () => `${prefix}${make(Math.floor(rnd() * (LISTED - V6)))}`);
+    const paths = (make: (i: number) => string, prefix: string) =>
+      Array.from({ length: 3000 }, () => `${prefix}${make(Math.floor(rnd() * (LISTED - V6)))}`);
     results.http = {
       check_listed: await sequential(service.url, paths(listedV4, '/v1/blacklist/'), headers),
       check_not_listed: await sequential(service.url, paths(notListedV4, '/v1/blacklist/'), headers),

@@ -233,7 +233,14 @@ function radii(family: 4 | 6, sample: Located[]): Section {
   const rows = [...byClass].map(([cls, e]) => {
     const radius = percentile(e.radii, 0.5);
     const p67 = percentile(e.distances, 0.67);
-    return [cls, `${pct(e.count, located)}%`, radius === null ? 'null' : `${radius} km`, e.distances.length, p67 === null ? '–' : `${Math.round(p67)} km`, percentile(e.distances, 0.5)?.toFixed(0) ?? '–'];
+    return [
+      cls,
+      `${pct(e.count, located)}%`,
+      radius === null ? 'null' : `${radius} km`,
+      e.distances.length,
+      p67 === null ? '–' : `${Math.round(p67)} km`,
+      percentile(e.distances, 0.5)?.toFixed(0) ?? '–',
+    ];
   });
   return {
     title: `Accuracy radius, IPv${family}`,
@@ -260,7 +267,11 @@ function names(family: 4 | 6, sample: Located[]): Section {
       {
         name: 'city names with a bracket (a district part left in the name)',
         value: `${pct(bracketed.length, located.length)}% (${bracketed.length} of ${located.length})`,
-        note: bracketed.slice(0, 5).map((s) => s.answer.location!.city).join('; ') || undefined,
+        note:
+          bracketed
+            .slice(0, 5)
+            .map((s) => s.answer.location!.city)
+            .join('; ') || undefined,
       },
       { name: 'answers with a district', value: `${pct(withDistrict, located.length)}%` },
       {
@@ -273,14 +284,21 @@ function names(family: 4 | 6, sample: Located[]): Section {
 }
 
 function unknowns(sample: Located[]): Section {
-  const claims = sample.filter((s) => s.record.security.is_vpn !== null || s.record.security.is_proxy !== null || s.record.security.is_tor !== null).length;
+  const claims = sample.filter(
+    (s) => s.record.security.is_vpn !== null || s.record.security.is_proxy !== null || s.record.security.is_tor !== null,
+  ).length;
   const typed = sample.filter((s) => s.answer.network);
   const hostingClaims = typed.filter((s) => s.answer.network!.connection_type === null && s.record.security.is_hosting !== null).length;
   return {
     title: 'Honest unknowns (no VPN, proxy or Tor feed loaded)',
     figures: [
       { name: 'answers claiming is_vpn, is_proxy or is_tor either way', value: claims, target: '0', pass: claims === 0 },
-      { name: 'answers with an unknown connection type that still claim is_hosting', value: hostingClaims, target: '0', pass: hostingClaims === 0 },
+      {
+        name: 'answers with an unknown connection type that still claim is_hosting',
+        value: hostingClaims,
+        target: '0',
+        pass: hostingClaims === 0,
+      },
     ],
   };
 }
@@ -363,10 +381,22 @@ function macRegistries(engine: LookupEngine): Section {
   const oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
   for (const [prefix, value] of Object.entries(oui)) {
     const company = value.split('\n')[0].trim();
-    blocks.push({ prefix, type: prefix.length === 6 ? 'MA-L' : prefix.length === 7 ? 'MA-M' : 'MA-S', company: company === 'Private' ? null : company });
+    blocks.push({
+      prefix,
+      type: prefix.length === 6 ? 'MA-L' : prefix.length === 7 ? 'MA-M' : 'MA-S',
+      company: company === 'Private' ? null : company,
+    });
   }
-  const iab = parseCsv(fs.readFileSync(path.join(packageRoot, 'data', 'registry', 'iab.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
-  for (const row of iab) blocks.push({ prefix: row.Assignment, type: 'IAB', company: row['Organization Name'].trim() === 'Private' ? null : row['Organization Name'].trim() });
+  const iab = parseCsv(fs.readFileSync(path.join(packageRoot, 'data', 'registry', 'iab.csv'), 'utf8'), { columns: true }) as Record<
+    string,
+    string
+  >[];
+  for (const row of iab)
+    blocks.push({
+      prefix: row.Assignment,
+      type: 'IAB',
+      company: row['Organization Name'].trim() === 'Private' ? null : row['Organization Name'].trim(),
+    });
   const byType = new Map<string, { blocks: number; own: number; private: number }>();
   const wrong: string[] = [];
   let parentAnswers = 0;
@@ -378,7 +408,9 @@ function macRegistries(engine: LookupEngine): Section {
     const answer = engine.lookupMac(b.type === 'MA-L' ? b.prefix : b.prefix.padEnd(12, '0'));
     const company = answer.vendor?.company ?? null;
     // IEEE's text and CSV listings differ only in quotation marks around a few names
-    const same = answer.found && (company === null ? b.company === null : b.company !== null && company.replace(/"/g, '') === b.company.replace(/"/g, ''));
+    const same =
+      answer.found &&
+      (company === null ? b.company === null : b.company !== null && company.replace(/"/g, '') === b.company.replace(/"/g, ''));
     if (same) entry.own++;
     else if (wrong.length < 5) wrong.push(`${b.prefix} ${company}`);
     if (b.company === null && answer.found && company === null) entry.private++;
@@ -392,13 +424,32 @@ function macRegistries(engine: LookupEngine): Section {
   return {
     title: 'MAC registries (every registered block)',
     figures: [
-      { name: 'blocks not answered with their own assignee', value: `${missed} of ${blocks.length}`, target: '0', pass: missed === 0, note: wrong.join(', ') || undefined },
-      { name: 'IAB blocks answered as the parent "IEEE Registration Authority"', value: parentAnswers, target: '0', pass: parentAnswers === 0 },
+      {
+        name: 'blocks not answered with their own assignee',
+        value: `${missed} of ${blocks.length}`,
+        target: '0',
+        pass: missed === 0,
+        note: wrong.join(', ') || undefined,
+      },
+      {
+        name: 'IAB blocks answered as the parent "IEEE Registration Authority"',
+        value: parentAnswers,
+        target: '0',
+        pass: parentAnswers === 0,
+      },
       { name: 'private registrations answered found, without a company', value: privateRows },
       { name: 'companies named "Private"', value: vendorsNamedPrivate, target: '0', pass: vendorsNamedPrivate === 0 },
-      { name: 'named vendors without a display name (short_name)', value: `${withoutShortName} of ${companies.length} company rows`, target: '0', pass: withoutShortName === 0 },
+      {
+        name: 'named vendors without a display name (short_name)',
+        value: `${withoutShortName} of ${companies.length} company rows`,
+        target: '0',
+        pass: withoutShortName === 0,
+      },
     ],
-    detail: { header: ['registry', 'blocks', 'answered with their assignee', 'private'], rows: [...byType].map(([type, e]) => [type, e.blocks, e.own, e.private]) },
+    detail: {
+      header: ['registry', 'blocks', 'answered with their assignee', 'private'],
+      rows: [...byType].map(([type, e]) => [type, e.blocks, e.own, e.private]),
+    },
   };
 }
 
@@ -424,7 +475,10 @@ function connectionTypes(family: 4 | 6, engine: LookupEngine, rows: AsnRows): Se
   return {
     title: `Connection types, IPv${family} (every ASN row, address-weighted)`,
     figures: [{ name: 'addresses whose AS has no connection type', value: `${share}%`, target: `≤ ${limit}%`, pass: share <= limit }],
-    detail: { header: ['largest untyped AS', 'share of announced addresses'], rows: top.map(([asn, size]) => [`AS${asn}`, `${pct(size, total)}%`]) },
+    detail: {
+      header: ['largest untyped AS', 'share of announced addresses'],
+      rows: top.map(([asn, size]) => [`AS${asn}`, `${pct(size, total)}%`]),
+    },
   };
 }
 

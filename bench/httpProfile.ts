@@ -68,7 +68,7 @@ const PACKAGE_CATEGORY: Record<string, string> = {
   vary: 'headers (set, type, vary, render)',
   'content-type': 'headers (set, type, vary, render)',
   encodeurl: 'Koa (application, context, response, compose)',
-  'only': 'Koa (application, context, response, compose)',
+  only: 'Koa (application, context, response, compose)',
   'http-errors': 'Koa (application, context, response, compose)',
   'ee-first': 'Koa (application, context, response, compose)',
   debug: 'Koa (application, context, response, compose)',
@@ -110,7 +110,8 @@ const GC = 'GC';
 const PROGRAM = '(program): native, unattributed';
 const OTHER = 'other';
 
-const HEADER_FUNCTIONS = /^(set|get|has|remove|append|vary|setHeader|getHeader|hasHeader|removeHeader|validateHeaderName|validateHeaderValue|_storeHeader|processHeader|writeHead|_implicitHeader|set type|get type|set length|get length|checkInvalidHeaderChar|checkIsHttpToken|matchHeader|storeHeader)$/;
+const HEADER_FUNCTIONS =
+  /^(set|get|has|remove|append|vary|setHeader|getHeader|hasHeader|removeHeader|validateHeaderName|validateHeaderValue|_storeHeader|processHeader|writeHead|_implicitHeader|set type|get type|set length|get length|checkInvalidHeaderChar|checkIsHttpToken|matchHeader|storeHeader)$/;
 
 function packageOf(url: string): string | null {
   const at = url.lastIndexOf('/node_modules/');
@@ -140,18 +141,30 @@ function categoryOf(frame: CallFrame): string | null {
   if (url.startsWith('node:')) {
     if (url.startsWith('node:internal/crypto')) return AUTH;
     if (url === 'node:_http_outgoing' && HEADER_FUNCTIONS.test(fn)) return HEADERS;
-    if (/^node:(_http_|http$|net$|internal\/http|internal\/streams|stream$|internal\/stream_base_commons|internal\/net)/.test(url)) return NODE_HTTP;
-    if (/^node:(events$|internal\/process\/task_queues|internal\/process\/promises|internal\/timers|timers$|async_hooks$|internal\/async_hooks)/.test(url)) return NODE_ASYNC;
+    if (/^node:(_http_|http$|net$|internal\/http|internal\/streams|stream$|internal\/stream_base_commons|internal\/net)/.test(url))
+      return NODE_HTTP;
+    if (
+      /^node:(events$|internal\/process\/task_queues|internal\/process\/promises|internal\/timers|timers$|async_hooks$|internal\/async_hooks)/.test(
+        url,
+      )
+    )
+      return NODE_ASYNC;
     return NODE_OTHER;
   }
   const rel = sourceOf(url);
   if (rel === null) return OTHER;
-  if (rel.startsWith('src/engine/') || rel.startsWith('src/tables/') || /^src\/address\/(ipAddress|macAddress|reservedRange)\.ts$/.test(rel)) return ENGINE;
+  if (
+    rel.startsWith('src/engine/') ||
+    rel.startsWith('src/tables/') ||
+    /^src\/address\/(ipAddress|macAddress|reservedRange)\.ts$/.test(rel)
+  )
+    return ENGINE;
   if (/^src\/records\/(ipRecord|macRecord|ipRecordJson|macRecordJson|jsonTemplate)\.ts$/.test(rel)) return SHAPING;
   if (rel === 'src/records/metaRecord.ts') return META;
   if (rel === 'src/records/fieldsFilter.ts') return FIELDS;
   if (rel === 'src/http/respond.ts') return fn === 'wantsPretty' ? FIELDS : STRINGIFY;
-  if (rel === 'src/http/caller.ts' || rel === 'src/http/apiKey.ts' || rel === 'src/store/apiKeySecret.ts' || rel === 'src/plans/plans.ts') return AUTH;
+  if (rel === 'src/http/caller.ts' || rel === 'src/http/apiKey.ts' || rel === 'src/store/apiKeySecret.ts' || rel === 'src/plans/plans.ts')
+    return AUTH;
   if (rel === 'src/http/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
   if (rel === 'src/store/sqliteAccounts.ts') return AUTH;
   if (/^src\/store\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
@@ -180,10 +193,19 @@ const fromFile = (f: CallFrame, name: string) => sourceOf(f.url)?.endsWith(name)
 
 /** Functions whose inclusive time is reported: label → test on a frame. */
 const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
-  ['node http: parserOnIncoming (whole request in node + Koa)', (f) => f.functionName === 'parserOnIncoming' && f.url === 'node:_http_server'],
-  ['hot path: singleLookupListener (whole request after the parser, without Koa)', (f) => fromFile(f, 'singleLookups.ts') && f.functionName === ''],
+  [
+    'node http: parserOnIncoming (whole request in node + Koa)',
+    (f) => f.functionName === 'parserOnIncoming' && f.url === 'node:_http_server',
+  ],
+  [
+    'hot path: singleLookupListener (whole request after the parser, without Koa)',
+    (f) => fromFile(f, 'singleLookups.ts') && f.functionName === '',
+  ],
   ['  NodeExchange.send (writeHead + end)', (f) => f.functionName === 'send' && fromFile(f, 'exchange.ts')],
-  ['Koa handleRequest (middleware chain + respond)', (f) => f.functionName === 'handleRequest' && f.url.includes('/koa/lib/application.js')],
+  [
+    'Koa handleRequest (middleware chain + respond)',
+    (f) => f.functionName === 'handleRequest' && f.url.includes('/koa/lib/application.js'),
+  ],
   ['Koa respond (body → res.end)', (f) => f.functionName === 'respond' && f.url.includes('/koa/lib/application.js')],
   ['Koa createContext', (f) => f.functionName === 'createContext' && f.url.includes('/koa/lib/application.js')],
   ['router dispatch (@koa/router)', (f) => f.url.includes('/@koa/router/') && /dispatch/.test(f.functionName)],
@@ -207,7 +229,10 @@ const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
   ['  parseFields / applyFields', (f) => f.functionName === 'parseFields' || f.functionName === 'applyFields'],
   ['sendJson (stringify + pretty check + ctx.type)', (f) => f.functionName === 'sendJson'],
   ['  JSON.stringify', (f) => f.functionName === 'stringify' && f.url === ''],
-  ['  ctx.query (querystring parse)', (f) => f.functionName === 'get query' || f.functionName === 'parse' && f.url === 'node:querystring'],
+  [
+    '  ctx.query (querystring parse)',
+    (f) => f.functionName === 'get query' || (f.functionName === 'parse' && f.url === 'node:querystring'),
+  ],
   ['ctx.set (all headers)', (f) => f.functionName === 'set' && f.url.includes('/koa/lib/response.js')],
   ['batch: uniqueItems / batchEntries', (f) => f.functionName === 'uniqueItems' || f.functionName === 'batchEntries'],
   ['batch: body parser', (f) => f.url.includes('/koa-bodyparser/') || f.url.includes('/co-body/')],
@@ -309,7 +334,11 @@ export function summariseProfile(file: string, window: { startNs: bigint; endNs:
   }
   const busy = total - idle;
   const perRequest = (us: number) => (requests > 0 ? us / requests : NaN);
-  const row = (name: string, us: number): ProfileRow => ({ name, us_per_request: round(perRequest(us), 3), share_of_busy: round(us / busy, 4) });
+  const row = (name: string, us: number): ProfileRow => ({
+    name,
+    us_per_request: round(perRequest(us), 3),
+    share_of_busy: round(us / busy, 4),
+  });
   return {
     file: path.basename(file),
     sampling_interval_us: round(interval, 1),
@@ -343,7 +372,9 @@ function round(value: number, digits: number): number {
 }
 
 /** Lines of Markdown for the report: the profiles side by side, µs per request. */
-export function profileMarkdown(profiles: (ProfileSummary & { case: string; req_per_s_under_profiler: number; req_per_s_without: number | null })[]): string[] {
+export function profileMarkdown(
+  profiles: (ProfileSummary & { case: string; req_per_s_under_profiler: number; req_per_s_without: number | null })[],
+): string[] {
   if (profiles.length === 0) return [];
   const cell = (rows: ProfileRow[], name: string) => {
     const r = rows.find((x) => x.name === name);
@@ -359,7 +390,7 @@ export function profileMarkdown(profiles: (ProfileSummary & { case: string; req_
   const out = [
     '**Where the time goes** (`node --cpu-prof` of a fresh server child under the same load, timed window only; ' +
       'µs per request = sampled time / requests; the profiler itself slows the server, so compare rows, not totals with the table above. ' +
-      'Inclusive times end at await boundaries: what runs after an await (Koa\'s respond, the rest of a middleware) is counted where it resumes)',
+      "Inclusive times end at await boundaries: what runs after an await (Koa's respond, the rest of a middleware) is counted where it resumes)",
     '',
     ...profiles.map(
       (p) =>
@@ -375,7 +406,9 @@ export function profileMarkdown(profiles: (ProfileSummary & { case: string; req_
     '',
     `${head.replace('| |', '| inclusive time of |')}`,
     rule,
-    ...union((p) => p.inclusive).map((name) => `| ${name.replace(/^ {2}/, '↳ ')} | ${profiles.map((p) => cell(p.inclusive, name)).join(' | ')} |`),
+    ...union((p) => p.inclusive).map(
+      (name) => `| ${name.replace(/^ {2}/, '↳ ')} | ${profiles.map((p) => cell(p.inclusive, name)).join(' | ')} |`,
+    ),
     '',
   ];
   return out;

@@ -46,7 +46,11 @@ export const STATIC_RECORD = {
   },
   timezone: { id: 'America/Los_Angeles' },
   network: { asn: 15169, isp: 'Google LLC', organization: 'Google LLC', domain: 'google.com', connection_type: 'hosting' },
-  meta: { plan: 'free', fields: 'basic', quota: { limit: 1000, used: 1, remaining: 999, period: 'day', resets_at: '2026-11-23T00:00:00+00:00' } },
+  meta: {
+    plan: 'free',
+    fields: 'basic',
+    quota: { limit: 1000, used: 1, remaining: 999, period: 'day', resets_at: '2026-11-23T00:00:00+00:00' },
+  },
 };
 
 /**
@@ -166,7 +170,11 @@ async function bare(): Promise<{ port: number; stop: Stop; info: Record<string, 
     ctx.body = STATIC_RECORD;
   });
   const { server, port } = await listen(app.callback());
-  return { port, stop: closer(server), info: { body_bytes: JSON.stringify(STATIC_RECORD).length, full_body_bytes: JSON.stringify(STATIC_FULL_RECORD).length } };
+  return {
+    port,
+    stop: closer(server),
+    info: { body_bytes: JSON.stringify(STATIC_RECORD).length, full_body_bytes: JSON.stringify(STATIC_FULL_RECORD).length },
+  };
 }
 
 /**
@@ -216,7 +224,11 @@ async function service(): Promise<{ port: number; stop: Stop; info: Record<strin
   const config = configFromEnv({ ...process.env, HOST: '127.0.0.1', PORT: process.env.PORT ?? '0' });
   const running = await startService(config);
   const port = (running.server.address() as AddressInfo).port;
-  return { port, stop: () => running.stop(), info: { code: fromDist ? 'dist/ (compiled by tsc)' : 'src/ through tsx', store: running.deps.store.kind, log_level: config.logLevel } };
+  return {
+    port,
+    stop: () => running.stop(),
+    info: { code: fromDist ? 'dist/ (compiled by tsc)' : 'src/ through tsx', store: running.deps.store.kind, log_level: config.logLevel },
+  };
 }
 
 /**
@@ -237,20 +249,31 @@ async function workers(): Promise<{ port: number; stop: Stop; info: Record<strin
   );
   const stop: Stop = () =>
     Promise.all(
-      started.map(({ worker }) => new Promise<void>((resolve) => {
-        if (worker.isDead()) return resolve();
-        worker.once('exit', () => resolve());
-        worker.process.kill('SIGTERM');
-      })),
+      started.map(
+        ({ worker }) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
     ).then(() => undefined);
-  return { port: started[0].port, stop, info: { workers: n, worker_pids: started.map((w) => w.pid), store: started[0].store, ports: [...new Set(started.map((w) => w.port))] } };
+  return {
+    port: started[0].port,
+    stop,
+    info: { workers: n, worker_pids: started.map((w) => w.pid), store: started[0].store, ports: [...new Set(started.map((w) => w.port))] },
+  };
 }
 
 /** A cluster worker of `workers`: the service, its port and pid sent to the primary. */
 async function worker(): Promise<void> {
   const { port, stop, info } = await service();
   process.send?.({ port, pid: process.pid, store: info.store });
-  const shutdown = () => stop().then(() => process.exit(0), () => process.exit(1));
+  const shutdown = () =>
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }

@@ -128,7 +128,14 @@ const HEAD = ['case', 'lookups/s', 'per lookup', 'rme', 'samples', 'vs peers', '
 
 function pad(rows: Row[]): string {
   const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
-  return rows.map((r) => r.map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell + ' '.repeat(widths[i] - [...cell].length))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export interface Summary {
@@ -145,8 +152,14 @@ export function textTable({ cases, load, memory, shortNames }: Summary): string 
     out.push(pad([HEAD, HEAD.map((h) => '-'.repeat(h.length)), ...rows]));
   }
   out.push('\nTable load and memory');
-  out.push(loadLines(load, memory).map((l) => `  ${l}`).join('\n'));
-  out.push('\n★ = ours; ratios are lookups/s of the case over the peer\'s; PASS/FAIL on the case the target names, (pass/fail) for information.');
+  out.push(
+    loadLines(load, memory)
+      .map((l) => `  ${l}`)
+      .join('\n'),
+  );
+  out.push(
+    "\n★ = ours; ratios are lookups/s of the case over the peer's; PASS/FAIL on the case the target names, (pass/fail) for information.",
+  );
   return out.join('\n');
 }
 
@@ -161,8 +174,8 @@ function loadLines(load: LoadResult, memory: MemoryResult): string[] {
       : 'cold child process (tsx): not measured',
     load.child_plain_node
       ? `cold child process (plain node, dist/ built ${load.child_plain_node.module_built_at?.slice(0, 16) ?? '?'}): loadEngine ${load.child_plain_node.load_ms.toFixed(0)} ms, ` +
-        `ready ${load.child_plain_node.ready_since_process_start_ms.toFixed(0)} ms after process start, RSS ${load.child_plain_node.rss_mb.toFixed(0)} MB (no tsx loader thread)`
-        + (load.child_plain_node.rss_target ? ` — ${verdict(load.child_plain_node.rss_target)}` : '')
+        `ready ${load.child_plain_node.ready_since_process_start_ms.toFixed(0)} ms after process start, RSS ${load.child_plain_node.rss_mb.toFixed(0)} MB (no tsx loader thread)` +
+        (load.child_plain_node.rss_target ? ` — ${verdict(load.child_plain_node.rss_target)}` : '')
       : `cold child process (plain node, dist/): not measured (${load.child_plain_node_failed ? `failed: ${load.child_plain_node_failed}; dist/ is older than build/?` : 'no dist/ build'})`,
     `RSS after loading all tables (after gc): ${memory.rss_after_mb.toFixed(0)} MB (before: ${memory.rss_before_mb.toFixed(0)} MB; ` +
       `WASM memory ${memory.wasm_memory_mb.toFixed(0)} MB for ${memory.table_bytes_mb.toFixed(0)} MB of tables; JS heap ${memory.heap_used_mb.toFixed(0)} MB) — ${verdict(memory.target)}`,
@@ -182,6 +195,9 @@ export function markdownTable({ cases, load, memory, shortNames }: Summary, head
   }
   out.push('**Table load and memory**', '');
   for (const l of loadLines(load, memory)) out.push(`- ${esc(l)}`);
-  out.push('', "★ = ours. Ratios: the case's lookups/s over the peer's. PASS/FAIL on the case the target names; (pass/fail) on other engine cases for information.");
+  out.push(
+    '',
+    "★ = ours. Ratios: the case's lookups/s over the peer's. PASS/FAIL on the case the target names; (pass/fail) on other engine cases for information.",
+  );
   return out.join('\n') + '\n';
 }

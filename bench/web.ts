@@ -45,7 +45,12 @@ const launched = await launchChromium();
 if (!('browser' in launched)) throw new Error(launched.reason);
 const { browser } = launched;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-bench-web-'));
-const service = await startService({ ...configFromEnv({ ...process.env, NETLOOKUP_DATA_DIR: dataDir }), port: 0, host: '127.0.0.1', logLevel: 'warn' });
+const service = await startService({
+  ...configFromEnv({ ...process.env, NETLOOKUP_DATA_DIR: dataDir }),
+  port: 0,
+  host: '127.0.0.1',
+  logLevel: 'warn',
+});
 const loadStart = os.loadavg();
 const results: Record<string, { runs: Run[]; load: { median: number; p90: number }; ready: { median: number; p90: number } }> = {};
 try {
@@ -75,8 +80,14 @@ try {
     }
     const load = runs.map((r) => r.loadMs);
     const ready = runs.map((r) => r.readyMs);
-    results[sets] = { runs, load: { median: round(median(load)), p90: round(quantile(load, 0.9)) }, ready: { median: round(median(ready)), p90: round(quantile(ready, 0.9)) } };
-    log(`?sets=${sets}: load median ${results[sets].load.median} ms (p90 ${results[sets].load.p90}), ready median ${results[sets].ready.median} ms (p90 ${results[sets].ready.p90})`);
+    results[sets] = {
+      runs,
+      load: { median: round(median(load)), p90: round(quantile(load, 0.9)) },
+      ready: { median: round(median(ready)), p90: round(quantile(ready, 0.9)) },
+    };
+    log(
+      `?sets=${sets}: load median ${results[sets].load.median} ms (p90 ${results[sets].load.p90}), ready median ${results[sets].ready.median} ms (p90 ${results[sets].ready.p90})`,
+    );
   }
 } finally {
   await browser.close();
@@ -87,11 +98,26 @@ const sizes = {
   mac: { ...manifest.sets.mac, target_gzip_bytes: TARGETS.macGzipBytes, pass: manifest.sets.mac.gzip_bytes <= TARGETS.macGzipBytes },
   ip: { ...manifest.sets.ip, target_gzip_bytes: TARGETS.ipGzipBytes, pass: manifest.sets.ip.gzip_bytes <= TARGETS.ipGzipBytes },
 };
-const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, chromium: browser.version(), load_start: loadStart, load_end: os.loadavg() };
+const machine = {
+  cpu: os.cpus()[0]?.model,
+  cores: os.cpus().length,
+  node: process.version,
+  chromium: browser.version(),
+  load_start: loadStart,
+  load_end: os.loadavg(),
+};
 fs.mkdirSync(RESULTS, { recursive: true });
-fs.writeFileSync(path.join(RESULTS, 'web.json'), JSON.stringify({ measured_at: new Date().toISOString(), machine, runs_per_set: RUNS, targets: TARGETS, tables: manifest.tables, sizes, load: results }, null, 2) + '\n');
+fs.writeFileSync(
+  path.join(RESULTS, 'web.json'),
+  JSON.stringify(
+    { measured_at: new Date().toISOString(), machine, runs_per_set: RUNS, targets: TARGETS, tables: manifest.tables, sizes, load: results },
+    null,
+    2,
+  ) + '\n',
+);
 
-const fileMedian = (sets: string, file: string) => round(median(results[sets].runs.map((r) => r.files.find((f) => f.file === file)?.endMs ?? NaN)));
+const fileMedian = (sets: string, file: string) =>
+  round(median(results[sets].runs.map((r) => r.files.find((f) => f.file === file)?.endMs ?? NaN)));
 const rows = [
   '| set | tables | bytes | gzip bytes | load median (p90) | ready median (p90) | target |',
   '|---|---|---|---|---|---|---|',
@@ -102,7 +128,14 @@ const rows = [
   }),
   `| both | all three | ${mb(manifest.sets.mac.bytes + manifest.sets.ip.bytes)} MB | ${mb(manifest.sets.mac.gzip_bytes + manifest.sets.ip.gzip_bytes)} MB | ${results['ip,mac'].load.median} ms (${results['ip,mac'].load.p90}) | ${results['ip,mac'].ready.median} ms (${results['ip,mac'].ready.p90}) | |`,
 ];
-const timing = (['mac', 'ip', 'ip,mac'] as const).map((sets) => `?sets=${sets}: ${results[sets].runs[0].files.map((f) => f.file).filter((f) => !f.endsWith('.ico')).map((f) => `${f} ${fileMedian(sets, f)}`).join(', ')}`);
+const timing = (['mac', 'ip', 'ip,mac'] as const).map(
+  (sets) =>
+    `?sets=${sets}: ${results[sets].runs[0].files
+      .map((f) => f.file)
+      .filter((f) => !f.endsWith('.ico'))
+      .map((f) => `${f} ${fileMedian(sets, f)}`)
+      .join(', ')}`,
+);
 const md = [
   `Chromium ${machine.chromium}, ${machine.cores} × ${machine.cpu}, load average ${loadStart.map((l) => l.toFixed(2)).join(' ')} at start, ${machine.load_end.map((l) => l.toFixed(2)).join(' ')} at end; ${RUNS} cold loads per set (fresh context each), served by the service at /demo/ over loopback; tables as .gz files decoded in the page (DecompressionStream).`,
   '',

@@ -61,7 +61,11 @@ function filesUnder(relative) {
 function digestOf(name) {
   const hash = crypto.createHash('sha256');
   for (const file of ARTIFACTS[name].inputs.flatMap(filesUnder).sort()) {
-    hash.update(file.split(path.sep).join('/')).update('\0').update(fs.readFileSync(path.join(root, file))).update('\0');
+    hash
+      .update(file.split(path.sep).join('/'))
+      .update('\0')
+      .update(fs.readFileSync(path.join(root, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }

@@ -15,21 +15,39 @@ const browserDir = at('dist', 'browser');
 const demoDir = at('dist', 'demo');
 
 // platform browser: a `node:` import anywhere in the graph fails the build instead of shipping.
-const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', sourcemap: true, logLevel: 'warning', legalComments: 'none' };
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  sourcemap: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
 await esbuild.build({ ...common, entryPoints: { netlookup: at('src/web/index.ts'), edge: at('src/web/edge.ts') }, outdir: browserDir });
 await esbuild.build({ ...common, entryPoints: { demo: at('src/web/demo/demo.ts') }, outdir: demoDir, minify: true });
 // boot is inlined in the page's head (it starts the downloads before anything else loads); the
 // page's Content-Security-Policy allows exactly that script, by its hash.
-const boot = await esbuild.build({ ...common, entryPoints: [at('src/web/demo/boot.ts')], write: false, minify: true, format: 'iife', sourcemap: false });
+const boot = await esbuild.build({
+  ...common,
+  entryPoints: [at('src/web/demo/boot.ts')],
+  write: false,
+  minify: true,
+  format: 'iife',
+  sourcemap: false,
+});
 const bootCode = boot.outputFiles[0].text.trim();
 const bootHash = crypto.createHash('sha256').update(bootCode).digest('base64');
 execFileSync(process.execPath, [at('node_modules/typescript/bin/tsc'), '-p', at('tsconfig.web.json')], { stdio: 'inherit' });
 
 const page = fs.readFileSync(at('src/web/demo/index.html'), 'utf8');
-if (!page.includes('<script src="boot.js"></script>') || !page.includes("script-src 'self'")) throw new Error('src/web/demo/index.html: the boot script tag or the CSP script-src is missing');
+if (!page.includes('<script src="boot.js"></script>') || !page.includes("script-src 'self'"))
+  throw new Error('src/web/demo/index.html: the boot script tag or the CSP script-src is missing');
 fs.writeFileSync(
   path.join(demoDir, 'index.html'),
-  page.replace('<script src="boot.js"></script>', () => `<script>${bootCode}</script>`).replace("script-src 'self'", `script-src 'self' 'sha256-${bootHash}'`),
+  page
+    .replace('<script src="boot.js"></script>', () => `<script>${bootCode}</script>`)
+    .replace("script-src 'self'", `script-src 'self' 'sha256-${bootHash}'`),
 );
 fs.copyFileSync(at('build/netlookup.wasm'), path.join(demoDir, 'netlookup.wasm'));
 const tablesDir = path.join(demoDir, 'tables');

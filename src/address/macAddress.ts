@@ -101,9 +101,7 @@ export function parseMac(text: string, out: MacParts): boolean {
   return true;
 }
 
-const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) =>
-  b.toString(16).toUpperCase().padStart(2, '0'),
-);
+const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).toUpperCase().padStart(2, '0'));
 
 function formatTriple(n24: number): string {
   return `${HEX_BYTE[(n24 >>> 16) & 255]}:${HEX_BYTE[(n24 >>> 8) & 255]}:${HEX_BYTE[n24 & 255]}`;

@@ -17,15 +17,7 @@
  */
 import { parseIPv4, parseIPv6 } from './ipAddress.js';
 
-export type ReservedType =
-  | 'private'
-  | 'loopback'
-  | 'link_local'
-  | 'cgnat'
-  | 'multicast'
-  | 'documentation'
-  | 'benchmark'
-  | 'reserved';
+export type ReservedType = 'private' | 'loopback' | 'link_local' | 'cgnat' | 'multicast' | 'documentation' | 'benchmark' | 'reserved';
 
 export interface ReservedRange {
   type: ReservedType;
@@ -181,8 +173,16 @@ function compileFamily(rows: RegistryRow[], wordCount: number, touchedBits: numb
   return family;
 }
 
-const IPV4 = compileFamily(SPECIAL_PURPOSE_REGISTRY.filter((entry) => !entry.cidr.includes(':')), 1, 8);
-const IPV6 = compileFamily(SPECIAL_PURPOSE_REGISTRY.filter((entry) => entry.cidr.includes(':')), 4, 16);
+const IPV4 = compileFamily(
+  SPECIAL_PURPOSE_REGISTRY.filter((entry) => !entry.cidr.includes(':')),
+  1,
+  8,
+);
+const IPV6 = compileFamily(
+  SPECIAL_PURPOSE_REGISTRY.filter((entry) => entry.cidr.includes(':')),
+  4,
+  16,
+);
 
 /** The special-purpose range of an IPv4 address (u32), or null for globally reachable space. */
 export function reservedIPv4(n: number): ReservedRange | null {

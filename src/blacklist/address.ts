@@ -16,4 +16,3 @@ export function parseBlacklistAddress(input: string): BlacklistAddress | null {
 export function reservedRangeOf(address: BlacklistAddress): ReservedRange | null {
   return address.v4 >= 0 ? reservedIPv4(address.v4) : reservedIPv6(address.words);
 }
-

@@ -26,7 +26,8 @@ export async function* readBulkCsv(input: Readable, source: string): AsyncGenera
       columns: (header: string[]) => {
         const names = header.map((h) => h.trim().toLowerCase());
         for (const required of ['ip', 'categories', 'reportdate']) {
-          if (!names.includes(required)) throw new CsvLayoutError(`the CSV header needs IP, Categories and ReportDate columns (found ${header.join(', ')})`);
+          if (!names.includes(required))
+            throw new CsvLayoutError(`the CSV header needs IP, Categories and ReportDate columns (found ${header.join(', ')})`);
         }
         return names;
       },

@@ -14,7 +14,10 @@ export class CidrMerger {
   private stack: Block[] = [];
   private readonly width: number;
 
-  constructor(version: 4 | 6, private readonly format: (start: bigint) => string) {
+  constructor(
+    version: 4 | 6,
+    private readonly format: (start: bigint) => string,
+  ) {
     this.width = version === 4 ? 32 : 128;
   }
 
@@ -31,7 +34,14 @@ export class CidrMerger {
     for (;;) {
       const below = this.stack[this.stack.length - 1];
       const size = 1n << BigInt(block.bits);
-      if (below === undefined || below.bits !== block.bits || block.bits === this.width || below.start + size !== block.start || below.start % (size * 2n) !== 0n) break;
+      if (
+        below === undefined ||
+        below.bits !== block.bits ||
+        block.bits === this.width ||
+        below.start + size !== block.start ||
+        below.start % (size * 2n) !== 0n
+      )
+        break;
       this.stack.pop();
       block = { start: below.start, bits: block.bits + 1 };
     }

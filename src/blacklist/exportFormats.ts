@@ -35,7 +35,11 @@ export interface ExportContext {
  * The export as text chunks, one per chunk of rows. Each IP version the filter allows gets its
  * section (set, chain) even when it has no rows, so that a firewall's list empties when it should.
  */
-export async function* renderExport(format: ExportFormat, chunks: AsyncIterable<ExportRow[]>, context: ExportContext): AsyncGenerator<string> {
+export async function* renderExport(
+  format: ExportFormat,
+  chunks: AsyncIterable<ExportRow[]>,
+  context: ExportContext,
+): AsyncGenerator<string> {
   const render = renderers[format](context);
   const versions: (4 | 6)[] = context.filter.version === null ? [4, 6] : [context.filter.version];
   let next = 0;
@@ -151,8 +155,7 @@ function ipset(c: ExportContext): Renderer {
 function nftables(c: ExportContext): Renderer {
   // One `add element` statement per row keeps every line short and the file streamable.
   return {
-    head: () =>
-      `#!/usr/sbin/nft -f\n${comment(c)}table inet ${c.name} {\n\tset v4 { type ipv4_addr; }\n\tset v6 { type ipv6_addr; }\n}\n`,
+    head: () => `#!/usr/sbin/nft -f\n${comment(c)}table inet ${c.name} {\n\tset v4 { type ipv4_addr; }\n\tset v6 { type ipv6_addr; }\n}\n`,
     startVersion: (v) => `flush set inet ${c.name} v${v}\n`,
     row: (row) => `add element inet ${c.name} v${row.version} { ${row.ip} }\n`,
     endVersion: none,
@@ -176,7 +179,8 @@ function csv(): Renderer {
   return {
     head: () => 'ip,version,threat_type,confidence,reports,first_seen,last_seen\n',
     startVersion: none,
-    row: (r) => `${r.ip},${r.version},${r.threat_type},${r.confidence},${r.total_reports},${blacklistTime(r.first_seen)},${blacklistTime(r.last_seen)}\n`,
+    row: (r) =>
+      `${r.ip},${r.version},${r.threat_type},${r.confidence},${r.total_reports},${blacklistTime(r.first_seen)},${blacklistTime(r.last_seen)}\n`,
     endVersion: none,
     tail: none,
   };
@@ -185,7 +189,8 @@ function csv(): Renderer {
 function json(c: ExportContext): Renderer {
   let count = 0;
   return {
-    head: () => `{"success":true,"generated_at":${JSON.stringify(c.generated_at.toISOString())},"filter":${JSON.stringify(c.filter)},"addresses":[`,
+    head: () =>
+      `{"success":true,"generated_at":${JSON.stringify(c.generated_at.toISOString())},"filter":${JSON.stringify(c.filter)},"addresses":[`,
     startVersion: none,
     row: (r) =>
       `${count++ === 0 ? '' : ','}${JSON.stringify({

@@ -20,8 +20,10 @@ export interface Fail2banBan {
   restored: boolean;
 }
 
-const ISO_LINE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:[,.]\d+)?\s+fail2ban\.actions\s*(?:\[\d+\])?:\s*[A-Z]+\s+\[([^\]]+)\]\s+(Restore\s+)?Ban\s+(\S+)\s*$/;
-const SYSLOG_LINE = /^([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\s+\S+\s+fail2ban\.actions\s*(?:\[\d+\])?:\s*[A-Z]+\s+\[([^\]]+)\]\s+(Restore\s+)?Ban\s+(\S+)\s*$/;
+const ISO_LINE =
+  /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:[,.]\d+)?\s+fail2ban\.actions\s*(?:\[\d+\])?:\s*[A-Z]+\s+\[([^\]]+)\]\s+(Restore\s+)?Ban\s+(\S+)\s*$/;
+const SYSLOG_LINE =
+  /^([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\s+\S+\s+fail2ban\.actions\s*(?:\[\d+\])?:\s*[A-Z]+\s+\[([^\]]+)\]\s+(Restore\s+)?Ban\s+(\S+)\s*$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** A ban event of one log line, or null; `utcOffsetMinutes` of the log's local time, `now` for syslog's missing year. */
@@ -52,7 +54,11 @@ export function threatTypeOfJail(jail: string): ThreatType {
   if (/bot|crawler|badbots/.test(name)) return 'bot';
   if (/scan|portscan|probe|recon/.test(name)) return 'scanner';
   if (/postfix|exim|sendmail|spam|smtp|qmail|rbl/.test(name) && !/sasl|auth/.test(name)) return 'spam';
-  if (/ssh|ftp|sasl|auth|login|dovecot|courier|imap|pop3|mysql|asterisk|freeswitch|wordpress|recidive|drupal|roundcube|sogo|monit|webmin|vnc|rdp|openvpn/.test(name)) {
+  if (
+    /ssh|ftp|sasl|auth|login|dovecot|courier|imap|pop3|mysql|asterisk|freeswitch|wordpress|recidive|drupal|roundcube|sogo|monit|webmin|vnc|rdp|openvpn/.test(
+      name,
+    )
+  ) {
     return name.includes('recidive') ? 'other' : 'brute-force';
   }
   if (/apache|nginx|http|php|web|lighttpd|modsec|noscript|overflows|shellshock|nextcloud/.test(name)) return 'web-attack';

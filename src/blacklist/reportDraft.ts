@@ -67,19 +67,27 @@ function threatTypeOfFields(fields: ReportFields): ThreatType {
   }
   const list = single(fields.categories ?? fields.category);
   if (list === undefined || list === null || list === '') return refuse('threat_type or categories is required.');
-  if (typeof list !== 'string' && typeof list !== 'number' && !Array.isArray(list)) return refuse('categories must be a list of category numbers.');
+  if (typeof list !== 'string' && typeof list !== 'number' && !Array.isArray(list))
+    return refuse('categories must be a list of category numbers.');
   return threatTypeOfCategories(list as string) ?? refuse('categories must be category numbers 1 to 23 (comma separated).');
 }
 
 /** `arrival`: the report is dated `now` (a claimed timestamp is still checked, then set aside); `claimed`: by its timestamp. */
 export type ReportTimeSource = 'arrival' | 'claimed';
 
-export function draftReport(fields: ReportFields, now: Date, retentionMs: number, defaultSource: string, time: ReportTimeSource): ReportDraft {
+export function draftReport(
+  fields: ReportFields,
+  now: Date,
+  retentionMs: number,
+  defaultSource: string,
+  time: ReportTimeSource,
+): ReportDraft {
   const ipText = textOf(fields.ip, 'ip');
   const address = ipText === null ? null : parseBlacklistAddress(ipText);
   if (address === null) throw new ApiError('invalid_ip', ipText === null ? 'The report needs an ip.' : undefined);
   const reserved = reservedRangeOf(address);
-  if (reserved !== null) throw new ApiError('reserved_ip', `${address.text} is reserved (${reserved.description}); only public addresses can be reported.`);
+  if (reserved !== null)
+    throw new ApiError('reserved_ip', `${address.text} is reserved (${reserved.description}); only public addresses can be reported.`);
   const threat_type = threatTypeOfFields(fields);
   const message = textOf(fields.comment ?? fields.message, 'comment');
   const source = textOf(fields.source, 'source') ?? defaultSource;
@@ -105,5 +113,14 @@ export function reportInputOf(draft: ReportDraft, reporter: string, engine: Look
     country_code = answer.location?.country_code ?? null;
     isp = answer.network?.organization ?? null;
   }
-  return { ip: address.text, reporter, threat_type: draft.threat_type, message: draft.message, source: draft.source, at: draft.at, country_code, isp };
+  return {
+    ip: address.text,
+    reporter,
+    threat_type: draft.threat_type,
+    message: draft.message,
+    source: draft.source,
+    at: draft.at,
+    country_code,
+    isp,
+  };
 }

@@ -39,8 +39,18 @@ const categoryThreatTypes: Readonly<Record<number, ThreatType>> = Object.freeze(
 
 /** Our name of a threat type from the loose spellings tools use (Brute_Force, "web attack"), or null. */
 export function threatTypeOf(text: string): ThreatType | null {
-  const name = text.trim().toLowerCase().replace(/[\s_]+/g, '-');
-  const aliased = name === 'bruteforce' ? 'brute-force' : name === 'webattack' ? 'web-attack' : name === 'scan' || name === 'port-scan' ? 'scanner' : name;
+  const name = text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
+  const aliased =
+    name === 'bruteforce'
+      ? 'brute-force'
+      : name === 'webattack'
+        ? 'web-attack'
+        : name === 'scan' || name === 'port-scan'
+          ? 'scanner'
+          : name;
   return (threatTypes as readonly string[]).includes(aliased) ? (aliased as ThreatType) : null;
 }
 
@@ -60,5 +70,3 @@ export function threatTypeOfCategories(list: string | number | readonly (string 
   }
   return found;
 }
-
-

@@ -60,10 +60,7 @@ export function registerAccountCommand(program: Command): Command {
   );
 
   withAdminOptions(
-    account
-      .command('show')
-      .description('an account and its keys (never their secrets)')
-      .argument('<id>', 'account id (acc_…)'),
+    account.command('show').description('an account and its keys (never their secrets)').argument('<id>', 'account id (acc_…)'),
   ).action((id: string, flags: AdminFlags) =>
     runAdmin(flags, {}, async ({ accounts }) => {
       const found = (await accounts.getAccount(id)) ?? notFound('account', id);

@@ -57,7 +57,10 @@ function offsetMinutes(text: string): number {
 }
 
 /** One candidate row of an import: the report's fields, or a refusal found while reading. */
-type Row = { line: number; fields: ReportFields } | { line: number; refusal: { code: string; reason: string } } | { line: number; skip: 'restored' | 'ignored' };
+type Row =
+  | { line: number; fields: ReportFields }
+  | { line: number; refusal: { code: string; reason: string } }
+  | { line: number; skip: 'restored' | 'ignored' };
 
 async function* fail2banRows(input: Readable, offset: number, now: Date, source: string): AsyncGenerator<Row> {
   let line = 0;
@@ -68,7 +71,17 @@ async function* fail2banRows(input: Readable, offset: number, now: Date, source:
     if (ban === null) yield { line, skip: 'ignored' };
     else if (ban.restored) yield { line, skip: 'restored' };
     else if (ban.at === null) yield { line, refusal: { code: 'invalid_report', reason: 'the line has no readable time' } };
-    else yield { line, fields: { ip: ban.ip, threat_type: threatTypeOfJail(ban.jail), comment: `fail2ban jail ${ban.jail}`, source, timestamp: ban.at.toISOString() } };
+    else
+      yield {
+        line,
+        fields: {
+          ip: ban.ip,
+          threat_type: threatTypeOfJail(ban.jail),
+          comment: `fail2ban jail ${ban.jail}`,
+          source,
+          timestamp: ban.at.toISOString(),
+        },
+      };
   }
 }
 
@@ -141,13 +154,16 @@ function summaryText(summary: ImportSummary): string {
     `refused ${summary.refused.length}`,
     ...summary.refused.map((r) => `  ${r.file}:${r.line}: ${r.code}: ${r.reason}`),
   ];
-  if (summary.restored > 0) lines.push(`left out ${summary.restored} restored ban${summary.restored === 1 ? '' : 's'} (reported when first banned)`);
+  if (summary.restored > 0)
+    lines.push(`left out ${summary.restored} restored ban${summary.restored === 1 ? '' : 's'} (reported when first banned)`);
   if (summary.ignored > 0) lines.push(`ignored ${summary.ignored} line${summary.ignored === 1 ? '' : 's'} that are no ban event`);
   return lines.join('\n');
 }
 
 export function registerBlacklistCommand(program: Command): Command {
-  const blacklist = usageErrorsExitWith2(program.command('blacklist').description("the service's own blacklist in the store (NETLOOKUP_DATA_DIR)"));
+  const blacklist = usageErrorsExitWith2(
+    program.command('blacklist').description("the service's own blacklist in the store (NETLOOKUP_DATA_DIR)"),
+  );
   withAdminOptions(
     blacklist
       .command('import')
@@ -155,7 +171,7 @@ export function registerBlacklistCommand(program: Command): Command {
       .argument('<files...>', 'log or CSV files')
       .option('--format <format>', 'auto (by extension: .csv is CSV), fail2ban or csv', 'auto')
       .option('--reporter <id>', 'who reports (an account id; default import:<hostname>)')
-      .option('--source <name>', 'the reports\' source (default fail2ban or csv-import)')
+      .option('--source <name>', "the reports' source (default fail2ban or csv-import)")
       .option('--utc-offset <offset>', 'UTC offset of the times in fail2ban logs (they carry no zone)', '+00:00')
       .option('--tables <dir>', 'folder of the tables, for country and provider (default: $NETLOOKUP_TABLES or data/tables)'),
   ).action(async (files: string[], flags: ImportFlags) => {
@@ -169,9 +185,17 @@ export function registerBlacklistCommand(program: Command): Command {
       try {
         engine = await loadEngine({ tablesDir: flags.tables });
       } catch (error) {
-        process.stderr.write(`netlookup: no tables (${error instanceof Error ? error.message : String(error)}): country and provider stay unknown\n`);
+        process.stderr.write(
+          `netlookup: no tables (${error instanceof Error ? error.message : String(error)}): country and provider stay unknown\n`,
+        );
       }
-      const summary = await importFiles(files, flags, (inputs) => blacklist.reportMany(inputs, new Date()), engine, blacklist.policy.retentionMs);
+      const summary = await importFiles(
+        files,
+        flags,
+        (inputs) => blacklist.reportMany(inputs, new Date()),
+        engine,
+        blacklist.policy.retentionMs,
+      );
       refused = summary.refused.length;
       return { json: { success: true, ...summary }, text: summaryText(summary) };
     });

@@ -41,8 +41,10 @@ export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
   const started = Date.now();
   const manifest = await deriveCompactTables(outDir, compactDir);
   const lines = [`compact sets written to ${compactDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`];
-  for (const table of Object.values(manifest.tables)) lines.push(`  ${table.file} ${mb(table.bytes)}, ${mb(table.gzip_bytes)} gzip: ${JSON.stringify(table.counts)}`);
-  for (const [name, set] of Object.entries(manifest.sets)) lines.push(`  ${name} set (${set.tables.join(' + ')}): ${mb(set.gzip_bytes)} gzip`);
+  for (const table of Object.values(manifest.tables))
+    lines.push(`  ${table.file} ${mb(table.bytes)}, ${mb(table.gzip_bytes)} gzip: ${JSON.stringify(table.counts)}`);
+  for (const [name, set] of Object.entries(manifest.sets))
+    lines.push(`  ${name} set (${set.tables.join(' + ')}): ${mb(set.gzip_bytes)} gzip`);
   process.stderr.write(lines.join('\n') + '\n');
 }
 

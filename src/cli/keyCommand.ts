@@ -37,7 +37,9 @@ interface UpdateFlags extends AdminFlags {
 const websiteHelp = 'allowed website host, exact (example.com) or wildcard (*.example.com); repeat for more';
 
 export function registerKeyCommand(program: Command): Command {
-  const key = usageErrorsExitWith2(program.command('key').description('create, change, roll, delete and list API keys in the store (NETLOOKUP_DATA_DIR)'));
+  const key = usageErrorsExitWith2(
+    program.command('key').description('create, change, roll, delete and list API keys in the store (NETLOOKUP_DATA_DIR)'),
+  );
 
   withAdminOptions(
     key
@@ -87,10 +89,7 @@ export function registerKeyCommand(program: Command): Command {
   );
 
   withAdminOptions(
-    key
-      .command('delete')
-      .description('delete a key; its secret stops working at once')
-      .argument('<key-id>', 'key id (key_…)'),
+    key.command('delete').description('delete a key; its secret stops working at once').argument('<key-id>', 'key id (key_…)'),
   ).action((keyId: string, flags: AdminFlags) =>
     runAdmin(flags, {}, async ({ accounts }) => {
       if (!(await accounts.deleteKey(keyId))) notFound('key', keyId);
@@ -99,10 +98,7 @@ export function registerKeyCommand(program: Command): Command {
   );
 
   withAdminOptions(
-    key
-      .command('list')
-      .description("an account's keys (never their secrets)")
-      .argument('<account-id>', 'account id (acc_…)'),
+    key.command('list').description("an account's keys (never their secrets)").argument('<account-id>', 'account id (acc_…)'),
   ).action((accountId: string, flags: AdminFlags) =>
     runAdmin(flags, {}, async ({ accounts }) => {
       const account = (await accounts.getAccount(accountId)) ?? notFound('account', accountId);

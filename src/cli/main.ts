@@ -32,7 +32,9 @@ program
 
 program
   .command('serve')
-  .description('run the HTTP API (PORT, HOST, NETLOOKUP_DATA_DIR, REDIS_URL, NETLOOKUP_TABLES, NETLOOKUP_PLANS, NETLOOKUP_ADMIN_TOKEN, NETLOOKUP_TRUST_PROXY)')
+  .description(
+    'run the HTTP API (PORT, HOST, NETLOOKUP_DATA_DIR, REDIS_URL, NETLOOKUP_TABLES, NETLOOKUP_PLANS, NETLOOKUP_ADMIN_TOKEN, NETLOOKUP_TRUST_PROXY)',
+  )
   .option('--port <port>', 'port (default: $PORT or 8080)')
   .option('--host <host>', 'address to listen on (default: $HOST or 127.0.0.1)')
   .option('--workers <n>', 'worker processes sharing the port (Node cluster); more than 1 needs REDIS_URL', '1')

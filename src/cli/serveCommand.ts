@@ -23,7 +23,11 @@ interface ListeningMessage {
 }
 
 export async function runServe(flags: ServeFlags): Promise<void> {
-  const config = configFromEnv({ ...process.env, ...(flags.port ? { PORT: flags.port } : {}), ...(flags.host ? { HOST: flags.host } : {}) });
+  const config = configFromEnv({
+    ...process.env,
+    ...(flags.port ? { PORT: flags.port } : {}),
+    ...(flags.host ? { HOST: flags.host } : {}),
+  });
   if (cluster.isWorker) return runWorker(config);
   const workers = workerCount(flags.workers);
   if (workers > 1 && !config.redisUrl) {

@@ -27,7 +27,10 @@ import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, 
 export type CliErrorCode = 'not_found' | 'invalid_input' | 'key_limit' | 'unavailable' | 'invalid_config' | 'internal_error';
 
 export class CliError extends Error {
-  constructor(readonly code: CliErrorCode, message: string) {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -112,7 +115,11 @@ export function usageErrorsExitWith2(command: Command): Command {
 
 function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
-  if (error instanceof KeyLimitError) return new CliError('key_limit', `The plan allows ${error.maxKeys} key${error.maxKeys === 1 ? '' : 's'}; delete one first or change the plan.`);
+  if (error instanceof KeyLimitError)
+    return new CliError(
+      'key_limit',
+      `The plan allows ${error.maxKeys} key${error.maxKeys === 1 ? '' : 's'}; delete one first or change the plan.`,
+    );
   if (error instanceof StoreInputError) return new CliError('invalid_input', error.message);
   if (error instanceof StoreUnavailableError) return new CliError('unavailable', error.message);
   if (error instanceof PlanFileError) return new CliError('invalid_config', error.message);
@@ -148,7 +155,11 @@ export async function runAdmin(
     const store = await openStore(config);
     let plans: PlanTable | undefined;
     try {
-      output = await work({ accounts: store.accounts, blacklist: store.blacklist, plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)) });
+      output = await work({
+        accounts: store.accounts,
+        blacklist: store.blacklist,
+        plans: () => (plans ??= loadPlans(process.env.NETLOOKUP_PLANS)),
+      });
     } finally {
       await store.close();
     }

@@ -34,7 +34,12 @@ export interface BlacklistSettings {
   legacyMacDaily: number;
 }
 
-const defaultBlacklistSettings: BlacklistSettings = { retentionDays: 90, reportsPerMinute: 60, legacyCheckDaily: 1000, legacyMacDaily: 100 };
+const defaultBlacklistSettings: BlacklistSettings = {
+  retentionDays: 90,
+  reportsPerMinute: 60,
+  legacyCheckDaily: 1000,
+  legacyMacDaily: 100,
+};
 
 /** The admin token's shortest accepted length: long enough that guessing it, throttled, is hopeless. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -54,7 +59,13 @@ class ConfigError extends Error {
  * `parse` returns undefined to refuse, and the start stops with a message naming the variable.
  * `secret`: the value (a token, a URL with a password) stays out of the message.
  */
-function envValue<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined, secret = false): T | undefined {
+function envValue<T>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  expected: string,
+  parse: (text: string) => T | undefined,
+  secret = false,
+): T | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
   let value: T | undefined;
@@ -83,7 +94,9 @@ const printable = (text: string) => (/^[\x21-\x7e]+$/.test(text) ? text : undefi
 function hostOf(text: string): string | undefined {
   // an IP address (IPv6 without brackets) or a DNS name
   if (/^[0-9A-Fa-f:.]+$/.test(text) && text.includes(':')) return text;
-  return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(text) ? text : undefined;
+  return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(text)
+    ? text
+    : undefined;
 }
 
 function redisUrlOf(text: string): string | undefined {
@@ -106,20 +119,31 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
   const trustProxy = envValue(env, 'NETLOOKUP_TRUST_PROXY', 'a comma-separated list of IP addresses or CIDR blocks is expected', (text) =>
     parseNetworkList(text, 'NETLOOKUP_TRUST_PROXY'),
   );
-  const path_ = (name: string) => envValue(env, name, 'a path without control characters is expected', (text) => (text.length > 0 && !hasControlCharacter(text) ? text : undefined));
+  const path_ = (name: string) =>
+    envValue(env, name, 'a path without control characters is expected', (text) =>
+      text.length > 0 && !hasControlCharacter(text) ? text : undefined,
+    );
   return {
     port: port ?? 8080,
     host: envValue(env, 'HOST', 'an IP address or host name is expected', hostOf) ?? '127.0.0.1',
     dataDir: path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var'),
     tablesDir: path_('NETLOOKUP_TABLES'),
-    plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) => (fs.statSync(text).isFile() ? text : undefined)),
+    plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) =>
+      fs.statSync(text).isFile() ? text : undefined,
+    ),
     redisUrl: envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf, true),
     // set but empty is a deliberate empty prefix (a Redis used by this deployment alone)
-    redisPrefix: env.NETLOOKUP_REDIS_PREFIX === '' ? '' : envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:',
+    redisPrefix:
+      env.NETLOOKUP_REDIS_PREFIX === ''
+        ? ''
+        : (envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:'),
     adminToken,
     trustProxy: trustProxy ?? [],
     bodyLimitBytes: 1024 * 1024,
-    logLevel: envValue(env, 'LOG_LEVEL', `one of ${logLevels.join(', ')} is expected`, (text) => (logLevels as readonly string[]).includes(text) ? text : undefined) ?? 'info',
+    logLevel:
+      envValue(env, 'LOG_LEVEL', `one of ${logLevels.join(', ')} is expected`, (text) =>
+        (logLevels as readonly string[]).includes(text) ? text : undefined,
+      ) ?? 'info',
     blacklist: {
       retentionDays: positiveNumber(env, 'NETLOOKUP_BLACKLIST_RETENTION_DAYS'),
       reportsPerMinute: positiveNumber(env, 'NETLOOKUP_REPORTS_PER_MINUTE'),
@@ -170,7 +194,8 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
   }
   const cap = env.NETLOOKUP_MAX_CONNECTIONS;
   if (cap !== undefined && cap !== '') {
-    if (!/^[1-9]\d{0,6}$/.test(cap)) throw new Error(`NETLOOKUP_MAX_CONNECTIONS ${JSON.stringify(cap)} is not a whole number between 1 and 9999999`);
+    if (!/^[1-9]\d{0,6}$/.test(cap))
+      throw new Error(`NETLOOKUP_MAX_CONNECTIONS ${JSON.stringify(cap)} is not a whole number between 1 and 9999999`);
     settings.maxConnections = Number(cap);
   }
   return settings;

@@ -48,7 +48,15 @@ export class CompactEngine {
       const table: CompactIpTable | MacTable | null = this.placed[kind];
       if (!table) continue;
       const { header } = table;
-      list.push({ kind: kinds[kind], file: table.file, checksum: header.checksum, built_at: header.builtAt.toISOString(), source_date: header.sourceDate?.toISOString() ?? null, bytes: header.fileLength, meta: table.meta });
+      list.push({
+        kind: kinds[kind],
+        file: table.file,
+        checksum: header.checksum,
+        built_at: header.builtAt.toISOString(),
+        source_date: header.sourceDate?.toISOString() ?? null,
+        bytes: header.fileLength,
+        meta: table.meta,
+      });
     }
     return list;
   }
@@ -67,7 +75,7 @@ export class CompactEngine {
     const range = version === 4 ? exports.v4Find(ip.v4) : exports.v6FindWords(w[0], w[1], w[2], w[3]);
     const row = table.answer(range);
     if (!row) return { ip: ip.text, version, status: 'not_found', reserved: null, country_code: null, country: null, network: null };
-    const country = row.country_code ? table.countries.get(row.country_code) ?? null : null;
+    const country = row.country_code ? (table.countries.get(row.country_code) ?? null) : null;
     return { ip: ip.text, version, status: 'found', reserved: null, country_code: row.country_code, country, network: row.network };
   }
 

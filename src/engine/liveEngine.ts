@@ -7,7 +7,10 @@ import type { LookupEngine } from './lookupEngine.js';
 export class LiveEngine {
   private current: LookupEngine;
 
-  constructor(initial: LookupEngine, private readonly load: () => Promise<LookupEngine>) {
+  constructor(
+    initial: LookupEngine,
+    private readonly load: () => Promise<LookupEngine>,
+  ) {
     this.current = initial;
   }
 

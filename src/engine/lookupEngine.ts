@@ -186,7 +186,8 @@ export class LookupEngine {
   /** The CIDR block around an IPv6 address within its range's network (the one per-address part of an IPv6 answer). */
   blockOfIPv6(words: ArrayLike<number>, range: number): IpBlock {
     const table = this.requireTable(this.placed.ip6, 'IPv6');
-    if (!Number.isInteger(range) || range < 0 || range >= table.rangeCount) throw new RangeError(`range ${range} is not a range of the IPv6 table`);
+    if (!Number.isInteger(range) || range < 0 || range >= table.rangeCount)
+      throw new RangeError(`range ${range} is not a range of the IPv6 table`);
     for (let i = 0; i < 4; i++) this.words[i] = words[i];
     return this.block(table, range, table.rangeNetwork[range]);
   }
@@ -223,7 +224,7 @@ export class LookupEngine {
       return { ip, version, status: 'not_found', reserved: null, location: null, country: null, network: null, block: null, range };
     }
     const location = locationRow === NONE ? null : table.location(locationRow);
-    const country = location?.country_code ? table.countries.get(location.country_code) ?? null : null;
+    const country = location?.country_code ? (table.countries.get(location.country_code) ?? null) : null;
     const network = networkRow === NONE ? null : networkAnswer(table, networkRow);
     return { ip, version, status: 'found', reserved: null, location, country, network, block: this.block(table, range, networkRow), range };
   }
@@ -319,5 +320,3 @@ export function cidrPrefixWithin(start: ArrayLike<number>, end: ArrayLike<number
   }
   return low;
 }
-
-;

@@ -23,7 +23,10 @@ export class MacAnswers {
   private readonly blockAnswers: (MacAnswer['block'] | undefined)[] = [];
   private readonly vendorAnswers: (MacVendor | CompactMacVendor | undefined)[] = [];
 
-  constructor(private readonly exports: WasmExports, private readonly table: MacTable) {
+  constructor(
+    private readonly exports: WasmExports,
+    private readonly table: MacTable,
+  ) {
     this.vmMatchers = vmMatchers(table);
   }
 
@@ -59,7 +62,13 @@ export class MacAnswers {
       const block = this.table.block(row);
       const size = 2 ** (48 - blockBits[block.type]);
       const first = block.hi24 * 0x1000000 + block.lo24;
-      cached = Object.freeze({ type: block.type === 'IAB' ? 'MA-S' : block.type, registry: block.type, start: hex12(first), end: hex12(first + size - 1), size });
+      cached = Object.freeze({
+        type: block.type === 'IAB' ? 'MA-S' : block.type,
+        registry: block.type,
+        start: hex12(first),
+        end: hex12(first + size - 1),
+        size,
+      });
       this.blockAnswers[row] = cached;
     }
     return cached;
@@ -69,7 +78,7 @@ export class MacAnswers {
     let cached = this.vendorAnswers[companyRow];
     if (cached === undefined) {
       const company = this.table.company(companyRow);
-      const country = company.country_code ? this.table.countries.get(company.country_code)?.name ?? null : null;
+      const country = company.country_code ? (this.table.countries.get(company.country_code)?.name ?? null) : null;
       const known = {
         country_code: company.country_code,
         country,
@@ -78,7 +87,9 @@ export class MacAnswers {
         total_ouis: company.is_private ? null : company.total_ouis,
         is_private: company.is_private,
       };
-      cached = Object.freeze(this.table.kind === 'mac' ? { company: company.name, address: company.address, ...known } : { company: company.name, ...known });
+      cached = Object.freeze(
+        this.table.kind === 'mac' ? { company: company.name, address: company.address, ...known } : { company: company.name, ...known },
+      );
       this.vendorAnswers[companyRow] = cached;
     }
     return cached;

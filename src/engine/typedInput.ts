@@ -16,7 +16,8 @@ interface InputError {
   error: { code: string; message: string };
 }
 
-export type InputAnswer<I, M> = ({ input: string; kind: 'ip' } & I) | ({ input: string; kind: 'mac' } & M) | ({ kind: 'invalid' } & InputError);
+export type InputAnswer<I, M> =
+  ({ input: string; kind: 'ip' } & I) | ({ input: string; kind: 'mac' } & M) | ({ kind: 'invalid' } & InputError);
 
 const words = new Uint32Array(4);
 

@@ -60,7 +60,8 @@ export function wasmTableChecks(exports: WasmExports): TableChecks {
       return checksumHex(exports.checksumHigh(), exports.checksumLow());
     },
     firstRowAtOrAbove: (rows, limit) => chunked(rows.length, (from, to) => exports.firstRowAtOrAbove(rows.byteOffset, from, to, limit)),
-    firstBadKey4: (keys, index, shift) => chunked(keys.length, (from, to) => exports.firstBadKey4(keys.byteOffset, index.byteOffset, shift, from, to)),
+    firstBadKey4: (keys, index, shift) =>
+      chunked(keys.length, (from, to) => exports.firstBadKey4(keys.byteOffset, index.byteOffset, shift, from, to)),
     firstBadKey6: (hi, lo, index, shift) =>
       chunked(hi.length >>> 1, (from, to) => exports.firstBadKey6(hi.byteOffset, lo.byteOffset, index.byteOffset, BigInt(shift), from, to)),
   };
@@ -70,7 +71,8 @@ export function wasmTableChecks(exports: WasmExports): TableChecks {
  * A table file to place: its bytes, or its length and a function that fills the destination
  * (asynchronously where the host can read in the background while other tables are checked).
  */
-export type TableSource = Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void | Promise<void>; head?: Uint8Array };
+export type TableSource =
+  Uint8Array | { name: string; byteLength: number; fill(destination: Uint8Array): void | Promise<void>; head?: Uint8Array };
 
 export interface TableSources {
   ip4?: TableSource;
@@ -168,7 +170,8 @@ export async function placeTables<I extends RangeTable = IpTable>(
     if (kind === 'mac') continue;
     const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
     const reserved = readers.reserve(kind === 'ip4' ? 4 : 6, source instanceof Uint8Array ? source : source.head, name);
-    if (reserved > source.byteLength) throw new TableFormatError(name, `asks for ${reserved} bytes of scratch memory, more than the file's ${source.byteLength}`);
+    if (reserved > source.byteLength)
+      throw new TableFormatError(name, `asks for ${reserved} bytes of scratch memory, more than the file's ${source.byteLength}`);
     scratch[kind] = [cursor, reserved];
     cursor = alignUp(cursor + reserved);
   }
@@ -195,7 +198,14 @@ export async function placeTables<I extends RangeTable = IpTable>(
       const name = names[kind] ?? (source instanceof Uint8Array ? `${kind} table` : source.name);
       const destination = destinations.get(kind)!;
       if (kind === 'mac') placed.mac = readers.mac(destination, name, checks);
-      else placed[kind] = readers.ip(destination, name, kind === 'ip4' ? 4 : 6, checks, memory.subarray(scratch[kind]![0], scratch[kind]![0] + scratch[kind]![1]));
+      else
+        placed[kind] = readers.ip(
+          destination,
+          name,
+          kind === 'ip4' ? 4 : 6,
+          checks,
+          memory.subarray(scratch[kind]![0], scratch[kind]![0] + scratch[kind]![1]),
+        );
     }
   } finally {
     await Promise.allSettled(reads.values());

@@ -105,7 +105,8 @@ function websitesOf(value: unknown): string[] {
 }
 
 function nameOf(value: unknown): string {
-  if (typeof value !== 'string' || value.trim().length === 0 || value.length > 100) invalid('name must be a non-empty string of at most 100 characters');
+  if (typeof value !== 'string' || value.trim().length === 0 || value.length > 100)
+    invalid('name must be a non-empty string of at most 100 characters');
   return (value as string).trim();
 }
 
@@ -124,7 +125,17 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
   const router = new Router({ prefix: '/admin' });
   const { accounts } = deps.store;
   // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
-  const guard = [requireToken(deps, token), requireJsonBody, bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', onerror: (e) => { throw e; } })];
+  const guard = [
+    requireToken(deps, token),
+    requireJsonBody,
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '64kb',
+      onerror: (e) => {
+        throw e;
+      },
+    }),
+  ];
 
   router.post('/accounts', ...guard, async (ctx) => {
     const input = body(ctx);
@@ -166,7 +177,11 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
     const account = await accounts.getAccount(ctx.params.id);
     if (!account) throw new ApiError('not_found', 'No such account.');
     const key = await storeCall(() =>
-      accounts.createKey(account.id, { name: nameOf(input.name ?? 'key'), websites: input.websites === undefined ? [] : websitesOf(input.websites) }, deps.plans[account.plan].max_keys),
+      accounts.createKey(
+        account.id,
+        { name: nameOf(input.name ?? 'key'), websites: input.websites === undefined ? [] : websitesOf(input.websites) },
+        deps.plans[account.plan].max_keys,
+      ),
     );
     deps.logger.info({ account: account.id, key: key.id }, 'key created');
     sendJson(ctx, 201, { key });

@@ -43,7 +43,9 @@ export function blacklistRecordOf(deps: ServiceDeps, address: BlacklistAddress, 
   // A listed address reads its listing; the many that are not need only the (in-memory) facts.
   return whenReady(deps.store.blacklist.threatFacts(address, now), (facts) =>
     facts.is_threat
-      ? deps.store.blacklist.listing(address, now, level === 'full' ? RECORD_REPORTS : 0).then((listing) => blacklistRecord(address.text, listing, level))
+      ? deps.store.blacklist
+          .listing(address, now, level === 'full' ? RECORD_REPORTS : 0)
+          .then((listing) => blacklistRecord(address.text, listing, level))
       : blacklistRecord(address.text, null, level),
   );
 }
@@ -53,7 +55,12 @@ export function blacklistRecordOf(deps: ServiceDeps, address: BlacklistAddress, 
  * the store cannot be read (a shared store's outage) they are unknown, and the lookup is still
  * answered, with the threat fields null.
  */
-export function threatFactsOf(deps: ServiceDeps, address: BlacklistAddress, level: FieldLevel, now: Date): Eventually<ThreatFacts | UnknownThreatFacts> | undefined {
+export function threatFactsOf(
+  deps: ServiceDeps,
+  address: BlacklistAddress,
+  level: FieldLevel,
+  now: Date,
+): Eventually<ThreatFacts | UnknownThreatFacts> | undefined {
   if (level !== 'full') return undefined;
   let facts: Eventually<ThreatFacts>;
   try {
@@ -117,7 +124,9 @@ async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnTy
   try {
     if (!(await deps.store.blacklist.admitReport(caller.account.id, settings.reportsPerMinute, REPORT_WINDOW_MS, now))) {
       deps.metrics.rejections.inc({ reason: 'report_rate_limited' });
-      throw new ApiError('rate_limited', `At most ${settings.reportsPerMinute} reports per minute.`, { 'Retry-After': String(REPORT_WINDOW_MS / 1000) });
+      throw new ApiError('rate_limited', `At most ${settings.reportsPerMinute} reports per minute.`, {
+        'Retry-After': String(REPORT_WINDOW_MS / 1000),
+      });
     }
     draft = draftReport(reportFields(ctx, body), now, deps.store.blacklist.policy.retentionMs, 'manual', 'arrival');
     outcome = await deps.store.blacklist.report(reportInputOf(draft, caller.account.id, deps.engine.engine), now);
@@ -169,7 +178,8 @@ export function exportRequestOf(ctx: Context): ExportRequest {
   const versionText = firstQueryValue(ctx, 'version');
   if (versionText !== undefined && versionText !== '4' && versionText !== '6') invalid('version must be 4 or 6.');
   const ageText = firstQueryValue(ctx, 'max_age');
-  const max_age_ms = ageText === undefined ? null : durationMs(ageText) ?? invalid('max_age must be a duration such as 7d, 12h, 30m or 3600s.');
+  const max_age_ms =
+    ageText === undefined ? null : (durationMs(ageText) ?? invalid('max_age must be a duration such as 7d, 12h, 30m or 3600s.'));
   const name = firstQueryValue(ctx, 'name') ?? 'netlookup';
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,23}$/.test(name)) invalid('name must be a letter then up to 23 letters, digits, _ or -.');
   return {

@@ -22,17 +22,24 @@ export interface Caller {
 const NO_QUERY: Record<string, unknown> = Object.freeze({});
 
 /** `secret`: the key as the request presents it (SPEC 5.3's three ways unless the route knows more). */
-export function identifyCaller(ctx: Exchange, deps: ServiceDeps, secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query)): Eventually<Caller> {
+export function identifyCaller(
+  ctx: Exchange,
+  deps: ServiceDeps,
+  secret = presentedKey(ctx.headers, ctx.querystring === '' ? NO_QUERY : ctx.query),
+): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
   const { accounts } = deps.store;
-  return whenReady(accounts.immediate ? accounts.immediate.authenticate(secret) : accounts.authenticate(secret), (found) => callerOf(ctx, deps, found));
+  return whenReady(accounts.immediate ? accounts.immediate.authenticate(secret) : accounts.authenticate(secret), (found) =>
+    callerOf(ctx, deps, found),
+  );
 }
 
 function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();
-  if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers))) return refused(deps.store.meter, account, now, 'origin_not_allowed');
+  if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers)))
+    return refused(deps.store.meter, account, now, 'origin_not_allowed');
   if (account.suspended) return refused(deps.store.meter, account, now, 'account_suspended');
   const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
   ctx.state.accountId = account.id;

@@ -24,7 +24,10 @@ const LINGER_MS = 1000;
 /** The soft open-file limit of this process where the system tells it (Linux /proc), else null. */
 function openFileLimit(): number | null {
   try {
-    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     return soft !== undefined && /^\d+$/.test(soft) ? Number(soft) : null;
   } catch {
@@ -49,7 +52,10 @@ export function timeoutOptions(settings: ConnectionSettings): http.ServerOptions
     headersTimeout: settings.headersTimeoutMs,
     requestTimeout: settings.requestTimeoutMs,
     keepAliveTimeout: settings.keepAliveTimeoutMs,
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4))),
+    connectionsCheckingInterval: Math.max(
+      10,
+      Math.min(1000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4)),
+    ),
   };
 }
 
@@ -65,7 +71,9 @@ function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string,
   answered.add(socket);
   const { status, message } = errorTable[code];
   const body = JSON.stringify(errorEnvelope(code, message));
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Access-Control-Allow-Origin: *\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -86,7 +94,11 @@ export function refuseConnect(_req: http.IncomingMessage, socket: Duplex): void 
 export function refuseExpectation(_req: http.IncomingMessage, res: http.ServerResponse): void {
   const body = JSON.stringify(errorEnvelope('expectation_failed', errorTable.expectation_failed.message));
   res.shouldKeepAlive = false;
-  res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Access-Control-Allow-Origin': '*',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 

@@ -3,16 +3,71 @@ import type { SourceCredit } from '../tables/format/tableMeta.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export const endpoints = [
-  { method: 'GET', path: '/v1/ip/{ip}', plan: 'all', counted_as: '1 IP lookup', description: 'location, time zone, network (and on paid plans security, abuse, country facts) of an IPv4 or IPv6 address' },
+  {
+    method: 'GET',
+    path: '/v1/ip/{ip}',
+    plan: 'all',
+    counted_as: '1 IP lookup',
+    description: 'location, time zone, network (and on paid plans security, abuse, country facts) of an IPv4 or IPv6 address',
+  },
   { method: 'GET', path: '/v1/ip', plan: 'all', counted_as: '1 IP lookup', description: 'the same for the address the request comes from' },
-  { method: 'POST', path: '/v1/ip/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many IP lookups: {"ips": [...]}, a JSON array, or the form field ips=a,b,c' },
-  { method: 'GET', path: '/v1/blacklist/{ip}', plan: 'all', counted_as: '1 blacklist check', description: "whether the address is listed in the service's own blacklist" },
-  { method: 'POST', path: '/v1/blacklist/batch', plan: 'paid', counted_as: '1 per unique address', description: 'many blacklist checks, same body forms as /v1/ip/batch' },
-  { method: 'POST', path: '/v1/blacklist/report', plan: 'all', counted_as: 'not counted (rate limited)', description: 'report an abusive address: ip, threat_type or categories, comment, source, timestamp (JSON or form)' },
-  { method: 'GET', path: '/v1/blacklist/export', plan: 'all', counted_as: '1 blacklist check', description: 'the blacklist for firewalls: format=plain|cidr|ipset|nftables|iptables|csv|json, min_confidence, version, max_age; ETag/Last-Modified' },
-  { method: 'GET', path: '/v1/mac/{mac}', plan: 'all', counted_as: '1 MAC lookup', description: 'vendor of a MAC address or OUI prefix (most specific of MA-S, MA-M, MA-L)' },
-  { method: 'GET', path: '/v1/mac/search?q=', plan: 'paid', counted_as: '1 MAC lookup', description: 'MAC blocks of companies whose name contains q (alias: vendor), up to 100' },
-  { method: 'GET', path: '/v1/usage', plan: 'all', counted_as: 'not counted', description: 'plan, limits and usage of the account of the key' },
+  {
+    method: 'POST',
+    path: '/v1/ip/batch',
+    plan: 'paid',
+    counted_as: '1 per unique address',
+    description: 'many IP lookups: {"ips": [...]}, a JSON array, or the form field ips=a,b,c',
+  },
+  {
+    method: 'GET',
+    path: '/v1/blacklist/{ip}',
+    plan: 'all',
+    counted_as: '1 blacklist check',
+    description: "whether the address is listed in the service's own blacklist",
+  },
+  {
+    method: 'POST',
+    path: '/v1/blacklist/batch',
+    plan: 'paid',
+    counted_as: '1 per unique address',
+    description: 'many blacklist checks, same body forms as /v1/ip/batch',
+  },
+  {
+    method: 'POST',
+    path: '/v1/blacklist/report',
+    plan: 'all',
+    counted_as: 'not counted (rate limited)',
+    description: 'report an abusive address: ip, threat_type or categories, comment, source, timestamp (JSON or form)',
+  },
+  {
+    method: 'GET',
+    path: '/v1/blacklist/export',
+    plan: 'all',
+    counted_as: '1 blacklist check',
+    description:
+      'the blacklist for firewalls: format=plain|cidr|ipset|nftables|iptables|csv|json, min_confidence, version, max_age; ETag/Last-Modified',
+  },
+  {
+    method: 'GET',
+    path: '/v1/mac/{mac}',
+    plan: 'all',
+    counted_as: '1 MAC lookup',
+    description: 'vendor of a MAC address or OUI prefix (most specific of MA-S, MA-M, MA-L)',
+  },
+  {
+    method: 'GET',
+    path: '/v1/mac/search?q=',
+    plan: 'paid',
+    counted_as: '1 MAC lookup',
+    description: 'MAC blocks of companies whose name contains q (alias: vendor), up to 100',
+  },
+  {
+    method: 'GET',
+    path: '/v1/usage',
+    plan: 'all',
+    counted_as: 'not counted',
+    description: 'plan, limits and usage of the account of the key',
+  },
   { method: 'GET', path: '/v1', plan: 'all', counted_as: 'not counted', description: 'this list' },
 ] as const;
 
@@ -26,7 +81,13 @@ export interface DataSource {
   url: string | null;
 }
 
-export const dataSourceOf = (source: SourceCredit): DataSource => ({ name: source.name, version: source.version, date: source.date, licence: source.licence, url: source.url });
+export const dataSourceOf = (source: SourceCredit): DataSource => ({
+  name: source.name,
+  version: source.version,
+  date: source.date,
+  licence: source.licence,
+  url: source.url,
+});
 
 export function endpointList(deps: ServiceDeps) {
   const credits = new Map<string, string>();

@@ -89,7 +89,9 @@ async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: (
   ctx.set('X-Quota-Reset', reset);
   if (!allowance.allowed) {
     deps.metrics.rejections.inc({ reason: `legacy_${family}_daily` });
-    throw new ApiError('quota_exceeded', `Without a key, ${limit} requests per day per client address; add a key for unlimited access.`, { 'X-Quota-Reset': reset });
+    throw new ApiError('quota_exceeded', `Without a key, ${limit} requests per day per client address; add a key for unlimited access.`, {
+      'X-Quota-Reset': reset,
+    });
   }
   try {
     await serve();
@@ -154,7 +156,14 @@ export function legacyRouter(deps: ServiceDeps): Router {
     const health: LegacyMacHealth = {
       success: table !== undefined,
       status: table ? 'ok' : 'unavailable',
-      mac_table: table ? { loaded: true, built_at: table.built_at, source_date: table.source_date, blocks: deps.engine.engine.macTable?.blockCount ?? null } : { loaded: false },
+      mac_table: table
+        ? {
+            loaded: true,
+            built_at: table.built_at,
+            source_date: table.source_date,
+            blocks: deps.engine.engine.macTable?.blockCount ?? null,
+          }
+        : { loaded: false },
     };
     sendJson(ctx, table ? 200 : 503, health);
   });

@@ -65,13 +65,18 @@ export function redactedUrl(url: string, secrets: readonly string[] = []): strin
     .map((segment) => (looksSecret(segment, secrets) ? REDACTED : segment))
     .join('/');
   if (query < 0) return path;
-  const pairs = url.slice(query + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const rawName = equals < 0 ? pair : pair.slice(0, equals);
-    if (looksSecret(rawName, secrets)) return REDACTED;
-    const name = decoded(rawName).toLowerCase().replace(/[^a-z]/g, '');
-    if (equals >= 0 && (SECRET_NAME.test(name) || looksSecret(pair.slice(equals + 1), secrets))) return `${rawName}=${REDACTED}`;
-    return pair;
-  });
+  const pairs = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals < 0 ? pair : pair.slice(0, equals);
+      if (looksSecret(rawName, secrets)) return REDACTED;
+      const name = decoded(rawName)
+        .toLowerCase()
+        .replace(/[^a-z]/g, '');
+      if (equals >= 0 && (SECRET_NAME.test(name) || looksSecret(pair.slice(equals + 1), secrets))) return `${rawName}=${REDACTED}`;
+      return pair;
+    });
   return `${path}?${pairs.join('&')}`;
 }

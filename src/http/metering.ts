@@ -44,7 +44,9 @@ function admitRequestOf(caller: Caller, request: MeteredRequest): AdmitRequest {
 export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
   const admitRequest = admitRequestOf(caller, request);
   const { meter } = deps.store;
-  return whenReady(meter.immediate ? meter.immediate.admit(admitRequest) : meter.admit(admitRequest), (decision) => quotaOf(deps, request, decision));
+  return whenReady(meter.immediate ? meter.immediate.admit(admitRequest) : meter.admit(admitRequest), (decision) =>
+    quotaOf(deps, request, decision),
+  );
 }
 
 /**

@@ -31,11 +31,15 @@ class LatencyHistogram {
   readonly labelNames = ['endpoint'];
   private readonly endpoints = new Map<string, EndpointLatency>();
 
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   observe(endpoint: string, seconds: number): void {
     let latency = this.endpoints.get(endpoint);
-    if (latency === undefined) this.endpoints.set(endpoint, (latency = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
+    if (latency === undefined)
+      this.endpoints.set(endpoint, (latency = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
     let bucket = 0;
     while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
     latency.buckets[bucket]++;
@@ -50,7 +54,11 @@ class LatencyHistogram {
       let cumulative = 0;
       for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
         cumulative += latency.buckets[i];
-        values.push({ metricName: `${this.name}_bucket`, labels: { le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf', endpoint }, value: cumulative });
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf', endpoint },
+          value: cumulative,
+        });
       }
       values.push({ metricName: `${this.name}_sum`, labels: { endpoint }, value: latency.sum });
       values.push({ metricName: `${this.name}_count`, labels: { endpoint }, value: latency.count });
@@ -91,6 +99,11 @@ export function createMetrics(): ServiceMetrics {
       series.count++;
       latency.observe(endpoint, seconds);
     },
-    rejections: new Counter({ name: 'netlookup_quota_rejections_total', help: 'Requests refused by the rate limit or the quota', labelNames: ['reason'], registers: [registry] }),
+    rejections: new Counter({
+      name: 'netlookup_quota_rejections_total',
+      help: 'Requests refused by the rate limit or the quota',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
   };
 }

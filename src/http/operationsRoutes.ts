@@ -21,7 +21,12 @@ export function operationsRouter(deps: ServiceDeps): Router {
     const storeHealthy = await deps.store.healthy().catch(() => false);
     // Degraded still serves lookups: 200, so a load balancer keeps the instance in rotation.
     const status = storeHealthy ? 'ok' : deps.store.degraded?.() ? 'degraded' : 'unavailable';
-    sendJson(ctx, status === 'unavailable' ? 503 : 200, { success: storeHealthy, status, tables, store: { kind: deps.store.kind, healthy: storeHealthy } });
+    sendJson(ctx, status === 'unavailable' ? 503 : 200, {
+      success: storeHealthy,
+      status,
+      tables,
+      store: { kind: deps.store.kind, healthy: storeHealthy },
+    });
   });
 
   router.get('/metrics', async (ctx) => {

@@ -14,7 +14,17 @@ export function requestObserver(deps: ServiceDeps): RequestObserver {
     const seconds = (performance.now() - startedMs) / 1000;
     deps.metrics.observeRequest(endpoint, ctx.status, seconds);
     if (deps.logger.isLevelEnabled('debug')) {
-      deps.logger.debug({ method: ctx.method, url: redactedUrl(ctx.url, deps.config.adminToken ? [deps.config.adminToken] : []), status: ctx.status, ms: seconds * 1000, account: ctx.state.accountId, error: ctx.state.errorCode }, 'request');
+      deps.logger.debug(
+        {
+          method: ctx.method,
+          url: redactedUrl(ctx.url, deps.config.adminToken ? [deps.config.adminToken] : []),
+          status: ctx.status,
+          ms: seconds * 1000,
+          account: ctx.state.accountId,
+          error: ctx.state.errorCode,
+        },
+        'request',
+      );
     }
   };
 }

@@ -91,7 +91,8 @@ export function clientCopyIsCurrent(ctx: Context, etag: string, lastModified?: D
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   // Retryable: the store answers again once its database (or Redis) is back.
-  if (error instanceof StoreUnavailableError) return new ApiError('unavailable', 'The store is temporarily unavailable; retry later.', { 'Retry-After': '1' });
+  if (error instanceof StoreUnavailableError)
+    return new ApiError('unavailable', 'The store is temporarily unavailable; retry later.', { 'Retry-After': '1' });
   // Body parsing (co-body, raw-body) throws http-errors with a status; their text is for us, not for callers.
   const { status, type } = error as { status?: number; type?: string };
   if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');
@@ -99,7 +100,8 @@ export function asApiError(error: unknown): ApiError | null {
   if (type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
   // A Content-Encoding whose body does not decode (zlib's Z_DATA_ERROR, Z_BUF_ERROR, …).
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('Z_')) return new ApiError('invalid_body', 'The request body does not decode as its Content-Encoding says.');
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return new ApiError('invalid_body', 'The request body does not decode as its Content-Encoding says.');
   // Nothing of ours throws a bare 400: it is the body parser's (co-body's SyntaxError carries no type).
   if (status === 400) return new ApiError('invalid_body');
   return null;

@@ -5,7 +5,15 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError, answeredHere, capConnections, connectionSettings, refuseConnect, refuseExpectation, timeoutOptions } from './connections.js';
+import {
+  answerClientError,
+  answeredHere,
+  capConnections,
+  connectionSettings,
+  refuseConnect,
+  refuseExpectation,
+  timeoutOptions,
+} from './connections.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
@@ -53,7 +61,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
   const engine = new LiveEngine(await loadTables(), loadTables);
   const store = options.store ?? (await openStore(config, { writer: true }));
-  const deps: ServiceDeps = { engine, store, plans: loadPlans(config.plansFile), config, logger, metrics: createMetrics(), now: options.now ?? (() => new Date()) };
+  const deps: ServiceDeps = {
+    engine,
+    store,
+    plans: loadPlans(config.plansFile),
+    config,
+    logger,
+    metrics: createMetrics(),
+    now: options.now ?? (() => new Date()),
+  };
   const firstKey = options.firstStart === false ? null : await createFirstAccount(store.accounts);
   // Retention needs no manual job: reads already ignore expired reports; this reclaims their space.
   const purge = setInterval(() => {

@@ -37,7 +37,13 @@ import { endpointList } from './endpointList.js';
  * (the hot path: no object to build and stringify); it serves whenever neither `fields` nor
  * `pretty` asks for the object.
  */
-function respondMetered(ctx: Exchange, caller: Caller, quota: QuotaState, record: () => Record<string, unknown>, recordJson?: () => string): void {
+function respondMetered(
+  ctx: Exchange,
+  caller: Caller,
+  quota: QuotaState,
+  record: () => Record<string, unknown>,
+  recordJson?: () => string,
+): void {
   setQuotaHeaders(ctx, caller, quota);
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
@@ -75,9 +81,18 @@ function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<vo
     return whenReady(admit(deps, caller, metered), (quota) =>
       servedOrRefunded(deps, caller, metered, () => {
         const engine = deps.engine.engine;
-        const { plan: { field_level: level }, now } = caller;
+        const {
+          plan: { field_level: level },
+          now,
+        } = caller;
         return whenReady(threatFactsOf(deps, ip!, level, now), (threat) =>
-          respondMetered(ctx, caller, quota, () => ipRecordOf(engine.answerOf(ip!), level, now, threat), () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat })),
+          respondMetered(
+            ctx,
+            caller,
+            quota,
+            () => ipRecordOf(engine.answerOf(ip!), level, now, threat),
+            () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat }),
+          ),
         );
       }),
     );
@@ -96,7 +111,13 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
     }
     return whenReady(admit(deps, caller, { api: 'mac', cost: 1, refusal }), (quota) => {
       const level = caller.plan.field_level;
-      respondMetered(ctx, caller, quota, () => macRecord(answer!, level) as unknown as Record<string, unknown>, () => macRenderer.render(answer!, level));
+      respondMetered(
+        ctx,
+        caller,
+        quota,
+        () => macRecord(answer!, level) as unknown as Record<string, unknown>,
+        () => macRenderer.render(answer!, level),
+      );
     });
   });
 }
@@ -123,13 +144,22 @@ function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventua
 function batchEntries(ctx: Context, body: unknown): unknown[] | null {
   if (ctx.method === 'GET') {
     const ips = firstQueryValue(ctx, 'ips');
-    return ips === undefined ? null : ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    return ips === undefined
+      ? null
+      : ips
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0);
   }
   if (Array.isArray(body)) return body;
   if (body && typeof body === 'object') {
     const ips = (body as Record<string, unknown>).ips;
     if (Array.isArray(ips)) return ips;
-    if (typeof ips === 'string') return ips.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (typeof ips === 'string')
+      return ips
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
     if (ips !== undefined) throw new ApiError('invalid_body', 'ips must be an array of strings or a comma-separated string.');
   }
   return [];
@@ -179,7 +209,8 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     if (!refusal) {
       try {
         const entries = batchEntries(ctx, await readBody(ctx));
-        if (entries === null) throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
+        if (entries === null)
+          throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
         items = uniqueItems(entries);
       } catch (error) {
         const api = asApiError(error);
@@ -193,7 +224,10 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     const valid = items.filter((i) => i.ip !== null);
     if (!refusal && items.length === 0) refusal = new ApiError('empty_batch');
     else if (!refusal && items.length > caller.plan.max_batch) {
-      refusal = new ApiError('batch_too_large', `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`);
+      refusal = new ApiError(
+        'batch_too_large',
+        `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`,
+      );
     }
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
     const metered = { api, cost: valid.length, refusal };
@@ -203,7 +237,14 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       const { code, field_level: level } = caller.plan;
       // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-        const results = await batchResults(items, (ip) => whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })), JSON.stringify);
+        const results = await batchResults(
+          items,
+          (ip) =>
+            whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
+              rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat }),
+            ),
+          JSON.stringify,
+        );
         setQuotaHeaders(ctx, caller, quota);
         const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
         for (let i = 0; i < results.length; i++) (i === 0 ? body : body.append(',')).append(results[i]);
@@ -212,9 +253,15 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       }
       const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
         api === 'ip'
-          ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat))
+          ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
+              ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat),
+            )
           : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
-      const results = await batchResults(items, (ip) => whenReady(record(ip), (r) => applyFields(r, filter)), (failed) => failed);
+      const results = await batchResults(
+        items,
+        (ip) => whenReady(record(ip), (r) => applyFields(r, filter)),
+        (failed) => failed,
+      );
       setQuotaHeaders(ctx, caller, quota);
       sendJson(ctx, 200, { success: true, count: results.length, results, meta: metaRecord(code, level, quota) });
     });
@@ -224,7 +271,11 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
 const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
 
 /** One result per unique entry, in order: the answer for an address, the invalid_ip failure otherwise. */
-async function batchResults<T>(items: readonly BatchItem[], answer: (ip: ParsedIp) => Eventually<T>, failure: (failed: object) => T): Promise<T[]> {
+async function batchResults<T>(
+  items: readonly BatchItem[],
+  answer: (ip: ParsedIp) => Eventually<T>,
+  failure: (failed: object) => T,
+): Promise<T[]> {
   const results: T[] = [];
   for (const item of items) {
     if (item.ip === null) {

@@ -25,7 +25,10 @@ function searchIndex(table: MacTable): SearchEntry[] {
       const block = table.block(row);
       const company = table.company(block.company);
       if (company.is_private || company.name === null) continue;
-      entries.push({ folded: company.name.toLowerCase(), result: macSearchResult(block, { name: company.name, country_code: company.country_code }) });
+      entries.push({
+        folded: company.name.toLowerCase(),
+        result: macSearchResult(block, { name: company.name, country_code: company.country_code }),
+      });
     }
     entries.sort((a, b) => a.result.company.localeCompare(b.result.company, 'en') || a.result.oui.localeCompare(b.result.oui));
     indexes.set(table, entries);

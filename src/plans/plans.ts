@@ -31,24 +31,44 @@ export type PlanTable = Record<PlanCode, Plan>;
 
 export const defaultPlans: PlanTable = {
   free: {
-    code: 'free', name: 'Free (non-commercial)', price_eur_month: 0,
+    code: 'free',
+    name: 'Free (non-commercial)',
+    price_eur_month: 0,
     quota: { period: 'day', per_api: { ip: 1000, blacklist: 1000, mac: 1000 } },
-    rate_limit_per_second: 2, max_batch: 0, max_keys: 1, field_level: 'basic',
+    rate_limit_per_second: 2,
+    max_batch: 0,
+    max_keys: 1,
+    field_level: 'basic',
   },
   starter: {
-    code: 'starter', name: 'Starter', price_eur_month: 9,
+    code: 'starter',
+    name: 'Starter',
+    price_eur_month: 9,
     quota: { period: 'month', pooled: 250_000 },
-    rate_limit_per_second: 5, max_batch: 100, max_keys: 3, field_level: 'full',
+    rate_limit_per_second: 5,
+    max_batch: 100,
+    max_keys: 3,
+    field_level: 'full',
   },
   pro: {
-    code: 'pro', name: 'Pro', price_eur_month: 29,
+    code: 'pro',
+    name: 'Pro',
+    price_eur_month: 29,
     quota: { period: 'month', pooled: 1_500_000 },
-    rate_limit_per_second: 15, max_batch: 100, max_keys: 5, field_level: 'full',
+    rate_limit_per_second: 15,
+    max_batch: 100,
+    max_keys: 5,
+    field_level: 'full',
   },
   business: {
-    code: 'business', name: 'Business', price_eur_month: 79,
+    code: 'business',
+    name: 'Business',
+    price_eur_month: 79,
     quota: { period: 'month', pooled: 6_000_000 },
-    rate_limit_per_second: 30, max_batch: 1000, max_keys: 10, field_level: 'full',
+    rate_limit_per_second: 30,
+    max_batch: 1000,
+    max_keys: 10,
+    field_level: 'full',
   },
 };
 
@@ -85,7 +105,8 @@ function parsePlans(raw: unknown, file: string): PlanTable {
     if (plan.field_level !== 'basic' && plan.field_level !== 'full') fail(`plan ${code}: field_level must be basic or full`);
     const q = plan.quota as PlanQuota | undefined;
     if (q?.period === 'day') {
-      for (const api of apis) if (!positiveInteger(q.per_api?.[api])) fail(`plan ${code}: quota.per_api.${api} must be a non-negative integer`);
+      for (const api of apis)
+        if (!positiveInteger(q.per_api?.[api])) fail(`plan ${code}: quota.per_api.${api} must be a non-negative integer`);
     } else if (q?.period === 'month') {
       if (!positiveInteger(q.pooled)) fail(`plan ${code}: quota.pooled must be a non-negative integer`);
     } else {

@@ -205,18 +205,29 @@ export type IpRecord = IpRecordBasic | IpRecordFull | ReservedIpRecord | NotFoun
 
 export const NOT_FOUND_MESSAGE = 'No data for this address: it is public, but none of the service databases locates it.';
 
-export function ipRecord(answer: IpAnswer, level: 'basic', now: Date, feeds?: IpRecordFeeds): IpRecordBasic | ReservedIpRecord | NotFoundIpRecord;
-export function ipRecord(answer: IpAnswer, level: 'full', now: Date, feeds?: IpRecordFeeds): IpRecordFull | ReservedIpRecord | NotFoundIpRecord;
+export function ipRecord(
+  answer: IpAnswer,
+  level: 'basic',
+  now: Date,
+  feeds?: IpRecordFeeds,
+): IpRecordBasic | ReservedIpRecord | NotFoundIpRecord;
+export function ipRecord(
+  answer: IpAnswer,
+  level: 'full',
+  now: Date,
+  feeds?: IpRecordFeeds,
+): IpRecordFull | ReservedIpRecord | NotFoundIpRecord;
 export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): IpRecord;
 export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): IpRecord {
   if (answer.status === 'reserved') return reservedRecord(answer);
-  if (answer.status === 'not_found') return { success: true, ip: answer.ip, version: answer.version, found: false, message: NOT_FOUND_MESSAGE };
+  if (answer.status === 'not_found')
+    return { success: true, ip: answer.ip, version: answer.version, found: false, message: NOT_FOUND_MESSAGE };
 
   const loc = answer.location;
   const country = answer.country;
   const net = answer.network;
   const security = feeds?.security ?? NO_SECURITY_FACTS;
-  const connectionType: ConnectionType | null = security.is_vpn ? 'hosting' : net?.connection_type ?? null;
+  const connectionType: ConnectionType | null = security.is_vpn ? 'hosting' : (net?.connection_type ?? null);
   const location: LocationRecord = {
     continent: country?.continent ?? null,
     continent_code: country?.continent_code ?? null,
@@ -265,7 +276,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
       usage: null,
       hostname: null,
       range: rangeOf(answer.block, answer.version),
-      rpki: answer.version === 4 ? feeds?.rpki ?? null : null,
+      rpki: answer.version === 4 ? (feeds?.rpki ?? null) : null,
       speed_mbps: null,
     },
     country_info: country
@@ -297,7 +308,11 @@ export function isHostingOf(connectionType: ConnectionType | null): boolean | nu
   return connectionType === null ? null : connectionType === 'hosting';
 }
 
-export function securityRecord(security: SecurityFacts, isHosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): SecurityRecord {
+export function securityRecord(
+  security: SecurityFacts,
+  isHosting: boolean | null,
+  threat: ThreatFacts | UnknownThreatFacts,
+): SecurityRecord {
   return {
     is_vpn: security.is_vpn,
     vpn_provider: security.vpn_provider,
@@ -418,13 +433,26 @@ function offsetMinutesAt(format: Intl.DateTimeFormat, ms: number): number {
   let second = 0;
   for (const part of format.formatToParts(ms)) {
     switch (part.type) {
-      case 'year': year = Number(part.value); break;
-      case 'month': month = Number(part.value); break;
-      case 'day': day = Number(part.value); break;
-      case 'hour': hour = Number(part.value); break;
-      case 'minute': minute = Number(part.value); break;
-      case 'second': second = Number(part.value); break;
-      default: break;
+      case 'year':
+        year = Number(part.value);
+        break;
+      case 'month':
+        month = Number(part.value);
+        break;
+      case 'day':
+        day = Number(part.value);
+        break;
+      case 'hour':
+        hour = Number(part.value);
+        break;
+      case 'minute':
+        minute = Number(part.value);
+        break;
+      case 'second':
+        second = Number(part.value);
+        break;
+      default:
+        break;
     }
   }
   const local = Date.UTC(year, month - 1, day, hour, minute, second);

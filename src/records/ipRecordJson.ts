@@ -52,7 +52,9 @@ export class IpRecordRenderer {
   /** the full level's timezone JSON per zone, for the second it was made in */
   private readonly clocks = new Map<string | null, { second: number; json: string }>();
   /** the security block without threat facts, by is_hosting (false, true, null) */
-  private readonly quietSecurity = [false, true, null].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)));
+  private readonly quietSecurity = [false, true, null].map((hosting) =>
+    JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)),
+  );
 
   /**
    * The record of a parsed address, range first: a range seen before needs no answer decoded
@@ -72,7 +74,14 @@ export class IpRecordRenderer {
     return entry.template.render([text, timezone, JSON.stringify(rangeOf(engine.blockOfIPv6(ip.words, range), 6)), security]);
   }
 
-  private templateOf(engine: LookupEngine, ip: ParsedIp, range: number, version: 4 | 6, level: FieldLevel, now: Date): RangeTemplate | null {
+  private templateOf(
+    engine: LookupEngine,
+    ip: ParsedIp,
+    range: number,
+    version: 4 | 6,
+    level: FieldLevel,
+    now: Date,
+  ): RangeTemplate | null {
     // Ranges of both families in one map: IPv6 ranges on the negative side, the level in the low bit.
     const id = (version === 4 ? range : -1 - range) * 2 + (level === 'full' ? 1 : 0);
     let entry = this.templates.get(id);
@@ -86,7 +95,10 @@ export class IpRecordRenderer {
       const answer = engine.answerOf(ip);
       entry = null;
       if (answer.status === 'found') {
-        const record = ipRecord(answer, level, now) as { timezone: { id: string | null }; network: { connection_type: ConnectionType | null } };
+        const record = ipRecord(answer, level, now) as {
+          timezone: { id: string | null };
+          network: { connection_type: ConnectionType | null };
+        };
         const zone = record.timezone.id;
         const isHosting = isHostingOf(record.network.connection_type);
         entry = { template: JsonTemplate.compile(record, holesOf(level, version)), zone, isHosting };
@@ -108,6 +120,8 @@ export class IpRecordRenderer {
   }
 
   private securityJson(isHosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): string {
-    return threat === NO_THREAT_FACTS ? this.quietSecurity[isHosting === null ? 2 : isHosting ? 1 : 0] : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
+    return threat === NO_THREAT_FACTS
+      ? this.quietSecurity[isHosting === null ? 2 : isHosting ? 1 : 0]
+      : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
   }
 }

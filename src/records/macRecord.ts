@@ -131,7 +131,10 @@ export interface MacSearchResult {
  * (MacTable.company; private registrations are no hit): oui = the block's first three bytes, IAB
  * shown as MA-S.
  */
-export function macSearchResult(block: { hi24: number; type: BlockType }, company: { name: string; country_code: string | null }): MacSearchResult {
+export function macSearchResult(
+  block: { hi24: number; type: BlockType },
+  company: { name: string; country_code: string | null },
+): MacSearchResult {
   return {
     oui: formatOui(block.hi24),
     company: company.name,

@@ -72,6 +72,13 @@ export function newAccountWithKey(input: NewAccount): { account: Account; key: A
     email: input.email ?? null,
     created_at: new Date().toISOString(),
   };
-  const key: ApiKey = { id: newId('key'), account_id: account.id, name: 'default', websites: [], created_at: account.created_at, rolled_at: null };
+  const key: ApiKey = {
+    id: newId('key'),
+    account_id: account.id,
+    name: 'default',
+    websites: [],
+    created_at: account.created_at,
+    rolled_at: null,
+  };
   return { account, key, secret: newSecret() };
 }

@@ -146,7 +146,10 @@ export class RedisBlacklist implements BlacklistStore {
   async listing(address: BlacklistAddress, now: Date, reportLimit: number): Promise<Listing | null> {
     return this.guard('read listing', async () => {
       const nowMs = now.getTime();
-      const [flat, facts] = await Promise.all([this.redis.hgetall(this.reportsKey(address.text)), this.redis.hgetall(this.factsKey(address.text))]);
+      const [flat, facts] = await Promise.all([
+        this.redis.hgetall(this.reportsKey(address.text)),
+        this.redis.hgetall(this.factsKey(address.text)),
+      ]);
       const rows = this.current(rowsOf(Object.entries(flat).flat()), nowMs);
       return listingOf(address.text, rows, { country_code: facts.country_code ?? null, isp: facts.isp ?? null }, nowMs, reportLimit);
     });
@@ -225,7 +228,9 @@ export class RedisBlacklist implements BlacklistStore {
     // Addresses whose last report left the window; reports of still-listed addresses that left it
     // are dropped by their address's next report, and everything expires by TTL anyway.
     for (;;) {
-      const ips = await this.guard('purge reports', () => this.redis.zrangebyscore(this.lastKey(), '-inf', `(${cutoff}`, 'LIMIT', 0, PURGE_CHUNK));
+      const ips = await this.guard('purge reports', () =>
+        this.redis.zrangebyscore(this.lastKey(), '-inf', `(${cutoff}`, 'LIMIT', 0, PURGE_CHUNK),
+      );
       if (ips.length === 0) return purged;
       for (const ip of ips) {
         const address = parseBlacklistAddress(ip);
@@ -242,7 +247,13 @@ export class RedisBlacklist implements BlacklistStore {
   async admitReport(reporter: string, limit: number, windowMs: number, now: Date): Promise<boolean> {
     const nowMs = now.getTime();
     const admitted = await this.guard('admit report', () =>
-      this.redis.netlookupSlide(`${this.base}{rep:${reporter}}:window:${windowMs}`, nowMs, windowMs, limit, `${nowMs}:${Math.random().toString(36).slice(2)}`),
+      this.redis.netlookupSlide(
+        `${this.base}{rep:${reporter}}:window:${windowMs}`,
+        nowMs,
+        windowMs,
+        limit,
+        `${nowMs}:${Math.random().toString(36).slice(2)}`,
+      ),
     );
     return admitted === 1;
   }

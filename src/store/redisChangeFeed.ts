@@ -105,6 +105,11 @@ export class ChangeFeed {
     const id = message.slice(topicEnd + 1, idEnd);
     this.listeners.get(message.slice(0, topicEnd))?.changed(message.slice(idEnd + 1));
     const acks = `${this.prefix}acks:${id}`;
-    this.connection.multi().rpush(acks, '1').pexpire(acks, ACK_KEY_TTL_MS).exec().catch(() => undefined);
+    this.connection
+      .multi()
+      .rpush(acks, '1')
+      .pexpire(acks, ACK_KEY_TTL_MS)
+      .exec()
+      .catch(() => undefined);
   }
 }

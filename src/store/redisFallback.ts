@@ -88,11 +88,21 @@ export class OutageFallback {
    */
   admit(request: AdmitRequest, rateLimit: number, sent: CommandReceipt | null): AdmitDecision {
     const { account_id: accountId, api, cost, quota: rule, now } = request;
-    const count = (name: CounterName, n: number) => (sent === null ? this.count(accountId, now, name, n) : this.countUncertain(accountId, now, sent, name, n));
+    const count = (name: CounterName, n: number) =>
+      sent === null ? this.count(accountId, now, name, n) : this.countUncertain(accountId, now, sent, name, n);
     const used = () => (this.lastUsed.get(ruleKey(request)) ?? 0) + this.localUsed(request);
     const decide = (outcome: AdmitDecision['outcome']): AdmitDecision => {
       const u = used();
-      return { outcome, quota: { limit: rule.limit, used: u, remaining: Math.max(0, rule.limit - u), period: rule.period, resets_at: nextReset(rule.period, now) } };
+      return {
+        outcome,
+        quota: {
+          limit: rule.limit,
+          used: u,
+          remaining: Math.max(0, rule.limit - u),
+          period: rule.period,
+          resets_at: nextReset(rule.period, now),
+        },
+      };
     };
     if (!this.insurance.tryAdmit(accountId, rateLimit, now.getTime())) {
       count('rejected', 1);

@@ -97,9 +97,26 @@ export class RedisMeter implements Meter {
             2,
             this.dayKey(entry.accountId, entry.day),
             this.monthKey(entry.accountId, entry.month),
-            sent.receipt, sent.seq,
-            4, this.dayTtl(entry.at), 'ip', ip, 'blacklist', blacklist, 'mac', mac, 'rejected', rejected,
-            3, this.monthTtl(entry.at), 'ip', ip, 'blacklist', blacklist, 'mac', mac,
+            sent.receipt,
+            sent.seq,
+            4,
+            this.dayTtl(entry.at),
+            'ip',
+            ip,
+            'blacklist',
+            blacklist,
+            'mac',
+            mac,
+            'rejected',
+            rejected,
+            3,
+            this.monthTtl(entry.at),
+            'ip',
+            ip,
+            'blacklist',
+            blacklist,
+            'mac',
+            mac,
           );
         } catch (e) {
           if (neverSent(unavailable('write back', e))) this.fallback.giveBack(entry);
@@ -225,15 +242,27 @@ export class RedisMeter implements Meter {
           2,
           this.dayKey(accountId, dayKey(now)),
           this.monthKey(accountId, monthKey(now)),
-          sent.receipt, sent.seq,
-          2, this.dayTtl(now), api, -cost, 'rejected', 1,
-          1, this.monthTtl(now), api, -cost,
+          sent.receipt,
+          sent.seq,
+          2,
+          this.dayTtl(now),
+          api,
+          -cost,
+          'rejected',
+          1,
+          1,
+          this.monthTtl(now),
+          api,
+          -cost,
         ),
       );
     } catch (e) {
       if (!isRedisOutage(e)) throw e;
       // Owed to Redis like the counts of an outage: an admission counted here nets out, one counted in Redis is given back there.
-      for (const [name, n] of [[api, -cost], ['rejected', 1]] as const) {
+      for (const [name, n] of [
+        [api, -cost],
+        ['rejected', 1],
+      ] as const) {
         if (neverSent(e)) this.fallback.count(accountId, now, name, n);
         else this.fallback.countUncertain(accountId, now, sent, name, n);
       }

@@ -364,7 +364,8 @@ export function redisGuard(isClosed: () => boolean): RedisGuard {
     try {
       return await work();
     } catch (e) {
-      if (e instanceof KeyLimitError || e instanceof StoreInputError || e instanceof StoreUnavailableError || e instanceof RangeError) throw e;
+      if (e instanceof KeyLimitError || e instanceof StoreInputError || e instanceof StoreUnavailableError || e instanceof RangeError)
+        throw e;
       throw unavailable(`redis store: ${what} failed`, e);
     }
   };

@@ -54,7 +54,12 @@ export class RedisStore implements Store {
   private closed = false;
   private readonly guard: RedisGuard = redisGuard(() => this.closed);
 
-  private constructor(readonly redis: StoreRedis, private readonly feed: ChangeFeed | null, prefix: string, options: RedisStoreOptions) {
+  private constructor(
+    readonly redis: StoreRedis,
+    private readonly feed: ChangeFeed | null,
+    prefix: string,
+    options: RedisStoreOptions,
+  ) {
     // unique among instances: the members of the rate window's sorted sets, the first start's claim
     const instance = crypto.randomBytes(6).toString('hex');
     const fallback = new OutageFallback();

@@ -120,7 +120,8 @@ export class SqliteAccounts implements AccountStore {
       if (!row) return null;
       const current = toAccount(row);
       const plan = patch.plan === undefined ? current.plan : checkedPlan(patch.plan);
-      if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean') throw new StoreInputError('suspended must be true or false');
+      if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean')
+        throw new StoreInputError('suspended must be true or false');
       const next: Account = {
         ...current,
         plan,

@@ -209,7 +209,8 @@ export class SqliteBlacklist implements BlacklistStore {
       this.refreshIfChangedElsewhere();
       const deleted = this.write(() => {
         const n = this.sql.deleteReports.run(address.text).changes;
-        if (n > 0) this.sql.touchAddress.run({ ip: address.text, country_code: null, isp: null, seq: this.sql.nextSeq.get(now.getTime())! });
+        if (n > 0)
+          this.sql.touchAddress.run({ ip: address.text, country_code: null, isp: null, seq: this.sql.nextSeq.get(now.getTime())! });
         return n;
       });
       this.index.delete(address.v4, address.words);
@@ -279,7 +280,13 @@ export class SqliteBlacklist implements BlacklistStore {
   /** Saves one report inside the caller's transaction; true when it merged into an earlier one. */
   private saveReport(input: ReportInput, nowMs: number): boolean {
     const at = input.at.getTime();
-    const candidate = this.sql.mergeCandidate.get({ ip: input.ip, reporter: input.reporter, from: at - MERGE_WINDOW_MS, to: at + MERGE_WINDOW_MS, at });
+    const candidate = this.sql.mergeCandidate.get({
+      ip: input.ip,
+      reporter: input.reporter,
+      from: at - MERGE_WINDOW_MS,
+      to: at + MERGE_WINDOW_MS,
+      at,
+    });
     const listedBefore = this.sql.reportedSince.get(input.ip, nowMs - this.policy.retentionMs) !== undefined;
     const seq = this.sql.nextSeq.get(nowMs)!;
     if (candidate !== undefined) {
@@ -288,7 +295,12 @@ export class SqliteBlacklist implements BlacklistStore {
       this.sql.insertReport.run({ ...input, created_at: at, last_at: at });
     }
     // The country and provider at listing time: captured when this report lists the address.
-    (listedBefore ? this.sql.touchAddress : this.sql.listAddress).run({ ip: input.ip, country_code: input.country_code, isp: input.isp, seq });
+    (listedBefore ? this.sql.touchAddress : this.sql.listAddress).run({
+      ip: input.ip,
+      country_code: input.country_code,
+      isp: input.isp,
+      seq,
+    });
     return candidate !== undefined;
   }
 
@@ -390,9 +402,11 @@ export class SqliteBlacklist implements BlacklistStore {
     });
     if (pending.length > 0) {
       this.guard('write daily counters', () =>
-        this.db.transaction(() => {
-          for (const [key, entry] of pending) this.writeDaily(key, entry);
-        }).immediate(),
+        this.db
+          .transaction(() => {
+            for (const [key, entry] of pending) this.writeDaily(key, entry);
+          })
+          .immediate(),
       );
       for (const [, entry] of pending) entry.unflushed = 0;
     }
@@ -451,13 +465,23 @@ function prepareStatements(db: Database.Database) {
     reportsOf: db.prepare<[string, number], ReportRow>(
       'SELECT id, reporter, threat_type, message, source, created_at, last_at FROM blacklist_reports WHERE ip = ? AND last_at >= ?',
     ),
-    address: db.prepare<[string], { country_code: string | null; isp: string | null }>('SELECT country_code, isp FROM blacklist_addresses WHERE ip = ?'),
-    allReports: db.prepare<[], ReportTimes & { ip: string }>('SELECT ip, reporter, threat_type, created_at, last_at FROM blacklist_reports ORDER BY ip'),
+    address: db.prepare<[string], { country_code: string | null; isp: string | null }>(
+      'SELECT country_code, isp FROM blacklist_addresses WHERE ip = ?',
+    ),
+    allReports: db.prepare<[], ReportTimes & { ip: string }>(
+      'SELECT ip, reporter, threat_type, created_at, last_at FROM blacklist_reports ORDER BY ip',
+    ),
     changedSince: db.prepare<[number, number], string>('SELECT ip FROM blacklist_addresses WHERE seq > ? AND seq <= ?').pluck(),
     deleteReports: db.prepare<[string]>('DELETE FROM blacklist_reports WHERE ip = ?'),
-    purgeReports: db.prepare<[number]>('DELETE FROM blacklist_reports WHERE id IN (SELECT id FROM blacklist_reports WHERE last_at < ? LIMIT 10000)'),
-    purgeAddresses: db.prepare('DELETE FROM blacklist_addresses WHERE NOT EXISTS (SELECT 1 FROM blacklist_reports r WHERE r.ip = blacklist_addresses.ip)'),
-    dailyCount: db.prepare<[string, string, string], number>('SELECT count FROM daily_counters WHERE bucket = ? AND client = ? AND day = ?').pluck(),
+    purgeReports: db.prepare<[number]>(
+      'DELETE FROM blacklist_reports WHERE id IN (SELECT id FROM blacklist_reports WHERE last_at < ? LIMIT 10000)',
+    ),
+    purgeAddresses: db.prepare(
+      'DELETE FROM blacklist_addresses WHERE NOT EXISTS (SELECT 1 FROM blacklist_reports r WHERE r.ip = blacklist_addresses.ip)',
+    ),
+    dailyCount: db
+      .prepare<[string, string, string], number>('SELECT count FROM daily_counters WHERE bucket = ? AND client = ? AND day = ?')
+      .pluck(),
     purgeDaily: db.prepare<[string, number]>(
       'DELETE FROM daily_counters WHERE (bucket, client, day) IN (SELECT bucket, client, day FROM daily_counters WHERE day < ? ORDER BY day LIMIT ?)',
     ),

@@ -61,7 +61,13 @@ export class SqliteMeter implements Meter {
     const view = this.guard('read usage', () => this.counterView(accountId, now));
     const state = (): QuotaState => {
       const used = this.quotaUsed(view, request);
-      return { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: nextReset(rule.period, now) };
+      return {
+        limit: rule.limit,
+        used,
+        remaining: Math.max(0, rule.limit - used),
+        period: rule.period,
+        resets_at: nextReset(rule.period, now),
+      };
     };
     if (!this.rateWindow.tryAdmit(accountId, request.rate_limit_per_second, now.getTime())) {
       this.count(view, accountId, 'rejected', 1);
@@ -109,13 +115,15 @@ export class SqliteMeter implements Meter {
     if (this.pending.size === 0) return;
     this.guard('write usage', () => {
       try {
-        this.db.transaction(() => {
-          for (const [accountId, days] of this.pending) {
-            for (const [day, counts] of days) {
-              for (const name of counterNames) if (counts[name] > 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
+        this.db
+          .transaction(() => {
+            for (const [accountId, days] of this.pending) {
+              for (const [day, counts] of days) {
+                for (const name of counterNames) if (counts[name] > 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
+              }
             }
-          }
-        }).immediate();
+          })
+          .immediate();
         this.lastFlushFailed = false;
       } catch (e) {
         this.lastFlushFailed = true;

@@ -39,7 +39,11 @@ export class SqliteStore implements Store {
   private readonly guard: Guard = sqliteGuard(() => this.closed);
   private readonly ping: Database.Statement;
 
-  private constructor(private readonly db: Database.Database, flushIntervalMs: number, blacklist: SqliteBlacklistOptions) {
+  private constructor(
+    private readonly db: Database.Database,
+    flushIntervalMs: number,
+    blacklist: SqliteBlacklistOptions,
+  ) {
     this.ping = db.prepare('SELECT 1');
     this.accounts = new SqliteAccounts(db, this.guard);
     this.meter = new SqliteMeter(db, this.guard);

@@ -31,8 +31,13 @@ export class ThreatIndex {
   /** Bytes held by the typed arrays (the index's memory, less a few object headers). */
   get bytes(): number {
     return (
-      this.ids.bytes + this.lastAt.byteLength + this.oldestSec.byteLength + this.reports.byteLength +
-      this.reportsAtAnchor.byteLength + this.reportersAtAnchor.byteLength + this.typeCode.byteLength
+      this.ids.bytes +
+      this.lastAt.byteLength +
+      this.oldestSec.byteLength +
+      this.reports.byteLength +
+      this.reportsAtAnchor.byteLength +
+      this.reportersAtAnchor.byteLength +
+      this.typeCode.byteLength
     );
   }
 

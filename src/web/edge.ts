@@ -23,7 +23,10 @@ export function callerAddress(request: Request): string | null {
 }
 
 function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  });
 }
 
 function refusal(code: ErrorCode, message: string = errorTable[code].message): Response {
@@ -64,7 +67,11 @@ const engines = new Map<string, Promise<CompactEngine>>();
 function engineAt(base: string): Promise<CompactEngine> {
   let loading = engines.get(base);
   if (!loading) {
-    loading = loadCompactEngine({ wasm: new URL('netlookup.wasm', base), ip4: new URL('tables/ip4c.nlt.gz', base), ip6: new URL('tables/ip6c.nlt.gz', base) });
+    loading = loadCompactEngine({
+      wasm: new URL('netlookup.wasm', base),
+      ip4: new URL('tables/ip4c.nlt.gz', base),
+      ip6: new URL('tables/ip6c.nlt.gz', base),
+    });
     loading.catch(() => engines.delete(base));
     engines.set(base, loading);
   }

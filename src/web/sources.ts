@@ -15,7 +15,13 @@ const MAX_HEADER_BYTES = 1 << 16;
 export type Source = string | URL | Response | Promise<Response> | ArrayBuffer | ArrayBufferView;
 
 function nameOf(source: Source, fallback: string): string {
-  return typeof source === 'string' ? source : source instanceof URL ? source.href : source instanceof Response && source.url ? source.url : fallback;
+  return typeof source === 'string'
+    ? source
+    : source instanceof URL
+      ? source.href
+      : source instanceof Response && source.url
+        ? source.url
+        : fallback;
 }
 
 async function responseOf(source: string | URL | Response | Promise<Response>, name: string): Promise<Response> {
@@ -58,7 +64,8 @@ export async function tableSource(source: Source, kind: string): Promise<TableSo
       const first = concat(head, headBytes);
       head.splice(0, head.length, first);
       const magic = asciiAt(first, HEADER.magic, TABLE_MAGIC.length);
-      if (magic !== TABLE_MAGIC) throw new Error(`${name}: not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
+      if (magic !== TABLE_MAGIC)
+        throw new Error(`${name}: not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
       headerLength = Math.max(FIXED_HEADER_BYTES, new DataView(first.buffer, first.byteOffset).getUint32(HEADER.headerLength, true));
       if (headerLength > MAX_HEADER_BYTES) throw new Error(`${name}: a header of ${headerLength} bytes is not a table's`);
     }

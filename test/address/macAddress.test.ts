@@ -1,13 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  formatMac,
-  formatOui,
-  MAC_HEX_DIGITS_MAX,
-  MAC_HEX_DIGITS_MIN,
-  parseMac,
-  type MacParts,
-} from '../../src/address/macAddress.js';
+import { formatMac, formatOui, MAC_HEX_DIGITS_MAX, MAC_HEX_DIGITS_MIN, parseMac, type MacParts } from '../../src/address/macAddress.js';
 
 const parse = (text: string): MacParts | null => {
   const out: MacParts = { hi24: -1, lo24: -1, digits: -1 };

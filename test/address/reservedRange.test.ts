@@ -292,7 +292,10 @@ describe('agreement with the reference search', () => {
 
   it('IPv4: uniform and near entry edges', () => {
     const value = fc.oneof(fc.bigInt({ min: 0n, max: 0xffffffffn }), nearEdge(32));
-    fc.assert(fc.property(value, (v) => expectMatchesReference(v, 32)), { numRuns: 20000 });
+    fc.assert(
+      fc.property(value, (v) => expectMatchesReference(v, 32)),
+      { numRuns: 20000 },
+    );
   });
 
   it('IPv6: uniform, near entry edges, and outside 2000::/3', () => {
@@ -304,7 +307,10 @@ describe('agreement with the reference search', () => {
       fc.bigInt({ min: 0n, max: (1n << 125n) - 1n }).map((v) => v | (outsideGlobalUnicast[Number(v % 7n)] << 125n)),
       fc.bigInt({ min: 0n, max: (1n << 125n) - 1n }).map((v) => v | (1n << 125n)),
     );
-    fc.assert(fc.property(value, (v) => expectMatchesReference(v, 128)), { numRuns: 20000 });
+    fc.assert(
+      fc.property(value, (v) => expectMatchesReference(v, 128)),
+      { numRuns: 20000 },
+    );
   });
 
   it('returns the same shared object on every call (no allocation)', () => {

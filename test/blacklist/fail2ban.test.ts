@@ -47,7 +47,13 @@ function fail2banLog(): string {
 }
 
 const listed = ['45.130.0.1', '45.130.0.2', '2a01:4f8:130::7', '45.130.0.3', '45.130.0.4'];
-const expectedReports: Record<string, number> = { '45.130.0.1': 2, '45.130.0.2': 1, '2a01:4f8:130::7': 1, '45.130.0.3': 1, '45.130.0.4': 1 };
+const expectedReports: Record<string, number> = {
+  '45.130.0.1': 2,
+  '45.130.0.2': 1,
+  '2a01:4f8:130::7': 1,
+  '45.130.0.3': 1,
+  '45.130.0.4': 1,
+};
 
 let dir: string;
 let logFile: string;
@@ -77,7 +83,11 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Prom
 async function listingOf(h: Harness, key: string): Promise<Record<string, { total_reports: number; threat_type: string }>> {
   const r = await h.call('/v1/blacklist/batch', { key, json: [...listed, '45.130.9.9', '45.130.9.10', '192.168.1.20'] });
   expect(r.status).toBe(200);
-  return Object.fromEntries(r.body.results.filter((x: { listed: boolean }) => x.listed).map((x: { ip: string; total_reports: number; threat_type: string }) => [x.ip, x]));
+  return Object.fromEntries(
+    r.body.results
+      .filter((x: { listed: boolean }) => x.listed)
+      .map((x: { ip: string; total_reports: number; threat_type: string }) => [x.ip, x]),
+  );
 }
 
 /** The action file's [Definition] and [Init] values (fail2ban's INI: indented lines continue a value). */
@@ -111,11 +121,25 @@ describe('fail2ban log replay', () => {
     const h = await Harness.start({ clockStart: new Date(start + 2 * HOUR).toISOString() });
     try {
       const key = await h.newKey('pro');
-      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'blacklist', 'import', '--json', '--data-dir', h.dataDir, '--reporter', 'host-a', logFile]);
+      const result = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'blacklist',
+        'import',
+        '--json',
+        '--data-dir',
+        h.dataDir,
+        '--reporter',
+        'host-a',
+        logFile,
+      ]);
       expect(result.code, result.stderr).toBe(1);
       const summary = JSON.parse(result.stdout);
       expect(summary).toMatchObject({ saved: 7, merged: 1, restored: 2 });
-      expect(summary.refused).toEqual([{ file: logFile, line: expect.any(Number), code: 'reserved_ip', reason: expect.stringContaining('192.168.1.20') }]);
+      expect(summary.refused).toEqual([
+        { file: logFile, line: expect.any(Number), code: 'reserved_ip', reason: expect.stringContaining('192.168.1.20') },
+      ]);
       // The server finds another process's changes within a second.
       let seen: Record<string, { total_reports: number; threat_type: string }> = {};
       for (let i = 0; i < 30 && Object.keys(seen).length < listed.length; i++) {
@@ -174,7 +198,9 @@ describe('fail2ban log replay', () => {
       expect(seen['2a01:4f8:130::7'].threat_type).toBe('bot');
       expect(seen['45.130.0.2'].threat_type).toBe('brute-force');
       const record = await h.call('/v1/blacklist/45.130.0.1', { key });
-      expect(record.body.reports.map((r: { source: string; message: string }) => [r.source, r.message])).toEqual([['fail2ban', 'fail2ban jail sshd: 5 failures']]);
+      expect(record.body.reports.map((r: { source: string; message: string }) => [r.source, r.message])).toEqual([
+        ['fail2ban', 'fail2ban jail sshd: 5 failures'],
+      ]);
       expect(record.body.last_seen).toBe(stamp(arrived).slice(0, 19));
     } finally {
       await h.stop();

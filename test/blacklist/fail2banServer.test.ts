@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Harness, projectRoot, tempDir } from '../http/harness.js';
 
-const installed = spawnSync('sh', ['-c', 'command -v fail2ban-client && command -v curl'], { encoding: 'utf8' }).status === 0 && fs.existsSync('/etc/fail2ban/filter.d/sshd.conf');
+const installed =
+  spawnSync('sh', ['-c', 'command -v fail2ban-client && command -v curl'], { encoding: 'utf8' }).status === 0 &&
+  fs.existsSync('/etc/fail2ban/filter.d/sshd.conf');
 
 const dir = tempDir('netlookup-f2b-server-');
 const conf = path.join(dir, 'etc');
@@ -43,7 +45,10 @@ describe.skipIf(!installed)('fail2ban itself with contrib/fail2ban/netlookup.con
       const authLog = path.join(dir, 'auth.log');
       const f2bLog = path.join(dir, 'fail2ban.log');
       fs.writeFileSync(authLog, '');
-      fs.writeFileSync(path.join(conf, 'fail2ban.local'), `[Definition]\nlogtarget = ${f2bLog}\nsocket = ${dir}/f2b.sock\npidfile = ${dir}/f2b.pid\ndbfile = ${dir}/f2b.sqlite3\n`);
+      fs.writeFileSync(
+        path.join(conf, 'fail2ban.local'),
+        `[Definition]\nlogtarget = ${f2bLog}\nsocket = ${dir}/f2b.sock\npidfile = ${dir}/f2b.pid\ndbfile = ${dir}/f2b.sqlite3\n`,
+      );
       fs.writeFileSync(
         path.join(conf, 'jail.local'),
         `[DEFAULT]\nbackend = polling\nmaxretry = 3\nfindtime = 600\nbantime = 3600\n\n[sshd]\nenabled = true\nport = ssh\nlogpath = ${authLog}\n` +
@@ -57,18 +62,35 @@ describe.skipIf(!installed)('fail2ban itself with contrib/fail2ban/netlookup.con
         return `${d.toString().slice(4, 7)} ${String(d.getDate()).padStart(2, ' ')} ${d.toTimeString().slice(0, 8)}`;
       };
       for (const ip of ['45.160.0.1', '45.160.0.2']) {
-        for (let i = 0; i < 4; i++) fs.appendFileSync(authLog, `${stamp()} web1 sshd[4242]: Failed password for root from ${ip} port ${50000 + i} ssh2\n`);
+        for (let i = 0; i < 4; i++)
+          fs.appendFileSync(authLog, `${stamp()} web1 sshd[4242]: Failed password for root from ${ip} port ${50000 + i} ssh2\n`);
       }
       // Report requests the service answered (201 saved, 200 merged into a report of the last 15 minutes).
       const reported = async () =>
-        String([...(await h.call('/metrics')).text.matchAll(/netlookup_requests_total\{endpoint="\/v1\/blacklist\/report",status="20[01]"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0));
+        String(
+          [
+            ...(await h.call('/metrics')).text.matchAll(
+              /netlookup_requests_total\{endpoint="\/v1\/blacklist\/report",status="20[01]"\} (\d+)/g,
+            ),
+          ].reduce((n, m) => n + Number(m[1]), 0),
+        );
       await until('two reports', reported, (n) => n === '2');
       const check = await h.call('/v1/blacklist/45.160.0.1', { key });
-      expect(check.body).toMatchObject({ listed: true, threat_type: 'brute-force', total_reports: 1, source: 'fail2ban', reports: [{ message: 'fail2ban jail sshd: 3 failures' }] });
+      expect(check.body).toMatchObject({
+        listed: true,
+        threat_type: 'brute-force',
+        total_reports: 1,
+        source: 'fail2ban',
+        reports: [{ message: 'fail2ban jail sshd: 3 failures' }],
+      });
 
       client('stop');
       expect(client('start').status).toBe(0);
-      await until('restored bans', () => (fs.readFileSync(f2bLog, 'utf8').match(/Restore Ban/g) ?? []).length, (n) => n === 2);
+      await until(
+        'restored bans',
+        () => (fs.readFileSync(f2bLog, 'utf8').match(/Restore Ban/g) ?? []).length,
+        (n) => n === 2,
+      );
       // Give a wrongly configured action time to report: it would have by now.
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect(await reported()).toBe('2');

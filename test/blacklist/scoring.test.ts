@@ -6,7 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aggregateReports, type ReportTimes } from '../../src/blacklist/aggregate.js';
-import { confidenceOf, confidenceOfReports, DAY_MS, DEFAULT_EXPORT_MIN_CONFIDENCE, HALF_LIFE_MS, REPEAT_WEIGHT, SINGLE_REPORTER_CEILING } from '../../src/blacklist/scoring.js';
+import {
+  confidenceOf,
+  confidenceOfReports,
+  DAY_MS,
+  DEFAULT_EXPORT_MIN_CONFIDENCE,
+  HALF_LIFE_MS,
+  REPEAT_WEIGHT,
+  SINGLE_REPORTER_CEILING,
+} from '../../src/blacklist/scoring.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const WINDOW = 90 * DAY_MS;
@@ -32,11 +40,21 @@ function rows(reports: { reporter: string; age: number }[]): ReportTimes[] {
 describe('confidence', () => {
   it('documented figures: one fresh report 39, two reporters 63, five 92; one report 30 days old 11, 90 days old 1', () => {
     expect(score([{ reporter: 'a', age: 0 }])).toBe(39);
-    expect(score([{ reporter: 'a', age: 0 }, { reporter: 'b', age: 0 }])).toBe(63);
+    expect(
+      score([
+        { reporter: 'a', age: 0 },
+        { reporter: 'b', age: 0 },
+      ]),
+    ).toBe(63);
     expect(score(['a', 'b', 'c', 'd', 'e'].map((reporter) => ({ reporter, age: 0 })))).toBe(92);
     expect(score([{ reporter: 'a', age: 30 * DAY_MS }])).toBe(11);
     expect(score([{ reporter: 'a', age: 90 * DAY_MS }])).toBe(1);
-    expect(score([{ reporter: 'a', age: 0 }, { reporter: 'a', age: 16 * 60_000 }])).toBe(46);
+    expect(
+      score([
+        { reporter: 'a', age: 0 },
+        { reporter: 'a', age: 16 * 60_000 },
+      ]),
+    ).toBe(46);
   });
 
   it('is bounded: an integer from 0 to 100', () => {
@@ -91,7 +109,17 @@ describe('confidence', () => {
       fc.property(reportsArb, fc.integer({ min: 0, max: 60 * DAY_MS }), (reports, later) => {
         const a = aggregateReports(rows(reports))!;
         const viaSums = confidenceOf(a.reportsAtAnchor, a.reportersAtAnchor, a.lastAt, NOW + later);
-        const plain = confidenceOfReports(rows(reports).map((r) => r.last_at), [...new Map(reports.map((r) => [r.reporter, 0])).keys()].map((who) => Math.max(...rows(reports).filter((r) => r.reporter === who).map((r) => r.last_at))), NOW + later);
+        const plain = confidenceOfReports(
+          rows(reports).map((r) => r.last_at),
+          [...new Map(reports.map((r) => [r.reporter, 0])).keys()].map((who) =>
+            Math.max(
+              ...rows(reports)
+                .filter((r) => r.reporter === who)
+                .map((r) => r.last_at),
+            ),
+          ),
+          NOW + later,
+        );
         return viaSums === plain && a.reports === reports.length && a.reporters === new Set(reports.map((r) => r.reporter)).size;
       }),
     );
@@ -99,7 +127,10 @@ describe('confidence', () => {
 
   it('one reporter alone never passes the single-reporter ceiling, which stays under the default export threshold', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: WINDOW }), { minLength: 1, maxLength: 200 }), (ages) => score(ages.map((age) => ({ reporter: 'a', age }))) <= SINGLE_REPORTER_CEILING),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: WINDOW }), { minLength: 1, maxLength: 200 }),
+        (ages) => score(ages.map((age) => ({ reporter: 'a', age }))) <= SINGLE_REPORTER_CEILING,
+      ),
     );
     // A report every 16 minutes for 90 days, all fresh: the most one reporter can send.
     expect(score(Array.from({ length: 8100 }, (_, i) => ({ reporter: 'a', age: i * 16 * 60_000 })))).toBe(SINGLE_REPORTER_CEILING);
@@ -107,11 +138,18 @@ describe('confidence', () => {
     expect(SINGLE_REPORTER_CEILING).toBe(Math.round(100 * (1 - Math.exp(-(1 + REPEAT_WEIGHT) / 2))));
     expect(DEFAULT_EXPORT_MIN_CONFIDENCE).toBeGreaterThan(SINGLE_REPORTER_CEILING);
     // Two fresh reporters pass it: confirmation by a second account is what exports an address.
-    expect(score([{ reporter: 'a', age: 0 }, { reporter: 'b', age: 0 }])).toBeGreaterThanOrEqual(DEFAULT_EXPORT_MIN_CONFIDENCE);
+    expect(
+      score([
+        { reporter: 'a', age: 0 },
+        { reporter: 'b', age: 0 },
+      ]),
+    ).toBeGreaterThanOrEqual(DEFAULT_EXPORT_MIN_CONFIDENCE);
   });
 
   it('grows with distinct reporters without bound below 100: k fresh reporters with many repeats each', () => {
-    const scores = [1, 2, 3, 5, 8].map((k) => score(Array.from({ length: 10 * k }, (_, i) => ({ reporter: `r${i % k}`, age: (i % 10) * DAY_MS }))));
+    const scores = [1, 2, 3, 5, 8].map((k) =>
+      score(Array.from({ length: 10 * k }, (_, i) => ({ reporter: `r${i % k}`, age: (i % 10) * DAY_MS }))),
+    );
     for (let i = 1; i < scores.length; i++) expect(scores[i]).toBeGreaterThan(scores[i - 1]);
   });
 
@@ -124,8 +162,19 @@ describe('confidence', () => {
 describe('aggregates', () => {
   it('threat type: the most reported; a tie goes to the type reported last', () => {
     const at = (t: number) => ({ created_at: t, last_at: t });
-    expect(aggregateReports([{ reporter: 'a', threat_type: 'spam', ...at(1) }, { reporter: 'b', threat_type: 'bot', ...at(2) }, { reporter: 'c', threat_type: 'spam', ...at(3) }])!.threatType).toBe('spam');
-    expect(aggregateReports([{ reporter: 'a', threat_type: 'spam', ...at(1) }, { reporter: 'b', threat_type: 'bot', ...at(2) }])!.threatType).toBe('bot');
+    expect(
+      aggregateReports([
+        { reporter: 'a', threat_type: 'spam', ...at(1) },
+        { reporter: 'b', threat_type: 'bot', ...at(2) },
+        { reporter: 'c', threat_type: 'spam', ...at(3) },
+      ])!.threatType,
+    ).toBe('spam');
+    expect(
+      aggregateReports([
+        { reporter: 'a', threat_type: 'spam', ...at(1) },
+        { reporter: 'b', threat_type: 'bot', ...at(2) },
+      ])!.threatType,
+    ).toBe('bot');
     expect(aggregateReports([])).toBeNull();
   });
 });

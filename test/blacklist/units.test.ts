@@ -14,7 +14,15 @@ import { draftReport } from '../../src/blacklist/reportDraft.js';
 import { threatTypeOf, threatTypeOfCategories } from '../../src/blacklist/threatTypes.js';
 import { ThreatIndex } from '../../src/store/threatIndex.js';
 
-const aggregate = (n: number): Aggregate => ({ lastAt: n * 1000, oldestAt: n * 1000, reports: n, reporters: 1, reportsAtAnchor: 1, reportersAtAnchor: 1, threatType: 'spam' });
+const aggregate = (n: number): Aggregate => ({
+  lastAt: n * 1000,
+  oldestAt: n * 1000,
+  reports: n,
+  reporters: 1,
+  reportsAtAnchor: 1,
+  reportersAtAnchor: 1,
+  threatType: 'spam',
+});
 
 describe('ThreatIndex', () => {
   it('behaves as a Map of IPv4 and IPv6 keys through inserts, updates and deletions', () => {
@@ -67,10 +75,11 @@ describe('ThreatIndex', () => {
 
 describe('CIDR cover', () => {
   const v4 = (n: bigint) => String(n);
-  const expand = (blocks: string[]) => blocks.flatMap((b) => {
-    const [start, prefix] = b.split('/');
-    return Array.from({ length: 2 ** (32 - Number(prefix)) }, (_, i) => Number(start) + i);
-  });
+  const expand = (blocks: string[]) =>
+    blocks.flatMap((b) => {
+      const [start, prefix] = b.split('/');
+      return Array.from({ length: 2 ** (32 - Number(prefix)) }, (_, i) => Number(start) + i);
+    });
 
   it('covers exactly the input with aligned blocks, none of which could merge with its neighbour', () => {
     fc.assert(
@@ -115,8 +124,34 @@ describe('threat types', () => {
   });
 
   it('jails', () => {
-    expect(['sshd', 'sshd-ddos', 'postfix', 'postfix-sasl', 'nginx-botsearch', 'apache-auth', 'nginx-http-auth', 'php-url-fopen', 'recidive', 'dovecot', 'portscan', 'custom'].map(threatTypeOfJail)).toEqual([
-      'brute-force', 'ddos', 'spam', 'brute-force', 'bot', 'brute-force', 'brute-force', 'web-attack', 'other', 'brute-force', 'scanner', 'other',
+    expect(
+      [
+        'sshd',
+        'sshd-ddos',
+        'postfix',
+        'postfix-sasl',
+        'nginx-botsearch',
+        'apache-auth',
+        'nginx-http-auth',
+        'php-url-fopen',
+        'recidive',
+        'dovecot',
+        'portscan',
+        'custom',
+      ].map(threatTypeOfJail),
+    ).toEqual([
+      'brute-force',
+      'ddos',
+      'spam',
+      'brute-force',
+      'bot',
+      'brute-force',
+      'brute-force',
+      'web-attack',
+      'other',
+      'brute-force',
+      'scanner',
+      'other',
     ]);
   });
 });
@@ -125,13 +160,26 @@ describe('fail2ban lines', () => {
   const now = new Date('2026-11-23T12:00:00Z');
   it('ban, restored ban, syslog form, local offset; other lines are no ban event', () => {
     expect(parseFail2banLine('2026-11-20 10:15:32,123 fail2ban.actions        [1234]: NOTICE  [sshd] Ban 203.0.113.5', 0, now)).toEqual({
-      jail: 'sshd', ip: '203.0.113.5', at: new Date('2026-11-20T10:15:32Z'), restored: false,
+      jail: 'sshd',
+      ip: '203.0.113.5',
+      at: new Date('2026-11-20T10:15:32Z'),
+      restored: false,
     });
-    expect(parseFail2banLine('2026-11-20 10:15:32,123 fail2ban.actions        [1234]: NOTICE  [sshd] Restore Ban 2001:db8::5', 60, now)).toEqual({
-      jail: 'sshd', ip: '2001:db8::5', at: new Date('2026-11-20T09:15:32Z'), restored: true,
+    expect(
+      parseFail2banLine('2026-11-20 10:15:32,123 fail2ban.actions        [1234]: NOTICE  [sshd] Restore Ban 2001:db8::5', 60, now),
+    ).toEqual({
+      jail: 'sshd',
+      ip: '2001:db8::5',
+      at: new Date('2026-11-20T09:15:32Z'),
+      restored: true,
     });
-    expect(parseFail2banLine('Nov 20 10:15:32 web1 fail2ban.actions[812]: NOTICE [nginx-botsearch] Ban 45.1.2.3', 0, now)).toMatchObject({ jail: 'nginx-botsearch', at: new Date('2026-11-20T10:15:32Z') });
-    expect(parseFail2banLine('Dec 30 10:15:32 web1 fail2ban.actions[812]: NOTICE [sshd] Ban 45.1.2.3', 0, now)!.at).toEqual(new Date('2025-12-30T10:15:32Z'));
+    expect(parseFail2banLine('Nov 20 10:15:32 web1 fail2ban.actions[812]: NOTICE [nginx-botsearch] Ban 45.1.2.3', 0, now)).toMatchObject({
+      jail: 'nginx-botsearch',
+      at: new Date('2026-11-20T10:15:32Z'),
+    });
+    expect(parseFail2banLine('Dec 30 10:15:32 web1 fail2ban.actions[812]: NOTICE [sshd] Ban 45.1.2.3', 0, now)!.at).toEqual(
+      new Date('2025-12-30T10:15:32Z'),
+    );
     for (const line of [
       '2026-11-20 10:15:30,001 fail2ban.filter         [1234]: INFO    [sshd] Found 203.0.113.5 - 2026-11-20 10:15:30',
       '2026-11-20 10:25:32,123 fail2ban.actions        [1234]: NOTICE  [sshd] Unban 203.0.113.5',
@@ -145,7 +193,8 @@ describe('fail2ban lines', () => {
 
 describe('bulk CSV', () => {
   it('reads the layout with quoted category lists and reports lines', async () => {
-    const text = 'IP,Categories,ReportDate,Comment\n45.1.1.1,"18,22",2026-11-20T10:15:32Z,"ssh, many"\n\n45.1.1.2,14,2026-11-20T10:16:00Z\n';
+    const text =
+      'IP,Categories,ReportDate,Comment\n45.1.1.1,"18,22",2026-11-20T10:15:32Z,"ssh, many"\n\n45.1.1.2,14,2026-11-20T10:16:00Z\n';
     const rows = [];
     for await (const row of readBulkCsv(Readable.from([text]), 'csv')) rows.push(row);
     expect(rows).toEqual([
@@ -154,7 +203,7 @@ describe('bulk CSV', () => {
     ]);
   });
 
-  it('refuses a file without the layout\'s header', async () => {
+  it("refuses a file without the layout's header", async () => {
     const read = async () => {
       for await (const row of readBulkCsv(Readable.from(['ip,when\n1.2.3.4,now\n']), 'csv')) void row;
     };
@@ -165,7 +214,8 @@ describe('bulk CSV', () => {
 describe('report drafts', () => {
   const now = new Date('2026-11-23T12:00:00Z');
   it('times: ISO with or without zone (UTC), Unix seconds; a slightly fast clock is accepted as now', () => {
-    const at = (timestamp: unknown) => draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'claimed').at.toISOString();
+    const at = (timestamp: unknown) =>
+      draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'claimed').at.toISOString();
     expect(at('2026-11-23 10:00:00')).toBe('2026-11-23T10:00:00.000Z');
     expect(at('2026-11-23T10:00:00+02:00')).toBe('2026-11-23T08:00:00.000Z');
     expect(at(String(Date.parse('2026-11-23T11:00:00Z') / 1000))).toBe('2026-11-23T11:00:00.000Z');
@@ -174,7 +224,8 @@ describe('report drafts', () => {
   });
 
   it('arrival time: a claimed timestamp is checked, and the report is dated now', () => {
-    const at = (timestamp: unknown) => draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'arrival').at.toISOString();
+    const at = (timestamp: unknown) =>
+      draftReport({ ip: '45.1.1.1', threat_type: 'spam', timestamp }, now, 90 * 86_400_000, 'manual', 'arrival').at.toISOString();
     expect(at('2026-11-23 10:00:00')).toBe(now.toISOString());
     expect(at(String(Date.parse('2026-10-01T00:00:00Z') / 1000))).toBe(now.toISOString());
     expect(() => at('yesterday')).toThrow(/timestamp/);
@@ -191,7 +242,10 @@ describe('blacklist time', () => {
   it('equals the ISO text for any instant from 1970 to 9999', async () => {
     const { blacklistTime } = await import('../../src/blacklist/blacklistTime.js');
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: Date.parse('9999-12-31T23:59:59Z') }), (ms) => blacklistTime(ms) === new Date(ms).toISOString().slice(0, 19).replace('T', ' ')),
+      fc.property(
+        fc.integer({ min: 0, max: Date.parse('9999-12-31T23:59:59Z') }),
+        (ms) => blacklistTime(ms) === new Date(ms).toISOString().slice(0, 19).replace('T', ' '),
+      ),
       { numRuns: 20_000 },
     );
     expect(blacklistTime(Date.parse('2024-02-29T23:59:59.999Z'))).toBe('2024-02-29 23:59:59');

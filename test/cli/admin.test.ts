@@ -110,7 +110,13 @@ describe('netlookup account', () => {
   it('update changes plan, expiry, suspension and email; none clears', async () => {
     let out = await ok(dir, ['account', 'update', accountId, '--plan', 'pro', '--expires', '2028-06-30T12:00:00Z', '--suspend']);
     expect(Object.keys(out)).toEqual(['account']);
-    expect(out.account).toMatchObject({ id: accountId, plan: 'pro', expires_at: '2028-06-30T12:00:00.000Z', suspended: true, email: 'a@b.example' });
+    expect(out.account).toMatchObject({
+      id: accountId,
+      plan: 'pro',
+      expires_at: '2028-06-30T12:00:00.000Z',
+      suspended: true,
+      email: 'a@b.example',
+    });
     out = await ok(dir, ['account', 'update', accountId, '--unsuspend', '--expires', 'none', '--email', 'none']);
     expect(out.account).toMatchObject({ plan: 'pro', expires_at: null, suspended: false, email: null });
     out = await ok(dir, ['account', 'update', accountId, '--email', 'ops@example.org']);
@@ -254,7 +260,10 @@ describe('netlookup key', () => {
     // starter: 3 keys; two exist
     await ok(dir, ['key', 'create', accountId, '--name', 'third']);
     const error = await refused(dir, ['key', 'create', accountId, '--name', 'fourth']);
-    expect(error).toEqual({ code: 'key_limit', message: `The plan allows ${defaultPlans.starter.max_keys} keys; delete one first or change the plan.` });
+    expect(error).toEqual({
+      code: 'key_limit',
+      message: `The plan allows ${defaultPlans.starter.max_keys} keys; delete one first or change the plan.`,
+    });
     const free = await ok(dir, ['account', 'create', '--plan', 'free']);
     expect((await refused(dir, ['key', 'create', free.account.id, '--name', 'second'])).code).toBe('key_limit');
   });
@@ -352,7 +361,9 @@ describe('a running server sees CLI changes at its next request', () => {
 
   it('roll, suspension, website list and deletion take effect at once', async () => {
     const created = await ok(dir, ['account', 'create', '--plan', 'starter']);
-    service = await startService(configFromEnv({ NETLOOKUP_DATA_DIR: dir, NETLOOKUP_TABLES: tablesDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }));
+    service = await startService(
+      configFromEnv({ NETLOOKUP_DATA_DIR: dir, NETLOOKUP_TABLES: tablesDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+    );
     expect(service.firstKey).toBeNull();
     const oldSecret: string = created.key.secret;
     expect((await usage(oldSecret)).status).toBe(200);
@@ -401,7 +412,10 @@ describe('admin commands on Redis (REDIS_URL)', () => {
     const created = await ok(dir, ['account', 'create', '--plan', 'starter', '--expires', '2031-01-01'], env);
     const store = await RedisStore.open(REDIS_TEST_URL, { prefix });
     try {
-      expect(await store.accounts.getAccount(created.account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-01-01T00:00:00.000Z' });
+      expect(await store.accounts.getAccount(created.account.id)).toMatchObject({
+        plan: 'starter',
+        expires_at: '2031-01-01T00:00:00.000Z',
+      });
       expect((await store.accounts.authenticate(created.key.secret))?.key.id).toBe(created.key.id);
       const rolled = await ok(dir, ['key', 'roll', created.key.id], env);
       expect(await store.accounts.authenticate(created.key.secret)).toBeNull();

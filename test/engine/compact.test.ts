@@ -23,7 +23,15 @@ const wasm = fs.readFileSync(defaultWasmPath());
 function reduced(full: LookupEngine, text: string) {
   const a = full.lookupIp(text);
   const network = a.network && { asn: a.network.asn, organization: a.network.organization };
-  return { ip: a.ip, version: a.version, status: a.status, reserved: a.reserved, country_code: a.location?.country_code ?? null, country: a.country, network };
+  return {
+    ip: a.ip,
+    version: a.version,
+    status: a.status,
+    reserved: a.reserved,
+    country_code: a.location?.country_code ?? null,
+    country: a.country,
+    network,
+  };
 }
 
 function withoutAddress(answer: ReturnType<LookupEngine['lookupMac']>) {
@@ -49,7 +57,20 @@ describe('compact sets of tiny tables', () => {
   });
 
   it('answers every tiny range as the full table, reduced', () => {
-    const inputs = ['0.0.0.1', '81.0.0.1', '81.0.1.0', '81.255.255.255', '82.0.0.0', '255.255.255.254', '10.0.0.1', '2a00:1450::1', '2a00:1451::', '2a00:144f::', 'fe80::1', '::ffff:81.0.0.1'];
+    const inputs = [
+      '0.0.0.1',
+      '81.0.0.1',
+      '81.0.1.0',
+      '81.255.255.255',
+      '82.0.0.0',
+      '255.255.255.254',
+      '10.0.0.1',
+      '2a00:1450::1',
+      '2a00:1451::',
+      '2a00:144f::',
+      'fe80::1',
+      '::ffff:81.0.0.1',
+    ];
     for (const text of inputs) expect(compact.lookupIp(text), text).toEqual(reduced(full, text));
   });
 

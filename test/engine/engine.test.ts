@@ -25,11 +25,21 @@ describe('engine over tiny tables', () => {
 
   it('finds the range of every boundary address', () => {
     const cases: [number, number][] = [
-      [0, 0], [0x50ffffff, 0], [0x51000000, 1], [0x510000ff, 1], [0x51000100, 2], [0x51ffffff, 2], [0x52000000, 3], [0xffffffff, 3],
+      [0, 0],
+      [0x50ffffff, 0],
+      [0x51000000, 1],
+      [0x510000ff, 1],
+      [0x51000100, 2],
+      [0x51ffffff, 2],
+      [0x52000000, 3],
+      [0xffffffff, 3],
     ];
     for (const [address, range] of cases) expect(engine.findIPv4(address)).toBe(range);
     const out = new Int32Array(cases.length);
-    engine.findIPv4Batch(Uint32Array.from(cases, (c) => c[0]), out);
+    engine.findIPv4Batch(
+      Uint32Array.from(cases, (c) => c[0]),
+      out,
+    );
     expect([...out]).toEqual(cases.map((c) => c[1]));
   });
 
@@ -45,7 +55,12 @@ describe('engine over tiny tables', () => {
     const answer = engine.answerIPv4(0x51000005);
     expect(answer.status).toBe('found');
     expect(answer.location?.city).toBe('Berlin');
-    expect(answer.network).toEqual({ asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' });
+    expect(answer.network).toEqual({
+      asn: 3320,
+      organization: 'Deutsche Telekom AG',
+      domain: 'telekom.de',
+      connection_type: 'residential',
+    });
     expect(answer.block).toEqual({ start: '81.0.0.0', end: '81.0.0.255', size: 256, prefix: null });
     expect(answer.country?.name).toBe('Germany');
     const noNetwork = engine.answerIPv4(0x51000105);
@@ -61,12 +76,18 @@ describe('engine over tiny tables', () => {
     expect(engine.lookupMac('1C:87:74:1A:BC:DE').vendor?.company).toBe('SIGFOX');
     expect(engine.lookupMac('1C:87:74:2A:BC:DE').found).toBe(false);
     expect(engine.lookupMac('1C8774').found).toBe(false);
-    expect(engine.lookupMac('52:54:00:12:34:56')).toMatchObject({ found: false, is_local: true, is_randomized: true, vm_platform: 'QEMU/KVM' });
+    expect(engine.lookupMac('52:54:00:12:34:56')).toMatchObject({
+      found: false,
+      is_local: true,
+      is_randomized: true,
+      vm_platform: 'QEMU/KVM',
+    });
   });
 });
 
 describe('IPv6 block prefix', () => {
-  const words = (n: bigint) => Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+  const words = (n: bigint) =>
+    Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
   /** reference: try every prefix from the shortest, with BigInt arithmetic */
   const reference = (start: bigint, end: bigint, address: bigint) => {
     for (let prefix = 0; prefix <= 128; prefix++) {
@@ -96,7 +117,10 @@ describe('MAC bit classification', () => {
     const engine = await LookupEngine.create(wasm, { mac: writeMacTable(tinyMac()) });
     const firsts = Array.from({ length: 256 }, (_, b) => b);
     const flags = new Uint32Array(256);
-    engine.macFlagsBatch(Uint32Array.from(firsts, (b) => b << 16), flags);
+    engine.macFlagsBatch(
+      Uint32Array.from(firsts, (b) => b << 16),
+      flags,
+    );
     for (const b of firsts) {
       const multicast = (b & 1) === 1;
       const local = (b & 2) === 2;
@@ -172,12 +196,13 @@ describe('engine over the built tables', () => {
     const v6 = Uint32Array.from({ length: count * 4 }, (_, i) => (i % 4 === 0 ? 0x20000000 | (next() >>> 3) : next()));
     const out6 = new Int32Array(count);
     engine.findIPv6Batch(v6, out6);
-    for (let i = 0; i < count; i++) if (out6[i] !== engine.findIPv6(v6.subarray(i * 4, i * 4 + 4))) throw new Error(`IPv6 batch differs at ${i}`);
+    for (let i = 0; i < count; i++)
+      if (out6[i] !== engine.findIPv6(v6.subarray(i * 4, i * 4 + 4))) throw new Error(`IPv6 batch differs at ${i}`);
     const triples = Uint32Array.from({ length: count * 3 }, (_, i) => (i % 3 === 2 ? 48 : next() & 0xffffff));
     const outMac = new Int32Array(count);
     engine.findOuiBatch(triples, outMac);
     for (let i = 0; i < count; i++) {
-      const mac = (triples[3 * i].toString(16).padStart(6, '0') + triples[3 * i + 1].toString(16).padStart(6, '0'));
+      const mac = triples[3 * i].toString(16).padStart(6, '0') + triples[3 * i + 1].toString(16).padStart(6, '0');
       const single = engine.lookupMac(mac);
       expect(outMac[i] >= 0).toBe(single.found);
     }
@@ -205,7 +230,9 @@ describe('hot reload', () => {
     fs.writeFileSync(path.join(tiny, TABLE_FILES.ip4), writeIpTable(tinyIp4()));
     fs.writeFileSync(path.join(tiny, TABLE_FILES.mac), writeMacTable(tinyMac()));
     let source = tiny;
-    const live = new LiveEngine(await loadEngine({ tablesDir: tiny, kinds: ['ip4', 'mac'] }), () => loadEngine({ tablesDir: source, kinds: ['ip4', 'mac'] }));
+    const live = new LiveEngine(await loadEngine({ tablesDir: tiny, kinds: ['ip4', 'mac'] }), () =>
+      loadEngine({ tablesDir: source, kinds: ['ip4', 'mac'] }),
+    );
     const before = live.engine;
     expect(before.lookupIp('81.0.0.1').location?.city).toBe('Berlin');
 
@@ -216,7 +243,9 @@ describe('hot reload', () => {
     fs.writeFileSync(path.join(broken, TABLE_FILES.ip4), real);
     fs.copyFileSync(path.join(tiny, TABLE_FILES.mac), path.join(broken, TABLE_FILES.mac));
     source = broken;
-    await expect(live.reload()).rejects.toThrow(new RegExp(`^${path.join(broken, TABLE_FILES.ip4).replace(/[/.]/g, '\\$&')}: checksum mismatch`));
+    await expect(live.reload()).rejects.toThrow(
+      new RegExp(`^${path.join(broken, TABLE_FILES.ip4).replace(/[/.]/g, '\\$&')}: checksum mismatch`),
+    );
     expect(live.engine).toBe(before);
     expect(live.engine.lookupIp('81.0.0.1').location?.city).toBe('Berlin');
 
@@ -233,7 +262,10 @@ describe('netlookup lookup (CLI)', () => {
 
   it('prints one JSON answer per argument', async () => {
     const { stdout } = await run(process.execPath, [...cli, '8.8.8.8', '00:00:0c:12:34:56'], { cwd: packageRoot });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ input: '8.8.8.8', status: 'found', network: { asn: 15169 } });
     expect(lines[1]).toMatchObject({ input: '00:00:0c:12:34:56', found: true, vendor: { company: 'Cisco Systems, Inc' } });
   });
@@ -244,7 +276,10 @@ describe('netlookup lookup (CLI)', () => {
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.input)).toEqual(['1.1.1.1', 'not-an-address', '2606:4700:4700::1111']);
     expect(lines[1].error.code).toBe('invalid_input');
     expect(lines[2].network.asn).toBe(13335);

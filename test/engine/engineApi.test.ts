@@ -92,7 +92,9 @@ describe('WASM loops and memory on crafted tables', () => {
     view.setUint32(HEADER.sectionCount, 1, true);
     view.setUint32(HEADER.fileLengthLow, 4096, true);
     directory(2 ** 30, 64, 8);
-    expect(() => compactReserve(6, head, 'crafted.nlt')).toThrow(/^crafted\.nlt: section KEYH \(1073741824 keys, 8 bytes at 64\) does not fit the file$/);
+    expect(() => compactReserve(6, head, 'crafted.nlt')).toThrow(
+      /^crafted\.nlt: section KEYH \(1073741824 keys, 8 bytes at 64\) does not fit the file$/,
+    );
     directory(1000, 64, 8000);
     expect(() => compactReserve(6, head, 'crafted.nlt')).toThrow(/does not fit the file/);
     directory(100, 64, 800);

@@ -64,12 +64,20 @@ describe('POST /admin/accounts', () => {
   });
 
   it('malformed JSON: 400 invalid_body (not 500)', async () => {
-    const r = await request(h.url, '/admin/accounts', { method: 'POST', body: '{"plan": ', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' } });
+    const r = await request(h.url, '/admin/accounts', {
+      method: 'POST',
+      body: '{"plan": ',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    });
     expectError(r, 'invalid_body', 400);
   });
 
   it('a body that is not JSON is refused (415), not silently read as {} (which would create a free account)', async () => {
-    const r = await request(h.url, '/admin/accounts', { method: 'POST', body: '{"plan":"business"}', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' } });
+    const r = await request(h.url, '/admin/accounts', {
+      method: 'POST',
+      body: '{"plan":"business"}',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+    });
     expectError(r, 'unsupported_media_type', 415);
   });
 });
@@ -119,7 +127,11 @@ describe('PATCH /admin/accounts/:id', () => {
     expectError(await h.admin('PATCH', `/admin/accounts/${account.id}`, { plan: 'platinum' }), 'invalid_input', 400);
     expectError(await h.admin('PATCH', `/admin/accounts/${account.id}`, { suspended: 'yes' }), 'invalid_input', 400);
     expectError(await h.admin('PATCH', `/admin/accounts/${account.id}`, { expires_at: 'soon' }), 'invalid_input', 400);
-    expectError(await h.admin('PATCH', `/admin/accounts/${account.id}`, { plan: 'free', expires_at: '2030-01-01T00:00:00Z' }), 'invalid_input', 400);
+    expectError(
+      await h.admin('PATCH', `/admin/accounts/${account.id}`, { plan: 'free', expires_at: '2030-01-01T00:00:00Z' }),
+      'invalid_input',
+      400,
+    );
     // nothing changed
     expect((await h.admin('GET', `/admin/accounts/${account.id}`)).body.account).toEqual(account);
   });
@@ -161,7 +173,15 @@ describe('POST /admin/accounts/:id/keys', () => {
 
   it('validation: websites that are not hosts, empty names: 400 invalid_input', async () => {
     const { account } = await h.createAccount('business');
-    for (const websites of [['https://example.com'], ['example.com/path'], ['example.com:8080'], ['*'], ['exa mple.com'], 'example.com', [42]]) {
+    for (const websites of [
+      ['https://example.com'],
+      ['example.com/path'],
+      ['example.com:8080'],
+      ['*'],
+      ['exa mple.com'],
+      'example.com',
+      [42],
+    ]) {
       expectError(await h.admin('POST', `/admin/accounts/${account.id}/keys`, { name: 'k', websites }), 'invalid_input', 400);
     }
     expectError(await h.admin('POST', `/admin/accounts/${account.id}/keys`, { name: '' }), 'invalid_input', 400);
@@ -239,7 +259,11 @@ describe('the admin token', () => {
     it(`${method} ${path}: wrong or missing token is 401 admin_unauthorized`, async () => {
       expectError(await h.admin(method, path, body, 'wrong-token'), 'admin_unauthorized', 401);
       expectError(await request(h.url, path, { method, ...(body === undefined ? {} : { json: body }) }), 'admin_unauthorized', 401);
-      expectError(await request(h.url, path, { method, headers: { 'x-api-key': ADMIN_TOKEN }, ...(body === undefined ? {} : { json: body }) }), 'admin_unauthorized', 401);
+      expectError(
+        await request(h.url, path, { method, headers: { 'x-api-key': ADMIN_TOKEN }, ...(body === undefined ? {} : { json: body }) }),
+        'admin_unauthorized',
+        401,
+      );
     });
   }
 

@@ -62,12 +62,20 @@ afterAll(async () => {
 const comparable = (reply: Reply) => ({
   status: reply.status,
   body: reply.body,
-  headers: Object.fromEntries(['x-plan', 'x-ratelimit-limit', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'retry-after', 'content-type'].map((h) => [h, reply.headers.get(h)])),
+  headers: Object.fromEntries(
+    ['x-plan', 'x-ratelimit-limit', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'retry-after', 'content-type'].map((h) => [
+      h,
+      reply.headers.get(h),
+    ]),
+  ),
 });
 
 describe('single lookups on a store answered at once and on one awaited', () => {
   it('give the same answers and refusals, request by request', async () => {
-    const keys = { now: { free: await now.newKey('free'), starter: await now.newKey('starter') }, later: { free: await later.newKey('free'), starter: await later.newKey('starter') } };
+    const keys = {
+      now: { free: await now.newKey('free'), starter: await now.newKey('starter') },
+      later: { free: await later.newKey('free'), starter: await later.newKey('starter') },
+    };
     const requests: [string, 'free' | 'starter' | null, CallOptions][] = [
       ['/v1/ip/8.8.8.8', 'starter', {}],
       ['/v1/ip/2001:4860:4860::8888', 'starter', {}],
@@ -97,6 +105,23 @@ describe('single lookups on a store answered at once and on one awaited', () => 
       expect(cb, `${p} (${plan})`).toEqual(ca);
       codes.push(b.body?.error?.code ?? String(b.status));
     }
-    expect(codes).toEqual(['200', '200', '200', 'invalid_ip', '200', '200', 'invalid_mac', '200', '200', 'missing_key', 'invalid_key', '200', '200', 'rate_limited', '200', 'quota_exceeded']);
+    expect(codes).toEqual([
+      '200',
+      '200',
+      '200',
+      'invalid_ip',
+      '200',
+      '200',
+      'invalid_mac',
+      '200',
+      '200',
+      'missing_key',
+      'invalid_key',
+      '200',
+      '200',
+      'rate_limited',
+      '200',
+      'quota_exceeded',
+    ]);
   });
 });

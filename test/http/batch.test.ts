@@ -44,19 +44,30 @@ for (const api of ['ip', 'blacklist'] as const) {
     });
 
     it('form field with spaces after commas', async () => {
-      const r = await h.call(path, { key: pro, body: new URLSearchParams({ ips: '8.8.8.8, 1.1.1.1' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await h.call(path, {
+        key: pro,
+        body: new URLSearchParams({ ips: '8.8.8.8, 1.1.1.1' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(r.status).toBe(200);
       expect(ips(r.body)).toEqual(['8.8.8.8', '1.1.1.1']);
     });
 
     it('JSON with a charset parameter in the content type', async () => {
-      const r = await h.call(path, { key: pro, body: JSON.stringify(['8.8.8.8']), headers: { 'content-type': 'application/json; charset=utf-8' } });
+      const r = await h.call(path, {
+        key: pro,
+        body: JSON.stringify(['8.8.8.8']),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
       expect(r.status).toBe(200);
     });
 
     it('duplicates are removed, also across notations (8.8.8.8 and ::ffff:8.8.8.8), and counted once', async () => {
       const key = await h.newKey('pro');
-      const r = await h.call(path, { key, json: ['8.8.8.8', '8.8.8.8', '::ffff:8.8.8.8', '::FFFF:808:808', '2001:db8::1', '2001:DB8:0:0::1', 'bad', 'bad'] });
+      const r = await h.call(path, {
+        key,
+        json: ['8.8.8.8', '8.8.8.8', '::ffff:8.8.8.8', '::FFFF:808:808', '2001:db8::1', '2001:DB8:0:0::1', 'bad', 'bad'],
+      });
       expect(r.status).toBe(200);
       expect(r.body.count).toBe(3);
       expect(ips(r.body)).toEqual(['8.8.8.8', '2001:db8::1', 'bad']);
@@ -86,8 +97,16 @@ for (const api of ['ip', 'blacklist'] as const) {
       expectError(await h.call(path, { key: pro, json: { ips: [] } }), 'empty_batch', 400);
       expectError(await h.call(path, { key: pro, json: [] }), 'empty_batch', 400);
       expectError(await h.call(path, { key: pro, json: {} }), 'empty_batch', 400);
-      expectError(await h.call(path, { key: pro, body: 'ips=', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'empty_batch', 400);
-      expectError(await h.call(path, { key: pro, body: 'ips=,,', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'empty_batch', 400);
+      expectError(
+        await h.call(path, { key: pro, body: 'ips=', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        'empty_batch',
+        400,
+      );
+      expectError(
+        await h.call(path, { key: pro, body: 'ips=,,', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        'empty_batch',
+        400,
+      );
       expectError(await h.call(path, { key: pro, method: 'POST' }), 'empty_batch', 400);
     });
 
@@ -122,7 +141,8 @@ for (const api of ['ip', 'blacklist'] as const) {
       const starter = await h.newKey('starter');
       const limit = TEST_PLANS.starter.quota.pooled; // 20, max batch 5
       // use 18 of 20 (pooled across APIs)
-      for (let i = 0; i < 3; i++) expect((await h.call('/v1/ip/batch', { key: starter, json: [1, 2, 3, 4, 5].map((n) => `9.9.${i}.${n}`) })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await h.call('/v1/ip/batch', { key: starter, json: [1, 2, 3, 4, 5].map((n) => `9.9.${i}.${n}`) })).status).toBe(200);
       for (let i = 0; i < 3; i++) expect((await h.call('/v1/mac/00:00:0c:12:34:56', { key: starter })).status).toBe(200);
       expect((await h.usage(starter)).monthly_quota).toEqual({ limit, used: 18, remaining: 2 });
 
@@ -172,7 +192,21 @@ describe('IP batch rendered from templates', () => {
   it('is byte for byte the object path (?pretty), for every kind of result, threats included', async () => {
     const listed = '45.133.1.7';
     expect((await h.call('/v1/blacklist/report', { key: pro, json: { ip: listed, threat_type: 'scanner' } })).status).toBe(201);
-    const entries = [listed, '8.8.8.8', '8.8.8.8', '::ffff:1.1.1.1', '2a00:1450:4001:80b::200e', '10.1.2.3', 'fe80::1', '3ffe::1', '192.0.0.9', 'bogus', 42, null, '2001:4860:4860::8888'];
+    const entries = [
+      listed,
+      '8.8.8.8',
+      '8.8.8.8',
+      '::ffff:1.1.1.1',
+      '2a00:1450:4001:80b::200e',
+      '10.1.2.3',
+      'fe80::1',
+      '3ffe::1',
+      '192.0.0.9',
+      'bogus',
+      42,
+      null,
+      '2001:4860:4860::8888',
+    ];
     const fast = await h.call('/v1/ip/batch', { key: pro, json: entries });
     const objects = await h.call('/v1/ip/batch?pretty', { key: pro, json: entries, tick: 0 });
     expect(fast.status).toBe(200);

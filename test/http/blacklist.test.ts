@@ -40,9 +40,23 @@ describe('report intake', () => {
     const ip = fresh();
     const r = await report(pro, { ip, threat_type: 'brute-force', comment: 'sshd: 6 failures', source: 'fail2ban' });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ success: true, ip, merged: false, listed: true, threat_type: 'brute-force', confidence: 39, total_reports: 1, last_seen: expect.stringMatching(TIME) });
+    expect(r.body).toEqual({
+      success: true,
+      ip,
+      merged: false,
+      listed: true,
+      threat_type: 'brute-force',
+      confidence: 39,
+      total_reports: 1,
+      last_seen: expect.stringMatching(TIME),
+    });
     const check = await h.call(`/v1/blacklist/${ip}`, { key: pro });
-    expect(check.body).toMatchObject({ listed: true, threat_type: 'brute-force', confidence: 39, reports: [{ message: 'sshd: 6 failures', source: 'fail2ban' }] });
+    expect(check.body).toMatchObject({
+      listed: true,
+      threat_type: 'brute-force',
+      confidence: 39,
+      reports: [{ message: 'sshd: 6 failures', source: 'fail2ban' }],
+    });
   });
 
   it('a form report with categories, the key in a Key header or a key field', async () => {
@@ -57,8 +71,19 @@ describe('report intake', () => {
   });
 
   it.each([
-    ['18', 'brute-force'], ['22', 'brute-force'], ['5', 'brute-force'], ['10,11', 'spam'], ['14', 'scanner'], ['21', 'web-attack'],
-    ['16', 'web-attack'], ['4', 'ddos'], ['7', 'phishing'], ['20', 'malware'], ['19', 'bot'], ['15', 'other'], ['15,21', 'web-attack'],
+    ['18', 'brute-force'],
+    ['22', 'brute-force'],
+    ['5', 'brute-force'],
+    ['10,11', 'spam'],
+    ['14', 'scanner'],
+    ['21', 'web-attack'],
+    ['16', 'web-attack'],
+    ['4', 'ddos'],
+    ['7', 'phishing'],
+    ['20', 'malware'],
+    ['19', 'bot'],
+    ['15', 'other'],
+    ['15,21', 'web-attack'],
   ])('categories %s map to %s', async (categories, type) => {
     const r = await report(pro, { ip: fresh(), categories });
     expect(r.status).toBe(201);
@@ -71,7 +96,7 @@ describe('report intake', () => {
     expect((await report(pro, { ip: fresh(), threat_type: 'Web_Attack' })).body.threat_type).toBe('web-attack');
   });
 
-  it('one reporter\'s repeats within 15 minutes merge (200); another reporter or a later repeat counts', async () => {
+  it("one reporter's repeats within 15 minutes merge (200); another reporter or a later repeat counts", async () => {
     const ip = fresh();
     const other = await h.newKey('starter');
     expect((await report(pro, { ip, threat_type: 'scanner' })).status).toBe(201);
@@ -93,7 +118,10 @@ describe('report intake', () => {
     // An hour earlier by its claim, yet arriving now: a repeat within the merge window.
     expect((await report(pro, { ip, threat_type: 'spam', timestamp: String(Math.floor(h.clock.ms / 1000) - 3600) })).status).toBe(200);
     expectError(await report(pro, { ip, threat_type: 'spam', timestamp: new Date(h.clock.ms + 3600_000).toISOString() }), 'invalid_report');
-    expectError(await report(pro, { ip, threat_type: 'spam', timestamp: new Date(h.clock.ms - 91 * DAY_MS).toISOString() }), 'invalid_report');
+    expectError(
+      await report(pro, { ip, threat_type: 'spam', timestamp: new Date(h.clock.ms - 91 * DAY_MS).toISOString() }),
+      'invalid_report',
+    );
     expectError(await report(pro, { ip, threat_type: 'spam', timestamp: 'yesterday' }), 'invalid_report');
   });
 
@@ -110,8 +138,14 @@ describe('report intake', () => {
     expectError(await report(pro, { ip: fresh(), categories: '99' }), 'invalid_report');
     expectError(await report(pro, { ip: fresh(), categories: 'ssh' }), 'invalid_report');
     expectError(await report(pro, { ip: fresh(), threat_type: 'spam', source: 'x'.repeat(65) }), 'invalid_report');
-    expectError(await h.call('/v1/blacklist/report', { key: pro, body: '{"ip":', headers: { 'content-type': 'application/json' } }), 'invalid_body');
-    expectError(await h.call('/v1/blacklist/report', { key: pro, body: 'ip=1', headers: { 'content-type': 'text/plain' } }), 'unsupported_media_type');
+    expectError(
+      await h.call('/v1/blacklist/report', { key: pro, body: '{"ip":', headers: { 'content-type': 'application/json' } }),
+      'invalid_body',
+    );
+    expectError(
+      await h.call('/v1/blacklist/report', { key: pro, body: 'ip=1', headers: { 'content-type': 'text/plain' } }),
+      'unsupported_media_type',
+    );
     expectError(await h.call('/v1/blacklist/report', { key: pro, json: ['8.8.8.8'] }), 'invalid_body');
     expectError(await h.call('/v1/blacklist/report', { key: pro, method: 'PUT' }), 'method_not_allowed');
   });
@@ -137,7 +171,8 @@ describe('report rate limit', () => {
     const s = await Harness.start({ blacklist: { reportsPerMinute: 3 } });
     try {
       const key = await s.newKey('pro');
-      const send = (tick: number) => s.call('/v1/blacklist/report', { key, json: { ip: `45.91.0.${++counter & 255}`, threat_type: 'spam' }, tick });
+      const send = (tick: number) =>
+        s.call('/v1/blacklist/report', { key, json: { ip: `45.91.0.${++counter & 255}`, threat_type: 'spam' }, tick });
       for (let i = 0; i < 3; i++) expect((await send(1000)).status).toBe(201);
       const refused = await send(1000);
       expectError(refused, 'rate_limited');
@@ -228,7 +263,7 @@ describe('check and batch', () => {
     expect(Object.keys(r.body).sort()).toEqual(['confidence', 'ip', 'meta', 'reports', 'success']);
   });
 
-  it('the IP record\'s security block carries the same facts (paid), none on free', async () => {
+  it("the IP record's security block carries the same facts (paid), none on free", async () => {
     const check = await h.call(`/v1/blacklist/${listed}`, { key: pro });
     const r = await h.call(`/v1/ip/${listed}`, { key: pro });
     expect(r.body.security).toMatchObject({
@@ -239,7 +274,13 @@ describe('check and batch', () => {
       threat_last_seen: check.body.last_seen,
     });
     const clean = await h.call('/v1/ip/9.9.9.9', { key: pro });
-    expect(clean.body.security).toMatchObject({ is_threat: false, threat_type: null, threat_confidence: 0, threat_reports: 0, threat_last_seen: null });
+    expect(clean.body.security).toMatchObject({
+      is_threat: false,
+      threat_type: null,
+      threat_confidence: 0,
+      threat_reports: 0,
+      threat_last_seen: null,
+    });
     expect((await h.call(`/v1/ip/${listed}`, { key: free })).body.security).toBeUndefined();
     const batch = await h.call('/v1/ip/batch', { key: pro, json: [listed, '9.9.9.9'] });
     expect(batch.body.results[0].security.is_threat).toBe(true);
@@ -287,16 +328,22 @@ describe('blacklist store failures', () => {
     const store = SqliteStore.open(dir);
     const failing = new Proxy(store.blacklist, {
       get(target, name, receiver) {
-        if (name === 'listing' || name === 'report' || name === 'threatFacts') return async () => Promise.reject(new StoreUnavailableError('blacklist down'));
+        if (name === 'listing' || name === 'report' || name === 'threatFacts')
+          return async () => Promise.reject(new StoreUnavailableError('blacklist down'));
         const value = Reflect.get(target, name, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const s = await Harness.start({ store: new Proxy(store, { get: (target, name, receiver) => (name === 'blacklist' ? failing : Reflect.get(target, name, receiver)) }) });
+    const s = await Harness.start({
+      store: new Proxy(store, { get: (target, name, receiver) => (name === 'blacklist' ? failing : Reflect.get(target, name, receiver)) }),
+    });
     try {
       const key = await s.newKey('pro');
       const ip = fresh();
-      await store.blacklist.report({ ip, reporter: 'r', threat_type: 'spam', message: null, source: 's', at: s.clock.now(), country_code: null, isp: null }, s.clock.now());
+      await store.blacklist.report(
+        { ip, reporter: 'r', threat_type: 'spam', message: null, source: 's', at: s.clock.now(), country_code: null, isp: null },
+        s.clock.now(),
+      );
       expectError(await s.call(`/v1/blacklist/${ip}`, { key }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/report', { key, json: { ip: fresh(), threat_type: 'spam' } }), 'unavailable', 400);
       expectError(await s.call('/v1/blacklist/batch', { key, json: [ip] }), 'unavailable', 400);

@@ -26,7 +26,8 @@ beforeAll(async () => {
   h.clock.set('2026-06-10T12:05:00.000Z');
   const reporters = [key, await h.newKey('starter'), await h.newKey('business')];
   for (const reporter of reporters) {
-    for (const ip of [...strong4, ...strong6]) await h.call('/v1/blacklist/report', { key: reporter, json: { ip, threat_type: 'brute-force' }, tick: 10 });
+    for (const ip of [...strong4, ...strong6])
+      await h.call('/v1/blacklist/report', { key: reporter, json: { ip, threat_type: 'brute-force' }, tick: 10 });
   }
   // Exports are evaluated at the start of the quarter hour: move into the next one.
   h.clock.set('2026-06-10T12:16:00.000Z');
@@ -87,7 +88,9 @@ describe('formats, parsed back', () => {
       'create netlookup-v6-new hash:ip family inet6 maxelem 16777216 -exist',
     ]);
     const added = lines.filter((l) => l.startsWith('add ')).map((l) => l.split(' '));
-    expect(added.map(([, set, ip]) => [set, ip])).toEqual(all.map((ip) => [ip.includes(':') ? 'netlookup-v6-new' : 'netlookup-v4-new', ip]));
+    expect(added.map(([, set, ip]) => [set, ip])).toEqual(
+      all.map((ip) => [ip.includes(':') ? 'netlookup-v6-new' : 'netlookup-v4-new', ip]),
+    );
     expect(lines).toContain('swap netlookup-v4-new netlookup-v4');
     expect(lines).toContain('destroy netlookup-v6-new');
   });
@@ -119,10 +122,26 @@ describe('formats, parsed back', () => {
     for (const [i, ip] of all.entries()) {
       const check = (await h.call(`/v1/blacklist/${ip}`, { key, tick: 0 })).body;
       const row = json.addresses[i];
-      expect(row).toEqual({ ip, version: ip.includes(':') ? 6 : 4, threat_type: check.threat_type, confidence: row.confidence, reports: check.total_reports, first_seen: check.first_seen, last_seen: check.last_seen });
+      expect(row).toEqual({
+        ip,
+        version: ip.includes(':') ? 6 : 4,
+        threat_type: check.threat_type,
+        confidence: row.confidence,
+        reports: check.total_reports,
+        first_seen: check.first_seen,
+        last_seen: check.last_seen,
+      });
       // The export is evaluated at the start of its quarter hour, the check now: decay in between is small.
       expect(Math.abs(row.confidence - check.confidence)).toBeLessThanOrEqual(1);
-      expect(csv[i]).toEqual({ ip, version: String(row.version), threat_type: row.threat_type, confidence: String(row.confidence), reports: String(row.reports), first_seen: row.first_seen, last_seen: row.last_seen });
+      expect(csv[i]).toEqual({
+        ip,
+        version: String(row.version),
+        threat_type: row.threat_type,
+        confidence: String(row.confidence),
+        reports: String(row.reports),
+        first_seen: row.first_seen,
+        last_seen: row.last_seen,
+      });
     }
   });
 
@@ -150,13 +169,22 @@ describe('filters', () => {
     expect((await get('?min_confidence=100')).text).toBe('');
   });
 
-  it('a version filter leaves out the other family\'s sections', async () => {
+  it("a version filter leaves out the other family's sections", async () => {
     const text = (await get('?format=ipset&version=4')).text;
     expect(text).not.toContain('netlookup-v6');
   });
 
   it('bad parameters: 400 invalid_input', async () => {
-    for (const q of ['?format=pdf', '?min_confidence=101', '?min_confidence=-1', '?version=5', '?max_age=soon', '?max_age=0', '?name=1bad', '?name=a%20b']) {
+    for (const q of [
+      '?format=pdf',
+      '?min_confidence=101',
+      '?min_confidence=-1',
+      '?version=5',
+      '?max_age=soon',
+      '?max_age=0',
+      '?name=1bad',
+      '?name=a%20b',
+    ]) {
       expectError(await get(q), 'invalid_input');
     }
   });
@@ -204,6 +232,13 @@ describe('legacy export', () => {
     expect(legacy.status).toBe(200);
     expect(legacy.text).toBe(v1.text);
     expect(legacy.headers.get('etag')).toBe(v1.headers.get('etag'));
-    expect((await h.call('/api/export?format=plain&min_confidence=0', { tick: 0, headers: { 'if-none-match': (await get('?format=plain')).headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (
+        await h.call('/api/export?format=plain&min_confidence=0', {
+          tick: 0,
+          headers: { 'if-none-match': (await get('?format=plain')).headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(304);
   });
 });

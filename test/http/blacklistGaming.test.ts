@@ -30,7 +30,11 @@ describe.each(stores)('one account cannot list an address alone (%s store)', (_,
   beforeAll(async () => {
     await cleanup();
     const store = await openStore();
-    h = await Harness.start({ clockStart: '2026-07-01T08:00:00.000Z', blacklist: { reportsPerMinute: 100_000 }, ...(store ? { store } : {}) });
+    h = await Harness.start({
+      clockStart: '2026-07-01T08:00:00.000Z',
+      blacklist: { reportsPerMinute: 100_000 },
+      ...(store ? { store } : {}),
+    });
   });
 
   afterAll(async () => {
@@ -40,7 +44,12 @@ describe.each(stores)('one account cannot list an address alone (%s store)', (_,
 
   const json = (key: string, body: Record<string, unknown>, tick = 10) => h.call('/v1/blacklist/report', { key, json: body, tick });
   const form = (key: string, body: Record<string, string>, tick = 10) =>
-    h.call('/v1/blacklist/report', { key, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(), tick });
+    h.call('/v1/blacklist/report', {
+      key,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+      tick,
+    });
   /** The addresses of an export evaluated after the current quarter hour (exports use its start). */
   async function exported(key: string, query: string): Promise<string[]> {
     h.clock.set(new Date(Math.ceil((h.clock.ms + 1) / QUARTER_HOUR) * QUARTER_HOUR + 1000).toISOString());
@@ -63,7 +72,11 @@ describe.each(stores)('one account cannot list an address alone (%s store)', (_,
     const replies: Reply[] = [];
     for (let i = 0; i < 24; i++) {
       const claimed = new Date(h.clock.ms - i * 16 * MIN);
-      const fields = { ip, threat_type: 'brute-force', timestamp: i % 2 === 0 ? claimed.toISOString() : String(Math.floor(claimed.getTime() / 1000)) };
+      const fields = {
+        ip,
+        threat_type: 'brute-force',
+        timestamp: i % 2 === 0 ? claimed.toISOString() : String(Math.floor(claimed.getTime() / 1000)),
+      };
       replies.push(i % 3 === 0 ? await form(free, fields) : await json(free, fields));
     }
     expect(expectCapped(replies)).toBe(39);
@@ -101,13 +114,20 @@ describe.each(stores)('one account cannot list an address alone (%s store)', (_,
     for (let round = 0; round < 60; round++) {
       h.clock.advance(16 * MIN);
       for (const [i, secret] of keys.entries()) {
-        const fields = { ip: i % 2 === 0 ? ip : `::ffff:${ip}`, threat_type: 'brute-force', timestamp: new Date(h.clock.ms - i * 16 * MIN).toISOString() };
+        const fields = {
+          ip: i % 2 === 0 ? ip : `::ffff:${ip}`,
+          threat_type: 'brute-force',
+          timestamp: new Date(h.clock.ms - i * 16 * MIN).toISOString(),
+        };
         replies.push(i % 3 === 0 ? await form(secret, fields) : await json(secret, fields));
       }
     }
     expect(expectCapped(replies)).toBe(SINGLE_REPORTER_CEILING);
     expect(await confidenceOf(keys[0], ip)).toBe(SINGLE_REPORTER_CEILING);
-    expect((await h.call(`/v1/blacklist/${ip}`, { key: keys[0], tick: 0 })).body).toMatchObject({ total_reports: 60, distinct_reporters: 1 });
+    expect((await h.call(`/v1/blacklist/${ip}`, { key: keys[0], tick: 0 })).body).toMatchObject({
+      total_reports: 60,
+      distinct_reporters: 1,
+    });
     expect(await exported(keys[0], '')).not.toContain(ip);
     expect(await exported(keys[0], `&min_confidence=${SINGLE_REPORTER_CEILING + 1}`)).not.toContain(ip);
     expect(await exported(keys[0], '&min_confidence=0')).toContain(ip);

@@ -60,7 +60,9 @@ describe('configFromEnv', () => {
   }
 
   it('a refused secret is not shown in the message', () => {
-    expect(() => configFromEnv({ NETLOOKUP_ADMIN_TOKEN: 'hunter2-admin' })).toThrow('NETLOOKUP_ADMIN_TOKEN=(13 characters, not shown) is refused');
+    expect(() => configFromEnv({ NETLOOKUP_ADMIN_TOKEN: 'hunter2-admin' })).toThrow(
+      'NETLOOKUP_ADMIN_TOKEN=(13 characters, not shown) is refused',
+    );
     expect(() => configFromEnv({ REDIS_URL: 'http://:hunter2@127.0.0.1' })).toThrow(/^REDIS_URL=\(25 characters, not shown\)/);
     expect(() => configFromEnv({ REDIS_URL: 'redis://:hunter2@[bad' })).not.toThrow(/hunter2/);
   });
@@ -77,7 +79,15 @@ describe('configFromEnv', () => {
       REDIS_URL: 'redis://127.0.0.1:6379/2',
       NETLOOKUP_BLACKLIST_RETENTION_DAYS: '30',
     });
-    expect(config).toMatchObject({ port: 8081, host: '::', adminToken: token, plansFile, logLevel: 'debug', redisUrl: 'redis://127.0.0.1:6379/2', redisPrefix: 'nl:' });
+    expect(config).toMatchObject({
+      port: 8081,
+      host: '::',
+      adminToken: token,
+      plansFile,
+      logLevel: 'debug',
+      redisUrl: 'redis://127.0.0.1:6379/2',
+      redisPrefix: 'nl:',
+    });
     expect(config.trustProxy).toHaveLength(3);
     expect(config.blacklist?.retentionDays).toBe(30);
     expect(configFromEnv({ HOST: 'api.example.com', PORT: '0' })).toMatchObject({ host: 'api.example.com', port: 0 });

@@ -31,16 +31,20 @@ const refused: [string, string][] = [
 ];
 
 describe('netlookup serve with bad configuration', () => {
-  it.each(refused)('%s=%j: refuses to start, naming the variable', async (name, value) => {
-    const started = serve(path.join(dir, 'data'), plansFile, { [name]: value });
-    const error = await started.then(
-      () => null,
-      (e: Error) => e,
-    );
-    expect(error?.message).toMatch(/serve exited \(2\) before listening/);
-    expect(error?.message).toContain(`netlookup: ${name}=`);
-    if (name === 'NETLOOKUP_ADMIN_TOKEN') expect(error?.message).not.toContain(value);
-  }, 30_000);
+  it.each(refused)(
+    '%s=%j: refuses to start, naming the variable',
+    async (name, value) => {
+      const started = serve(path.join(dir, 'data'), plansFile, { [name]: value });
+      const error = await started.then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.message).toMatch(/serve exited \(2\) before listening/);
+      expect(error?.message).toContain(`netlookup: ${name}=`);
+      if (name === 'NETLOOKUP_ADMIN_TOKEN') expect(error?.message).not.toContain(value);
+    },
+    30_000,
+  );
 });
 
 describe('failed admin authentications through a running server', () => {

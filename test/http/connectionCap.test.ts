@@ -11,7 +11,9 @@ import { expectRawError, openSlow, parseAnswer, rawExchange } from './rawClient.
 const CAP = 200;
 
 async function closeAll(sockets: net.Socket[]): Promise<void> {
-  await Promise.all(sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))));
+  await Promise.all(
+    sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))),
+  );
   // Let the server see the closes before the next test counts connections.
   await new Promise((resolve) => setTimeout(resolve, 100));
 }

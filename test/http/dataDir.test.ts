@@ -84,7 +84,11 @@ describe('secrets stay off the disk', () => {
     const dataDir = path.join(dir, 'secrets');
     const child = await serve(dataDir, plansFile);
     try {
-      const created = await request(child.url, '/admin/accounts', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, json: { plan: 'pro' } });
+      const created = await request(child.url, '/admin/accounts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        json: { plan: 'pro' },
+      });
       expect(created.status).toBe(201);
       const key = created.body.key.secret as string;
       const encoded = [...key].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
@@ -127,10 +131,12 @@ describe('secrets stay off the disk', () => {
           .filter((line) => line.startsWith('{'))
           .map((line) => JSON.parse(line))
           .filter((line) => line.msg === 'request');
-      for (let wait = 0; wait < 40 && requestLines().length < targets.length + 2; wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let wait = 0; wait < 40 && requestLines().length < targets.length + 2; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const logged = requestLines();
       const output = child.output();
-      for (const secret of [key.slice(4), key.slice(4).toUpperCase(), encoded.slice(12), ADMIN_TOKEN, ADMIN_TOKEN.slice(-20)]) expect(output).not.toContain(secret);
+      for (const secret of [key.slice(4), key.slice(4).toUpperCase(), encoded.slice(12), ADMIN_TOKEN, ADMIN_TOKEN.slice(-20)])
+        expect(output).not.toContain(secret);
       expect(logged.length).toBeGreaterThanOrEqual(targets.length + 2);
       expect(output).toContain('[redacted]');
 

@@ -45,7 +45,14 @@ describe('lookup endpoints', () => {
   it('POST /v1/ip/batch answers the batch envelope', async () => {
     const r = await h.call('/v1/ip/batch', { key, json: { ips: ['8.8.8.8', '1.1.1.1'] } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, count: 2, results: [{ success: true, ip: '8.8.8.8' }, { success: true, ip: '1.1.1.1' }] });
+    expect(r.body).toMatchObject({
+      success: true,
+      count: 2,
+      results: [
+        { success: true, ip: '8.8.8.8' },
+        { success: true, ip: '1.1.1.1' },
+      ],
+    });
     expectQuotaHeadersMatchMeta(r, 'pro');
   });
 
@@ -66,7 +73,14 @@ describe('lookup endpoints', () => {
   it('POST /v1/blacklist/batch answers count, results, meta', async () => {
     const r = await h.call('/v1/blacklist/batch', { key, json: ['8.8.8.8', '9.9.9.9'] });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, count: 2, results: [{ success: true, ip: '8.8.8.8', listed: false }, { success: true, ip: '9.9.9.9', listed: false }] });
+    expect(r.body).toMatchObject({
+      success: true,
+      count: 2,
+      results: [
+        { success: true, ip: '8.8.8.8', listed: false },
+        { success: true, ip: '9.9.9.9', listed: false },
+      ],
+    });
     expect(r.body.meta.quota).toBeDefined();
     expectQuotaHeadersMatchMeta(r, 'pro');
   });
@@ -74,7 +88,13 @@ describe('lookup endpoints', () => {
   it('GET /v1/mac/{mac} answers the MAC record', async () => {
     const r = await h.call('/v1/mac/00:00:0c:12:34:56', { key });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, mac: '00:00:0c:12:34:56', found: true, oui: '00:00:0C', normalized: '00:00:0C:12:34:56' });
+    expect(r.body).toMatchObject({
+      success: true,
+      mac: '00:00:0c:12:34:56',
+      found: true,
+      oui: '00:00:0C',
+      normalized: '00:00:0C:12:34:56',
+    });
     expect(r.body.vendor.company).toMatch(/cisco/i);
     expectQuotaHeadersMatchMeta(r, 'pro');
   });
@@ -110,7 +130,11 @@ describe('lookup endpoints', () => {
   it('GET /v1/usage answers the usage record', async () => {
     const r = await h.call('/v1/usage', { key });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, plan: { code: 'pro', name: 'Pro (test)', expires_at: null }, rate_limit_per_second: 1000 });
+    expect(r.body).toMatchObject({
+      success: true,
+      plan: { code: 'pro', name: 'Pro (test)', expires_at: null },
+      rate_limit_per_second: 1000,
+    });
     expect(r.body.monthly_quota).toMatchObject({ limit: 100_000 });
   });
 });
@@ -123,7 +147,15 @@ describe('the endpoint list', () => {
       expect(r.contentType).toMatch(/^application\/json/);
       expect(r.body.success).toBe(true);
       const listed = (r.body.endpoints as { method: string; path: string }[]).map((e) => `${e.method} ${e.path}`);
-      for (const expected of ['GET /v1/ip/{ip}', 'GET /v1/ip', 'POST /v1/ip/batch', 'GET /v1/blacklist/{ip}', 'POST /v1/blacklist/batch', 'GET /v1/mac/{mac}', 'GET /v1/usage']) {
+      for (const expected of [
+        'GET /v1/ip/{ip}',
+        'GET /v1/ip',
+        'POST /v1/ip/batch',
+        'GET /v1/blacklist/{ip}',
+        'POST /v1/blacklist/batch',
+        'GET /v1/mac/{mac}',
+        'GET /v1/usage',
+      ]) {
         expect(listed).toContain(expected);
       }
       expect(listed.some((e) => e.startsWith('GET /v1/mac/search'))).toBe(true);
@@ -139,7 +171,16 @@ describe('the endpoint list', () => {
 });
 
 describe('unknown paths and methods', () => {
-  const unknown = ['/v1/nope', '/v1/ip/8.8.8.8/extra', '/v2/ip/8.8.8.8', '/nope', '/v1/mac', '/v1/blacklist', '/v1/usage/x', '/v1//ip/8.8.8.8'];
+  const unknown = [
+    '/v1/nope',
+    '/v1/ip/8.8.8.8/extra',
+    '/v2/ip/8.8.8.8',
+    '/nope',
+    '/v1/mac',
+    '/v1/blacklist',
+    '/v1/usage/x',
+    '/v1//ip/8.8.8.8',
+  ];
   for (const path of unknown) {
     it(`GET ${path} is 404 not_found without a key`, async () => {
       expectError(await h.call(path), 'not_found', 404);

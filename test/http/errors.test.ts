@@ -41,7 +41,11 @@ describe('every row of SPEC 7', () => {
     ['invalid_query', 400, () => h.call('/v1/mac/search?q=a', { key: pro })],
     ['invalid_query', 400, () => h.call('/v1/mac/search?vendor=%20x%20', { key: pro })],
     ['empty_batch', 400, () => h.call('/v1/ip/batch', { key: pro, json: { ips: [] } })],
-    ['batch_too_large', 400, () => h.call('/v1/ip/batch', { key: starter, json: ['1.0.0.1', '1.0.0.2', '1.0.0.3', '1.0.0.4', '1.0.0.5', '1.0.0.6'] })],
+    [
+      'batch_too_large',
+      400,
+      () => h.call('/v1/ip/batch', { key: starter, json: ['1.0.0.1', '1.0.0.2', '1.0.0.3', '1.0.0.4', '1.0.0.5', '1.0.0.6'] }),
+    ],
     ['missing_key', 401, () => h.call('/v1/ip/8.8.8.8')],
     ['invalid_key', 401, () => h.call('/v1/ip/8.8.8.8', { key: `nlk_${'f'.repeat(40)}` })],
     ['plan_required', 402, () => h.call('/v1/ip/batch', { key: free, json: ['8.8.8.8'] })],
@@ -112,7 +116,11 @@ describe('request bodies', () => {
   });
 
   it('JSON with __proto__: 400 invalid_body (not 500)', async () => {
-    expectError(await h.call('/v1/ip/batch', { key: pro, body: '{"__proto__": {"x": 1}, "ips": ["8.8.8.8"]}', headers: json }), 'invalid_body', 400);
+    expectError(
+      await h.call('/v1/ip/batch', { key: pro, body: '{"__proto__": {"x": 1}, "ips": ["8.8.8.8"]}', headers: json }),
+      'invalid_body',
+      400,
+    );
   });
 
   it('oversized body (> 1 MB): 413 body_too_large, with and without Content-Length', async () => {
@@ -122,12 +130,30 @@ describe('request bodies', () => {
     // chunked: no Content-Length, the limit still applies while reading
     const chunked = await new Promise<Reply>((resolve, reject) => {
       const url = new URL(`${h.url}/v1/ip/batch`);
-      const req = http.request({ agent: false, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': pro, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: new Headers(res.headers as Record<string, string>), text, body: JSON.parse(text), contentType: res.headers['content-type'] ?? null }));
-      });
+      const req = http.request(
+        {
+          agent: false,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'x-api-key': pro, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              headers: new Headers(res.headers as Record<string, string>),
+              text,
+              body: JSON.parse(text),
+              contentType: res.headers['content-type'] ?? null,
+            }),
+          );
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < big.length; i += 64 * 1024) req.write(big.slice(i, i + 64 * 1024));
       req.end();
@@ -146,7 +172,11 @@ describe('request bodies', () => {
 
   it('unsupported content type (text/plain, XML, multipart): 415 unsupported_media_type', async () => {
     for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream']) {
-      expectError(await h.call('/v1/ip/batch', { key: pro, body: '8.8.8.8', headers: { 'content-type': type } }), 'unsupported_media_type', 415);
+      expectError(
+        await h.call('/v1/ip/batch', { key: pro, body: '8.8.8.8', headers: { 'content-type': type } }),
+        'unsupported_media_type',
+        415,
+      );
     }
   });
 
@@ -169,7 +199,11 @@ describe('request bodies', () => {
   });
 
   it('an unknown Content-Encoding: 415 unsupported_media_type', async () => {
-    expectError(await h.call('/v1/ip/batch', { key: pro, body: '[]', headers: { ...json, 'content-encoding': 'x-nope' } }), 'unsupported_media_type', 415);
+    expectError(
+      await h.call('/v1/ip/batch', { key: pro, body: '[]', headers: { ...json, 'content-encoding': 'x-nope' } }),
+      'unsupported_media_type',
+      415,
+    );
   });
 
   it('a batch entry that is a deeply nested JSON value fails alone (or the body is refused), never 500', async () => {
@@ -177,7 +211,11 @@ describe('request bodies', () => {
       const nested = '['.repeat(depth) + ']'.repeat(depth);
       for (const body of [`{"ips": ["8.8.8.8", ${nested}]}`, `["8.8.8.8", ${nested}]`]) {
         const r = await h.call('/v1/ip/batch', { key: pro, body, headers: json });
-        expect({ depth, status: r.status, text: r.text.slice(0, 120) }).toEqual({ depth, status: r.status < 500 ? r.status : 'not 5xx', text: expect.any(String) });
+        expect({ depth, status: r.status, text: r.text.slice(0, 120) }).toEqual({
+          depth,
+          status: r.status < 500 ? r.status : 'not 5xx',
+          text: expect.any(String),
+        });
         if (r.status === 200) expect(r.body.results[1]).toMatchObject({ success: false, error: { code: 'invalid_ip' } });
         else expectEnvelope(r);
       }
@@ -186,23 +224,47 @@ describe('request bodies', () => {
 
   it('after a refused body, the kept-alive connection answers the next request', async () => {
     const cases: [string, Record<string, string>, Buffer, boolean][] = [
-      ['chunked body over the limit', { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ ips: ['1'.repeat(1_500_000)] })), true],
-      ['Content-Length over the limit', { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ ips: ['1'.repeat(1_500_000)] })), false],
-      ['gzip that is not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, Buffer.from(JSON.stringify({ ips: ['x'.repeat(300_000)] })), false],
+      [
+        'chunked body over the limit',
+        { 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify({ ips: ['1'.repeat(1_500_000)] })),
+        true,
+      ],
+      [
+        'Content-Length over the limit',
+        { 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify({ ips: ['1'.repeat(1_500_000)] })),
+        false,
+      ],
+      [
+        'gzip that is not gzip',
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        Buffer.from(JSON.stringify({ ips: ['x'.repeat(300_000)] })),
+        false,
+      ],
       ['malformed JSON', { 'content-type': 'application/json' }, Buffer.from(`{bad json${' '.repeat(300_000)}`), false],
     ];
     const outcomes: Record<string, string> = {};
     for (const [label, headers, body, chunked] of cases) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
-        const first = await rawOn(agent, 'POST', '/v1/ip/batch', { ...headers, 'x-api-key': pro, ...(chunked ? {} : { 'content-length': String(body.length) }) }, body, chunked);
+        const first = await rawOn(
+          agent,
+          'POST',
+          '/v1/ip/batch',
+          { ...headers, 'x-api-key': pro, ...(chunked ? {} : { 'content-length': String(body.length) }) },
+          body,
+          chunked,
+        );
         const second = await rawOn(agent, 'GET', '/health', {}, undefined, false);
         outcomes[label] = `${first} then ${second}`;
       } finally {
         agent.destroy();
       }
     }
-    const expected = Object.fromEntries(Object.entries(outcomes).map(([label, got]) => [label, /^4\d\d then 200$/.test(got) ? got : '4xx then 200']));
+    const expected = Object.fromEntries(
+      Object.entries(outcomes).map(([label, got]) => [label, /^4\d\d then 200$/.test(got) ? got : '4xx then 200']),
+    );
     expect(outcomes).toEqual(expected);
   });
 
@@ -217,7 +279,14 @@ describe('request bodies', () => {
 });
 
 /** One request on `agent`; answers "status" or "no answer" after 2 s. */
-function rawOn(agent: http.Agent, method: string, p: string, headers: Record<string, string>, body: Buffer | undefined, chunked: boolean): Promise<string> {
+function rawOn(
+  agent: http.Agent,
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  chunked: boolean,
+): Promise<string> {
   const url = new URL(h.url);
   return new Promise((resolve) => {
     const req = http.request({ agent, host: url.hostname, port: url.port, method, path: p, headers }, (res) => {
@@ -241,17 +310,21 @@ function rawOn(agent: http.Agent, method: string, p: string, headers: Record<str
 /** A store that forwards to a real one until `broken` is set, then throws StoreUnavailableError. */
 function breakableStore(inner: Store): Store & { broken: boolean } {
   const state = { broken: false };
-  const unless = <A extends unknown[], R>(work: (...args: A) => R) => (...args: A): R => {
-    if (state.broken) throw new StoreUnavailableError('test: store down');
-    return work(...args);
-  };
+  const unless =
+    <A extends unknown[], R>(work: (...args: A) => R) =>
+    (...args: A): R => {
+      if (state.broken) throw new StoreUnavailableError('test: store down');
+      return work(...args);
+    };
   /** The part's methods reject while broken; its at-once answers throw where they would (synchronously). */
   const breakable = <T extends object>(part: T): T =>
     new Proxy(part, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (prop === 'immediate' && value) {
-          return Object.fromEntries(Object.entries(value as Record<string, (...a: unknown[]) => unknown>).map(([name, work]) => [name, unless(work)]));
+          return Object.fromEntries(
+            Object.entries(value as Record<string, (...a: unknown[]) => unknown>).map(([name, work]) => [name, unless(work)]),
+          );
         }
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {

@@ -72,7 +72,9 @@ function sendOn(via: http.Agent | false, req: RawRequest): Promise<RawReply> {
     );
     r.on('error', reject);
     // a request the server never answers is a failure too
-    r.setTimeout(5_000, () => r.destroy(Object.assign(new Error(`no answer within 5 s: ${req.method} ${req.path.slice(0, 100)}`), { code: 'NO_ANSWER' })));
+    r.setTimeout(5_000, () =>
+      r.destroy(Object.assign(new Error(`no answer within 5 s: ${req.method} ${req.path.slice(0, 100)}`), { code: 'NO_ANSWER' })),
+    );
     r.end(req.body);
   });
 }
@@ -125,12 +127,65 @@ async function check(req: RawRequest): Promise<void> {
 
 const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
 // Node refuses request heads over 16 KB itself (431, before the application): stay below that
-const headerValue = fc.oneof({ weight: 5, arbitrary: fc.string({ unit: printable, maxLength: 80 }) }, { weight: 1, arbitrary: fc.string({ unit: printable, minLength: 200, maxLength: 1000 }) });
+const headerValue = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ unit: printable, maxLength: 80 }) },
+  { weight: 1, arbitrary: fc.string({ unit: printable, minLength: 200, maxLength: 1000 }) },
+);
 
 /** Path segments as written by a confused or hostile client; `%` sequences left raw. */
 const segment = fc.oneof(
-  fc.constantFrom('', '.', '..', '%', '%%', '%zz', '%E0%A4%A', '%C0%AE%C0%AE', '%2e%2e', '%2F', '%00', '%FF', '%ff%fe', '%u2028', '~', '*', '@', ':', '::', ';', ',', "'", '"', '{}', '$', '!', '+', '(', ')'),
-  fc.constantFrom('8.8.8.8', '::ffff:8.8.8.8', '2001:db8::1', '00:00:0c:12:34:56', '0000.0c12.3456', '00000c', 'batch', 'search', 'ip', 'mac', 'blacklist', 'usage', 'v1', 'admin', 'keys', 'accounts', 'roll', 'health', 'metrics'),
+  fc.constantFrom(
+    '',
+    '.',
+    '..',
+    '%',
+    '%%',
+    '%zz',
+    '%E0%A4%A',
+    '%C0%AE%C0%AE',
+    '%2e%2e',
+    '%2F',
+    '%00',
+    '%FF',
+    '%ff%fe',
+    '%u2028',
+    '~',
+    '*',
+    '@',
+    ':',
+    '::',
+    ';',
+    ',',
+    "'",
+    '"',
+    '{}',
+    '$',
+    '!',
+    '+',
+    '(',
+    ')',
+  ),
+  fc.constantFrom(
+    '8.8.8.8',
+    '::ffff:8.8.8.8',
+    '2001:db8::1',
+    '00:00:0c:12:34:56',
+    '0000.0c12.3456',
+    '00000c',
+    'batch',
+    'search',
+    'ip',
+    'mac',
+    'blacklist',
+    'usage',
+    'v1',
+    'admin',
+    'keys',
+    'accounts',
+    'roll',
+    'health',
+    'metrics',
+  ),
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 10 }),
   fc.ipV4(),
@@ -152,23 +207,74 @@ function rawPath(text: string): string {
 
 const queryPart = fc.oneof(
   fc.constant(''),
-  fc.constantFrom('pretty', 'pretty=0', 'pretty=false', 'fields=', 'fields=,,', 'fields=location.city', 'fields=a..b', 'fields=%', 'q=', 'q=a', 'q=cisco', 'vendor=apple', 'ips=', 'ips=8.8.8.8,1.1.1.1', 'key=', 'key=%', 'fields=__proto__', 'fields=constructor.prototype', 'q=%zz', 'fields=location&fields=network'),
-  fc.tuple(fc.constantFrom('fields', 'q', 'vendor', 'ips', 'key', 'pretty', 'x'), fc.string({ maxLength: 40 })).map(([k, v]) => `${k}=${encodeURIComponent(v)}`),
+  fc.constantFrom(
+    'pretty',
+    'pretty=0',
+    'pretty=false',
+    'fields=',
+    'fields=,,',
+    'fields=location.city',
+    'fields=a..b',
+    'fields=%',
+    'q=',
+    'q=a',
+    'q=cisco',
+    'vendor=apple',
+    'ips=',
+    'ips=8.8.8.8,1.1.1.1',
+    'key=',
+    'key=%',
+    'fields=__proto__',
+    'fields=constructor.prototype',
+    'q=%zz',
+    'fields=location&fields=network',
+  ),
+  fc
+    .tuple(fc.constantFrom('fields', 'q', 'vendor', 'ips', 'key', 'pretty', 'x'), fc.string({ maxLength: 40 }))
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`),
   fc.string({ maxLength: 40 }),
 );
 
-const pathArb = fc.oneof(
-  // templates of the real routes with random parameters
-  fc.tuple(
-    fc.constantFrom('/v1/ip/', '/v1/blacklist/', '/v1/mac/', '/v1/mac/search/', '/v1/ip/batch/', '/admin/accounts/', '/admin/keys/', '/v1/', '/'),
-    segment,
-    fc.array(segment, { maxLength: 3 }),
-  ).map(([prefix, s, more]) => prefix + [s, ...more].join('/')),
-  // the real routes themselves
-  fc.constantFrom('/v1', '/v1/', '/v1/ip', '/v1/ip/batch', '/v1/blacklist/batch', '/v1/mac/search', '/v1/usage', '/health', '/metrics', '/openapi.json', '/admin/accounts', '/v1/ip/8.8.8.8', '/v1/mac/00:00:0c:12:34:56'),
-  // anything
-  fc.array(segment, { minLength: 0, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
-).chain((p) => queryPart.map((q) => (q ? `${p}?${q}` : p)));
+const pathArb = fc
+  .oneof(
+    // templates of the real routes with random parameters
+    fc
+      .tuple(
+        fc.constantFrom(
+          '/v1/ip/',
+          '/v1/blacklist/',
+          '/v1/mac/',
+          '/v1/mac/search/',
+          '/v1/ip/batch/',
+          '/admin/accounts/',
+          '/admin/keys/',
+          '/v1/',
+          '/',
+        ),
+        segment,
+        fc.array(segment, { maxLength: 3 }),
+      )
+      .map(([prefix, s, more]) => prefix + [s, ...more].join('/')),
+    // the real routes themselves
+    fc.constantFrom(
+      '/v1',
+      '/v1/',
+      '/v1/ip',
+      '/v1/ip/batch',
+      '/v1/blacklist/batch',
+      '/v1/mac/search',
+      '/v1/usage',
+      '/health',
+      '/metrics',
+      '/openapi.json',
+      '/admin/accounts',
+      '/v1/ip/8.8.8.8',
+      '/v1/mac/00:00:0c:12:34:56',
+    ),
+    // anything
+    fc.array(segment, { minLength: 0, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
+  )
+  .chain((p) => queryPart.map((q) => (q ? `${p}?${q}` : p)));
 
 const methodArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('GET', 'POST') },
@@ -179,17 +285,31 @@ const methodArb = fc.oneof(
 );
 
 /** `$pro`, `$free`, `$restricted` stand for the secrets (filled in when sent: readable counterexamples). */
-const keyValue = fc.oneof(
-  fc.constantFrom('$pro', '$free', '$restricted'),
-  headerValue,
-  fc.stringMatching(/^nlk_[0-9a-f]{40}$/),
-);
+const keyValue = fc.oneof(fc.constantFrom('$pro', '$free', '$restricted'), headerValue, fc.stringMatching(/^nlk_[0-9a-f]{40}$/));
 
 const headersArb = fc.record(
   {
     'x-api-key': keyValue,
-    authorization: fc.oneof(keyValue.map((k) => `Bearer ${k}`), fc.constant('Bearer $admin'), headerValue, fc.constant('Basic dXNlcjpwYXNz')),
-    origin: fc.oneof(fc.constantFrom('https://example.com', 'https://a.example.org', 'https://evil.com', 'null', '', 'http://[::1]:80', 'https://exa mple.com', 'file://', 'https://example.com:99999'), headerValue),
+    authorization: fc.oneof(
+      keyValue.map((k) => `Bearer ${k}`),
+      fc.constant('Bearer $admin'),
+      headerValue,
+      fc.constant('Basic dXNlcjpwYXNz'),
+    ),
+    origin: fc.oneof(
+      fc.constantFrom(
+        'https://example.com',
+        'https://a.example.org',
+        'https://evil.com',
+        'null',
+        '',
+        'http://[::1]:80',
+        'https://exa mple.com',
+        'file://',
+        'https://example.com:99999',
+      ),
+      headerValue,
+    ),
     referer: fc.oneof(fc.constantFrom('https://example.com/x', 'not a url', '//example.com'), headerValue),
     'content-type': fc.oneof(
       fc.constantFrom(
@@ -230,12 +350,40 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   fc.jsonValue({ maxDepth: 6 }).map((v) => utf8(JSON.stringify(v))),
   fc.record({ ips: fc.jsonValue({ maxDepth: 4 }) }).map((v) => utf8(JSON.stringify(v))),
   fc
-    .tuple(fc.boolean(), fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null), fc.object({ maxDepth: 2 }), fc.boolean()), { maxLength: 30 }))
+    .tuple(
+      fc.boolean(),
+      fc.array(
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV6(),
+          fc.string({ maxLength: 20 }),
+          fc.integer(),
+          fc.constant(null),
+          fc.object({ maxDepth: 2 }),
+          fc.boolean(),
+        ),
+        { maxLength: 30 },
+      ),
+    )
     .map(([bare, ips]) => utf8(JSON.stringify(bare ? ips : { ips }))),
-  fc.array(fc.oneof(fc.ipV4(), fc.string({ maxLength: 20 })), { maxLength: 30 }).map((ips) => utf8(`ips=${encodeURIComponent(ips.join(','))}`)),
+  fc
+    .array(fc.oneof(fc.ipV4(), fc.string({ maxLength: 20 })), { maxLength: 30 })
+    .map((ips) => utf8(`ips=${encodeURIComponent(ips.join(','))}`)),
   fc.string({ maxLength: 200 }).map(utf8),
   deepJson.map(utf8),
-  fc.constantFrom('{"__proto__": {"ips": ["8.8.8.8"]}}', '{"constructor": {"prototype": {}}}', '{"ips": "8.8.8.8,,,1.1.1.1"}', 'ips[]=8.8.8.8', 'ips=8.8.8.8&ips=1.1.1.1', '\ufeff{"ips": []}', 'null', '"x"', '1e999').map(utf8),
+  fc
+    .constantFrom(
+      '{"__proto__": {"ips": ["8.8.8.8"]}}',
+      '{"constructor": {"prototype": {}}}',
+      '{"ips": "8.8.8.8,,,1.1.1.1"}',
+      'ips[]=8.8.8.8',
+      'ips=8.8.8.8&ips=1.1.1.1',
+      '\ufeff{"ips": []}',
+      'null',
+      '"x"',
+      '1e999',
+    )
+    .map(utf8),
 );
 
 function materialise(method: string, path: string, headers: Record<string, string>, given: Body): RawRequest {

@@ -27,24 +27,40 @@ const ERROR_CODES = Object.keys(errorTable);
 /** The plan table of these tests: the four codes, small numbers, so limits are reached quickly. */
 export const TEST_PLANS = {
   free: {
-    name: 'Free (test)', price_eur_month: 0,
+    name: 'Free (test)',
+    price_eur_month: 0,
     quota: { period: 'day', per_api: { ip: 3, blacklist: 3, mac: 3 } },
-    rate_limit_per_second: 2, max_batch: 0, max_keys: 1, field_level: 'basic',
+    rate_limit_per_second: 2,
+    max_batch: 0,
+    max_keys: 1,
+    field_level: 'basic',
   },
   starter: {
-    name: 'Starter (test)', price_eur_month: 9,
+    name: 'Starter (test)',
+    price_eur_month: 9,
     quota: { period: 'month', pooled: 20 },
-    rate_limit_per_second: 5, max_batch: 5, max_keys: 2, field_level: 'full',
+    rate_limit_per_second: 5,
+    max_batch: 5,
+    max_keys: 2,
+    field_level: 'full',
   },
   pro: {
-    name: 'Pro (test)', price_eur_month: 29,
+    name: 'Pro (test)',
+    price_eur_month: 29,
     quota: { period: 'month', pooled: 100_000 },
-    rate_limit_per_second: 1000, max_batch: 100, max_keys: 3, field_level: 'full',
+    rate_limit_per_second: 1000,
+    max_batch: 100,
+    max_keys: 3,
+    field_level: 'full',
   },
   business: {
-    name: 'Business (test)', price_eur_month: 79,
+    name: 'Business (test)',
+    price_eur_month: 79,
     quota: { period: 'month', pooled: 1_000_000 },
-    rate_limit_per_second: 1000, max_batch: 1000, max_keys: 10, field_level: 'full',
+    rate_limit_per_second: 1000,
+    max_batch: 1000,
+    max_keys: 10,
+    field_level: 'full',
   },
 } as const;
 
@@ -150,7 +166,7 @@ export class Harness {
       tablesDir: path.join(projectRoot, 'data', 'tables'),
       plansFile: this.plansFile,
       redisUrl: undefined,
-      adminToken: options.adminToken === null ? undefined : options.adminToken ?? ADMIN_TOKEN,
+      adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
       trustProxy: parseNetworkList(options.trustProxy ?? '', 'NETLOOKUP_TRUST_PROXY'),
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       logLevel: 'silent',
@@ -331,7 +347,14 @@ export function nextUtcMonth(ms: number): number {
 export function expectedZoneTime(zone: string, ms: number): { utc_offset: string; is_dst: boolean; current_time: string } {
   const offsetAt = (t: number): number => {
     const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     }).formatToParts(t);
     const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
     const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));

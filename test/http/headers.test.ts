@@ -184,7 +184,10 @@ describe('CORS preflight', () => {
   it('a preflight is neither counted nor rejected', async () => {
     const key = await h.newKey('pro');
     const before = await h.usage(key);
-    await request(h.url, '/v1/ip/8.8.8.8', { method: 'OPTIONS', headers: { origin: 'https://a.test', 'access-control-request-method': 'GET' } });
+    await request(h.url, '/v1/ip/8.8.8.8', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://a.test', 'access-control-request-method': 'GET' },
+    });
     const after = await h.usage(key);
     expect(after.today).toEqual(before.today);
   });

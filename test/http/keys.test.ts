@@ -78,21 +78,38 @@ describe('missing and invalid keys', () => {
     expectError(await send({ authorization: 'Bearer' }), 'missing_key', 401);
   });
   it('missing_key on every v1 endpoint', async () => {
-    for (const p of ['/v1/ip', '/v1/blacklist/8.8.8.8', '/v1/mac/00:00:0c:12:34:56', '/v1/mac/search?q=cisco', '/v1/usage', '/v1', '/v1/ip/batch']) {
+    for (const p of [
+      '/v1/ip',
+      '/v1/blacklist/8.8.8.8',
+      '/v1/mac/00:00:0c:12:34:56',
+      '/v1/mac/search?q=cisco',
+      '/v1/usage',
+      '/v1',
+      '/v1/ip/batch',
+    ]) {
       expectError(await h.call(p), 'missing_key', 401);
     }
     expectError(await h.call('/v1/ip/batch', { json: ['8.8.8.8'] }), 'missing_key', 401);
     expectError(await h.call('/v1/blacklist/batch', { json: ['8.8.8.8'] }), 'missing_key', 401);
   });
   it('malformed keys: 401 invalid_key', async () => {
-    for (const bad of ['abc', 'nlk_', `nlk_${'a'.repeat(39)}`, `nlk_${'a'.repeat(41)}`, `NLK_${'a'.repeat(40)}`, `nlk_${'A'.repeat(40)}`, `xyz_${'a'.repeat(40)}`, `nlk_${'g'.repeat(40)}`]) {
+    for (const bad of [
+      'abc',
+      'nlk_',
+      `nlk_${'a'.repeat(39)}`,
+      `nlk_${'a'.repeat(41)}`,
+      `NLK_${'a'.repeat(40)}`,
+      `nlk_${'A'.repeat(40)}`,
+      `xyz_${'a'.repeat(40)}`,
+      `nlk_${'g'.repeat(40)}`,
+    ]) {
       expectError(await send({ 'x-api-key': bad }), 'invalid_key', 401);
     }
   });
   it('a well-formed unknown key: 401 invalid_key', async () => {
     expectError(await send({ 'x-api-key': unknown }), 'invalid_key', 401);
   });
-  it('a deleted key: 401 invalid_key at once; the account\'s other key keeps working', async () => {
+  it("a deleted key: 401 invalid_key at once; the account's other key keeps working", async () => {
     const { account, key } = await h.createAccount('pro');
     const second = await h.createKey(account.id, 'second');
     expect((await send({ 'x-api-key': key.secret })).status).toBe(200);
@@ -153,8 +170,14 @@ describe('website restriction', () => {
   });
 
   it('the restriction applies whatever way the key is sent', async () => {
-    expectError(await h.call('/v1/ip/8.8.8.8', { key: restricted, via: 'query', headers: { origin: 'https://evil.com' } }), 'origin_not_allowed', 403);
-    expect((await h.call('/v1/ip/8.8.8.8', { key: restricted, via: 'bearer', headers: { origin: 'https://example.com' } })).status).toBe(200);
+    expectError(
+      await h.call('/v1/ip/8.8.8.8', { key: restricted, via: 'query', headers: { origin: 'https://evil.com' } }),
+      'origin_not_allowed',
+      403,
+    );
+    expect((await h.call('/v1/ip/8.8.8.8', { key: restricted, via: 'bearer', headers: { origin: 'https://example.com' } })).status).toBe(
+      200,
+    );
   });
 
   it('a key without a list works from anywhere', async () => {
@@ -186,7 +209,15 @@ describe('suspended accounts', () => {
   it('403 account_suspended on every endpoint while suspended, back when lifted', async () => {
     const { account, key } = await h.createAccount('pro');
     await h.patchAccount(account.id, { suspended: true });
-    for (const p of ['/v1/ip/8.8.8.8', '/v1/ip', '/v1/blacklist/8.8.8.8', '/v1/mac/00:00:0c:12:34:56', '/v1/mac/search?q=cisco', '/v1/usage', '/v1']) {
+    for (const p of [
+      '/v1/ip/8.8.8.8',
+      '/v1/ip',
+      '/v1/blacklist/8.8.8.8',
+      '/v1/mac/00:00:0c:12:34:56',
+      '/v1/mac/search?q=cisco',
+      '/v1/usage',
+      '/v1',
+    ]) {
       expectError(await h.call(p, { key: key.secret }), 'account_suspended', 403);
     }
     expectError(await h.call('/v1/ip/batch', { key: key.secret, json: ['8.8.8.8'] }), 'account_suspended', 403);
@@ -298,7 +329,13 @@ describe('secrets are shown only when created', () => {
 describe('redactedUrl (the request log line)', () => {
   it('replaces the value of every key parameter, whatever its case or position', () => {
     const s = `nlk_${'ab'.repeat(20)}`;
-    for (const url of [`/v1/ip/8.8.8.8?key=${s}`, `/v1/ip?pretty&key=${s}`, `/v1/ip?KEY=${s}&fields=ip`, `/v1/ip?key=${s}#frag`, `/v1/ip?key=${s}&key=${s}`]) {
+    for (const url of [
+      `/v1/ip/8.8.8.8?key=${s}`,
+      `/v1/ip?pretty&key=${s}`,
+      `/v1/ip?KEY=${s}&fields=ip`,
+      `/v1/ip?key=${s}#frag`,
+      `/v1/ip?key=${s}&key=${s}`,
+    ]) {
       const out = redactedUrl(url);
       expect(out).not.toContain(s);
       expect(out).not.toContain(s.slice(4));

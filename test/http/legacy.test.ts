@@ -22,7 +22,7 @@ afterAll(async () => {
 const legacy = (path: string, headers: Record<string, string> = {}) => h.call(path, { headers, tick: 0 });
 
 describe('legacy MAC lookup', () => {
-  it('answers SPEC 4.9\'s shape exactly, with the v1 record\'s facts', async () => {
+  it("answers SPEC 4.9's shape exactly, with the v1 record's facts", async () => {
     const r = await legacy('/lookup.php?mac=00:00:0c:12:34:56');
     expect(r.status).toBe(200);
     expect(r.contentType).toMatch(/^application\/json/);
@@ -43,7 +43,12 @@ describe('legacy MAC lookup', () => {
   });
 
   it('bits: locally administered, randomised, multicast; unknown prefix: found false, vendor null', async () => {
-    expect((await legacy('/lookup.php?mac=02:00:00:00:00:01')).body.macAddress).toEqual({ oui: '02:00:00', isRandomized: true, transmission: 'unicast', administration: 'LAA' });
+    expect((await legacy('/lookup.php?mac=02:00:00:00:00:01')).body.macAddress).toEqual({
+      oui: '02:00:00',
+      isRandomized: true,
+      transmission: 'unicast',
+      administration: 'LAA',
+    });
     expect((await legacy('/lookup.php?mac=01:00:5e:00:00:01')).body.macAddress).toMatchObject({ transmission: 'multicast' });
     const unknown = await legacy('/lookup.php?mac=0e:ee:ee:00:00:00');
     expect(unknown.body).toMatchObject({ success: true, found: false, vendor: null });
@@ -55,7 +60,12 @@ describe('legacy MAC lookup', () => {
     expect(r.body).toMatchObject({ success: true, found: true, vendor: 'cisco' });
     expect(r.body.count).toBe(r.body.prefixes.length);
     expect(r.body.prefixes.length).toBeGreaterThan(10);
-    expect(r.body.prefixes[0]).toEqual({ oui: expect.stringMatching(/^[0-9A-F]{2}(:[0-9A-F]{2}){2}$/), company: expect.stringMatching(/cisco/i), country: expect.any(String), blockType: expect.stringMatching(/^MA-[LMS]$/) });
+    expect(r.body.prefixes[0]).toEqual({
+      oui: expect.stringMatching(/^[0-9A-F]{2}(:[0-9A-F]{2}){2}$/),
+      company: expect.stringMatching(/cisco/i),
+      country: expect.any(String),
+      blockType: expect.stringMatching(/^MA-[LMS]$/),
+    });
     expect((await legacy('/lookup?vendor=zzzzqqqq')).body).toMatchObject({ found: false, count: 0, prefixes: [] });
   });
 
@@ -84,7 +94,11 @@ describe('legacy MAC lookup', () => {
   it('health: the MAC table is loaded, with its dates (oui-data states none for its data: null, not the build time)', async () => {
     const r = await legacy('/api/mac/v1/health');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, status: 'ok', mac_table: { loaded: true, built_at: expect.any(String), source_date: null, blocks: expect.any(Number) } });
+    expect(r.body).toEqual({
+      success: true,
+      status: 'ok',
+      mac_table: { loaded: true, built_at: expect.any(String), source_date: null, blocks: expect.any(Number) },
+    });
   });
 });
 
@@ -95,9 +109,25 @@ describe('legacy blacklist check', () => {
     const trusted = { key };
     const listed = await h.call('/api/check.php?ip=45.110.0.1', { ...trusted, via: 'query', tick: 0 });
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual({ success: true, ip: '45.110.0.1', listed: true, threat_type: 'scanner', confidence: 39, reports: 1, last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) });
+    expect(listed.body).toEqual({
+      success: true,
+      ip: '45.110.0.1',
+      listed: true,
+      threat_type: 'scanner',
+      confidence: 39,
+      reports: 1,
+      last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    });
     const clean = await h.call('/api/check?ip=2a01:4f8:0:0::1', { ...trusted, tick: 0 });
-    expect(clean.body).toEqual({ success: true, ip: '2a01:4f8::1', listed: false, threat_type: null, confidence: 0, reports: 0, last_seen: null });
+    expect(clean.body).toEqual({
+      success: true,
+      ip: '2a01:4f8::1',
+      listed: false,
+      threat_type: null,
+      confidence: 0,
+      reports: 0,
+      last_seen: null,
+    });
     expectError(await h.call('/api/check?ip=nope', { ...trusted, tick: 0 }), 'invalid_ip');
     expectError(await h.call('/api/check', { ...trusted, tick: 0 }), 'invalid_ip');
   });
@@ -126,7 +156,8 @@ describe('keyless daily limits per client address', () => {
   });
 
   it('legacy check: its own daily limit; X-Forwarded-For is ignored unless the proxy is trusted', async () => {
-    for (let i = 0; i < 3; i++) expect((await legacy('/api/check.php?ip=8.8.8.8', { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await legacy('/api/check.php?ip=8.8.8.8', { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(200);
     expectError(await legacy('/api/check.php?ip=8.8.8.8', { 'x-forwarded-for': '203.0.113.99' }), 'quota_exceeded');
     expect((await h.call('/api/check.php?ip=8.8.8.8', { key, tick: 0 })).status).toBe(200);
   });

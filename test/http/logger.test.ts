@@ -31,7 +31,15 @@ describe('createLogger', () => {
     let written = '';
     const sink = new Writable({ write: (chunk, _encoding, done) => ((written += chunk), done()) });
     const logger = createLogger('info', [token, 'quote"and\\slash-secret'], sink);
-    logger.info({ err: new Error(`bad ${key}`), path: `/v1/${key.slice(4).toUpperCase()}`, header: `Bearer ${token}`, other: 'quote"and\\slash-secret' }, 'request failed');
+    logger.info(
+      {
+        err: new Error(`bad ${key}`),
+        path: `/v1/${key.slice(4).toUpperCase()}`,
+        header: `Bearer ${token}`,
+        other: 'quote"and\\slash-secret',
+      },
+      'request failed',
+    );
     expect(written).toContain('request failed');
     expect(written).not.toMatch(/[0-9a-f]{40}/i);
     expect(written).not.toContain(token);

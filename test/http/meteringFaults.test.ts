@@ -18,7 +18,10 @@ let h: Harness;
 beforeAll(async () => {
   fs.mkdirSync(path.join(dir, 'redis'));
   redis = await PrivateRedis.start({ aofDir: path.join(dir, 'redis') });
-  h = await Harness.start({ store: await RedisStore.open(redis.url, { rateClock: 'request' }), blacklist: { reportsPerMinute: 1000, legacyCheckDaily: 3 } });
+  h = await Harness.start({
+    store: await RedisStore.open(redis.url, { rateClock: 'request' }),
+    blacklist: { reportsPerMinute: 1000, legacyCheckDaily: 3 },
+  });
 });
 
 afterAll(async () => {
@@ -44,9 +47,13 @@ describe('a shared store that cannot answer', () => {
       expectError(reply, 'unavailable');
       failed.push(reply.status);
     }
-    for (let i = 0; i < 3; i++) expectError(await h.call('/v1/blacklist/batch', { key, json: { ips: [listed, '45.96.0.2'] } }), 'unavailable');
+    for (let i = 0; i < 3; i++)
+      expectError(await h.call('/v1/blacklist/batch', { key, json: { ips: [listed, '45.96.0.2'] } }), 'unavailable');
     for (let i = 0; i < 2; i++) expectError(await h.call('/v1/blacklist/export?format=plain', { key }), 'unavailable');
-    for (let i = 0; i < 5; i++) expect((await h.call('/v1/blacklist/report', { key, json: { ip: `45.96.1.${i}`, threat_type: 'spam' } })).status).toBeGreaterThanOrEqual(400);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await h.call('/v1/blacklist/report', { key, json: { ip: `45.96.1.${i}`, threat_type: 'spam' } })).status,
+      ).toBeGreaterThanOrEqual(400);
     expect(failed).toHaveLength(20);
 
     await redis.start();

@@ -44,7 +44,10 @@ async function wave(h: Harness): Promise<Wave> {
       }
       const reply = await request(h.url, '/api/check?ip=8.8.8.8', { headers: { 'x-forwarded-for': clientOf(i) } });
       statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-      remaining.set(reply.headers.get('x-quota-remaining') ?? 'none', (remaining.get(reply.headers.get('x-quota-remaining') ?? 'none') ?? 0) + 1);
+      remaining.set(
+        reply.headers.get('x-quota-remaining') ?? 'none',
+        (remaining.get(reply.headers.get('x-quota-remaining') ?? 'none') ?? 0) + 1,
+      );
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));

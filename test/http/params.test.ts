@@ -62,7 +62,10 @@ describe('fields', () => {
   });
 
   it('applied to each batch result; failure entries stay whole; envelope keeps count and meta', async () => {
-    const r = await h.call('/v1/ip/batch?fields=location.country_code', { key, json: { ips: ['8.8.8.8', '2a00:1450:4001:80b::200e', 'bad'] } });
+    const r = await h.call('/v1/ip/batch?fields=location.country_code', {
+      key,
+      json: { ips: ['8.8.8.8', '2a00:1450:4001:80b::200e', 'bad'] },
+    });
     expect(r.status).toBe(200);
     expect(r.body.count).toBe(3);
     expect(r.body.meta).toBeDefined();
@@ -137,7 +140,15 @@ describe('pretty', () => {
 
 describe('key', () => {
   it('?key= authenticates every endpoint', async () => {
-    for (const path of ['/v1/ip/8.8.8.8', '/v1/ip', '/v1/blacklist/8.8.8.8', '/v1/mac/00:00:0c:12:34:56', '/v1/mac/search?q=cisco', '/v1/usage', '/v1']) {
+    for (const path of [
+      '/v1/ip/8.8.8.8',
+      '/v1/ip',
+      '/v1/blacklist/8.8.8.8',
+      '/v1/mac/00:00:0c:12:34:56',
+      '/v1/mac/search?q=cisco',
+      '/v1/usage',
+      '/v1',
+    ]) {
       const r = await h.call(path, { key, via: 'query' });
       expect({ path, status: r.status }).toEqual({ path, status: 200 });
     }

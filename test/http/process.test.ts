@@ -72,8 +72,14 @@ describe('netlookup serve in a child process', () => {
       expect(a.status).toBe(200);
       expect(a.body.meta.plan).toBe('business');
       expectError(await request(second.url, '/v1/ip/8.8.8.8', { key: k1.secret }), 'invalid_key', 401);
-      expect((await request(second.url, '/v1/ip/8.8.8.8', { key: k2.body.key.secret, headers: { origin: 'https://example.com' } })).status).toBe(200);
-      expectError(await request(second.url, '/v1/ip/8.8.8.8', { key: k2.body.key.secret, headers: { origin: 'https://evil.com' } }), 'origin_not_allowed', 403);
+      expect(
+        (await request(second.url, '/v1/ip/8.8.8.8', { key: k2.body.key.secret, headers: { origin: 'https://example.com' } })).status,
+      ).toBe(200);
+      expectError(
+        await request(second.url, '/v1/ip/8.8.8.8', { key: k2.body.key.secret, headers: { origin: 'https://evil.com' } }),
+        'origin_not_allowed',
+        403,
+      );
       expectError(await request(second.url, '/v1/ip/8.8.8.8', { key: other.body.key.secret }), 'account_suspended', 403);
       expectError(await request(second.url, '/v1/ip/8.8.8.8', { key: third.body.key.secret }), 'invalid_key', 401);
       // the first-start key still works, by every way of sending it (?key= included: its log line must be redacted)
@@ -92,7 +98,10 @@ describe('netlookup serve in a child process', () => {
     }
 
     // --- logs: structured JSON lines; secrets appear only in the first-start banner
-    const logLines = second.output().split('\n').filter((l) => l.startsWith('{'));
+    const logLines = second
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(logLines.length).toBeGreaterThan(0);
     const requestLines = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
     expect(requestLines.length).toBeGreaterThanOrEqual(5);
@@ -118,7 +127,14 @@ describe('netlookup serve in a child process', () => {
         const req = http.request(
           // agent: false, a connection of its own that the client closes after the answer (a kept-alive
           // connection is the subject of the in-process shutdown test in operations.test.ts)
-          { agent: false, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': secret, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          {
+            agent: false,
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: { 'x-api-key': secret, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8');

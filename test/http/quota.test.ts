@@ -23,7 +23,7 @@ function at(instant: string): void {
 }
 
 describe('the plan table comes from the plans file', () => {
-  it('free: the file\'s name, rate and daily allowances (not the spec defaults)', async () => {
+  it("free: the file's name, rate and daily allowances (not the spec defaults)", async () => {
     const key = await h.newKey('free');
     const usage = await h.usage(key);
     expect(usage.plan).toEqual({ code: 'free', name: 'Free (test)', expires_at: null });
@@ -32,7 +32,7 @@ describe('the plan table comes from the plans file', () => {
     expect(usage).not.toHaveProperty('monthly_quota');
   });
 
-  it('paid plans: the file\'s monthly pool and rate, in /usage, meta and headers', async () => {
+  it("paid plans: the file's monthly pool and rate, in /usage, meta and headers", async () => {
     for (const plan of ['starter', 'pro', 'business'] as const) {
       const key = await h.newKey(plan);
       const usage = await h.usage(key);
@@ -54,7 +54,13 @@ describe('free plan: per-API daily quota', () => {
     for (let i = 1; i <= 3; i++) {
       const r = await h.call('/v1/ip/8.8.8.8', { key });
       expect(r.status).toBe(200);
-      expect(r.body.meta.quota).toMatchObject({ limit: 3, used: i, remaining: 3 - i, period: 'day', resets_at: '2026-03-11T00:00:00+00:00' });
+      expect(r.body.meta.quota).toMatchObject({
+        limit: 3,
+        used: i,
+        remaining: 3 - i,
+        period: 'day',
+        resets_at: '2026-03-11T00:00:00+00:00',
+      });
       expectQuotaHeadersMatchMeta(r, 'free');
     }
     const refused = await h.call('/v1/ip/1.1.1.1', { key });
@@ -96,7 +102,13 @@ describe('paid plan: pooled monthly quota', () => {
     for (let i = 1; i <= limit; i++) {
       const r = await h.call(paths[i % paths.length], { key });
       expect(r.status).toBe(200);
-      expect(r.body.meta.quota).toMatchObject({ limit, used: i, remaining: limit - i, period: 'month', resets_at: '2026-04-01T00:00:00+00:00' });
+      expect(r.body.meta.quota).toMatchObject({
+        limit,
+        used: i,
+        remaining: limit - i,
+        period: 'month',
+        resets_at: '2026-04-01T00:00:00+00:00',
+      });
       expectQuotaHeadersMatchMeta(r, 'starter');
     }
     for (const p of paths) {
@@ -114,7 +126,8 @@ describe('paid plan: pooled monthly quota', () => {
     at('2026-03-31T22:00:00Z');
     const key = await h.newKey('starter');
     const limit = TEST_PLANS.starter.quota.pooled;
-    for (let i = 0; i < 4; i++) expect((await h.call('/v1/ip/batch', { key, json: [1, 2, 3, 4, 5].map((n) => `8.8.${i}.${n}`) })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await h.call('/v1/ip/batch', { key, json: [1, 2, 3, 4, 5].map((n) => `8.8.${i}.${n}`) })).status).toBe(200);
     expect((await h.usage(key)).monthly_quota.used).toBe(limit);
     at('2026-03-31T23:59:59.999Z');
     expectError(await h.call('/v1/ip/8.8.8.8', { key, tick: 0 }), 'quota_exceeded', 429);
@@ -239,7 +252,8 @@ describe('per-second limit: a sliding one-second window', () => {
     const { account, key } = await h.createAccount('starter');
     const second = await h.createKey(account.id, 'two');
     at('2026-07-04T00:00:00Z');
-    for (let i = 0; i < 5; i++) expect((await h.call('/v1/ip/8.8.8.8', { key: i % 2 ? key.secret : second.secret, tick: 0 })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await h.call('/v1/ip/8.8.8.8', { key: i % 2 ? key.secret : second.secret, tick: 0 })).status).toBe(200);
     expectError(await h.call('/v1/ip/8.8.8.8', { key: second.secret, tick: 0 }), 'rate_limited', 429);
     expectError(await h.call('/v1/ip/8.8.8.8', { key: key.secret, tick: 0 }), 'rate_limited', 429);
   });
@@ -315,7 +329,11 @@ describe('the order of the checks', () => {
     const key = await h.newKey('free');
     expectError(await h.call('/v1/ip/batch', { key, json: [] }), 'plan_required', 402);
     expectError(await h.call('/v1/ip/batch', { key, json: ['bad', 'worse'] }), 'plan_required', 402);
-    expectError(await h.call('/v1/ip/batch', { key, json: Array.from({ length: 2000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`) }), 'plan_required', 402);
+    expectError(
+      await h.call('/v1/ip/batch', { key, json: Array.from({ length: 2000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`) }),
+      'plan_required',
+      402,
+    );
     expectError(await h.call('/v1/blacklist/batch', { key, json: {} }), 'plan_required', 402);
     expectError(await h.call('/v1/mac/search?q=a', { key }), 'plan_required', 402);
     expectError(await h.call('/v1/mac/search', { key }), 'plan_required', 402);
@@ -323,7 +341,11 @@ describe('the order of the checks', () => {
 
   it('plan before input: a free batch with a body that is not valid JSON gets plan_required', async () => {
     const key = await h.newKey('free');
-    expectError(await h.call('/v1/ip/batch', { key, body: '{"ips": [', headers: { 'content-type': 'application/json' } }), 'plan_required', 402);
+    expectError(
+      await h.call('/v1/ip/batch', { key, body: '{"ips": [', headers: { 'content-type': 'application/json' } }),
+      'plan_required',
+      402,
+    );
   });
 
   it('plan before input: a free batch with ips of a wrong type gets plan_required', async () => {
@@ -344,10 +366,15 @@ describe('the order of the checks', () => {
   it('input before quota on paid plans: empty_batch, batch_too_large, invalid_query with the pool used up', async () => {
     at('2026-09-03T10:00:00Z');
     const key = await h.newKey('starter');
-    for (let i = 0; i < 4; i++) expect((await h.call('/v1/ip/batch', { key, json: [1, 2, 3, 4, 5].map((n) => `8.8.${i}.${n}`) })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await h.call('/v1/ip/batch', { key, json: [1, 2, 3, 4, 5].map((n) => `8.8.${i}.${n}`) })).status).toBe(200);
     expectError(await h.call('/v1/ip/8.8.8.8', { key }), 'quota_exceeded', 429);
     expectError(await h.call('/v1/ip/batch', { key, json: [] }), 'empty_batch', 400);
-    expectError(await h.call('/v1/ip/batch', { key, json: ['1.1.1.1', '1.1.1.2', '1.1.1.3', '1.1.1.4', '1.1.1.5', '1.1.1.6'] }), 'batch_too_large', 400);
+    expectError(
+      await h.call('/v1/ip/batch', { key, json: ['1.1.1.1', '1.1.1.2', '1.1.1.3', '1.1.1.4', '1.1.1.5', '1.1.1.6'] }),
+      'batch_too_large',
+      400,
+    );
     expectError(await h.call('/v1/mac/search?q=x', { key }), 'invalid_query', 400);
   });
 

@@ -50,7 +50,11 @@ export function parseAnswer(text: string): ParsedAnswer {
   const split = text.indexOf('\r\n\r\n');
   const [statusLine, ...headers] = text.slice(0, split).split('\r\n');
   const body = text.slice(split + 4);
-  return { status: Number(statusLine.split(' ')[1]), headers: headers.map((h) => h.toLowerCase()), body: body === '' ? undefined : JSON.parse(body) };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers: headers.map((h) => h.toLowerCase()),
+    body: body === '' ? undefined : JSON.parse(body),
+  };
 }
 
 /** Opens a connection and sends `head` without ending it; resolves once connected. */
@@ -73,7 +77,12 @@ export function openSlow(url: string, head: string): Promise<net.Socket & { answ
 export function expectRawError(text: string, status: number, code: string, ...headers: string[]): void {
   const answer = parseAnswer(text);
   expect(answer.status).toBe(status);
-  for (const header of ['content-type: application/json; charset=utf-8', 'access-control-allow-origin: *', 'connection: close', ...headers]) {
+  for (const header of [
+    'content-type: application/json; charset=utf-8',
+    'access-control-allow-origin: *',
+    'connection: close',
+    ...headers,
+  ]) {
     expect(answer.headers).toContain(header);
   }
   expect(answer.body).toEqual({ success: false, error: { code, message: expect.any(String) } });

@@ -198,7 +198,12 @@ describe('public addresses in no table', () => {
 
 describe('address forms', () => {
   it('IPv6 is echoed in compressed lower-case form', async () => {
-    for (const input of ['2001:4860:4860:0000:0000:0000:0000:8888', '2001:4860:4860:0:0:0:0:8888', '2001:4860:4860::8888', '2001:4860:4860::8888'.toUpperCase()]) {
+    for (const input of [
+      '2001:4860:4860:0000:0000:0000:0000:8888',
+      '2001:4860:4860:0:0:0:0:8888',
+      '2001:4860:4860::8888',
+      '2001:4860:4860::8888'.toUpperCase(),
+    ]) {
       const r = await h.call(`/v1/ip/${input}`, { key: pro });
       expect(r.status).toBe(200);
       expect(r.body.ip).toBe('2001:4860:4860::8888');
@@ -247,10 +252,20 @@ describe('time zone fields (computed for the moment of the request)', () => {
   it('concrete values: London summer is +01:00 with DST, Sydney January is +11:00 with DST', async () => {
     h.clock.set('2026-07-15T12:34:56.789Z');
     const london = await h.call('/v1/ip/81.2.69.142', { key: pro, tick: 0 });
-    expect(london.body.timezone).toEqual({ id: 'Europe/London', utc_offset: '+01:00', is_dst: true, current_time: '2026-07-15T13:34:56+01:00' });
+    expect(london.body.timezone).toEqual({
+      id: 'Europe/London',
+      utc_offset: '+01:00',
+      is_dst: true,
+      current_time: '2026-07-15T13:34:56+01:00',
+    });
     h.clock.set('2026-01-15T23:59:59.000Z');
     const sydney = await h.call('/v1/ip/1.1.1.1', { key: pro, tick: 0 });
-    expect(sydney.body.timezone).toEqual({ id: 'Australia/Sydney', utc_offset: '+11:00', is_dst: true, current_time: '2026-01-16T10:59:59+11:00' });
+    expect(sydney.body.timezone).toEqual({
+      id: 'Australia/Sydney',
+      utc_offset: '+11:00',
+      is_dst: true,
+      current_time: '2026-01-16T10:59:59+11:00',
+    });
     h.clock.set('2026-03-10T12:00:00.000Z');
   });
 
@@ -323,10 +338,18 @@ describe('MAC records (SPEC 2.5)', () => {
   it('an IAB block answers its assignee; a private registration is found, with no company and counted for none', async () => {
     const iab = await h.call('/v1/mac/00:50:C2:7D:51:23', { key: pro });
     expectRecord(iab.body, macFullSchema);
-    expect(iab.body).toMatchObject({ found: true, vendor: { company: 'DEUTA-WERKE GmbH', country_code: 'DE', is_private: false }, block: { type: 'MA-S', start: '0050C27D5000', size: 4096 } });
+    expect(iab.body).toMatchObject({
+      found: true,
+      vendor: { company: 'DEUTA-WERKE GmbH', country_code: 'DE', is_private: false },
+      block: { type: 'MA-S', start: '0050C27D5000', size: 4096 },
+    });
     const hidden = await h.call('/v1/mac/40:D8:55:12:F0:01', { key: pro });
     expectRecord(hidden.body, macFullSchema);
-    expect(hidden.body).toMatchObject({ found: true, vendor: { company: null, short_name: null, total_ouis: null, is_private: true }, block: { type: 'MA-S', start: '40D85512F000' } });
+    expect(hidden.body).toMatchObject({
+      found: true,
+      vendor: { company: null, short_name: null, total_ouis: null, is_private: true },
+      block: { type: 'MA-S', start: '40D85512F000' },
+    });
     const free = await h.call('/v1/mac/40:D8:55:12:F0:01', { key: await h.newKey('free') });
     expectRecord(free.body, macBasicSchema);
     expect(free.body.vendor).toEqual({ company: null, country_code: null });
@@ -349,7 +372,12 @@ describe('MAC records (SPEC 2.5)', () => {
 describe('other envelopes', () => {
   it('usage record (SPEC 2.7): free has daily_quota, paid monthly_quota, never both', async () => {
     const free = await h.newKey('free');
-    const base = { success: 'true', plan: { code: 'string', name: 'string', expires_at: 'string|null' }, rate_limit_per_second: 'integer', today: { ip: 'integer', blacklist: 'integer', mac: 'integer', rejected: 'integer' } };
+    const base = {
+      success: 'true',
+      plan: { code: 'string', name: 'string', expires_at: 'string|null' },
+      rate_limit_per_second: 'integer',
+      today: { ip: 'integer', blacklist: 'integer', mac: 'integer', rejected: 'integer' },
+    };
     const f = await h.call('/v1/usage', { key: free });
     expect(shapeErrors(f.body, { ...base, daily_quota: { ip: 'integer', blacklist: 'integer', mac: 'integer' } })).toEqual([]);
     expect(f.body.plan.expires_at).toBeNull();
@@ -394,6 +422,7 @@ describe('other envelopes', () => {
     const { results, ...rest } = r.body;
     expectRecord(rest, { success: 'true', query: 'string', count: 'integer' });
     expect(Array.isArray(results)).toBe(true);
-    for (const x of results) expect(shapeErrors(x, { oui: 'string', company: 'string', country_code: 'string|null', block_type: 'string' })).toEqual([]);
+    for (const x of results)
+      expect(shapeErrors(x, { oui: 'string', company: 'string', country_code: 'string|null', block_type: 'string' })).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ import { killChildren, serve, type Child } from './serveProcess.js';
 
 const PLANS = {
   ...TEST_PLANS,
-  free: { ...TEST_PLANS.free, quota: { period: 'day', per_api: { ip: 1_000_000, blacklist: 1000, mac: 1000 } }, rate_limit_per_second: 100_000 },
+  free: {
+    ...TEST_PLANS.free,
+    quota: { period: 'day', per_api: { ip: 1_000_000, blacklist: 1000, mac: 1000 } },
+    rate_limit_per_second: 100_000,
+  },
   business: { ...TEST_PLANS.business, rate_limit_per_second: 100_000 },
 };
 const dir = tempDir('netlookup-fault-');
@@ -29,7 +33,11 @@ beforeAll(async () => {
   redis = await PrivateRedis.start({ aofDir: path.join(dir, 'redis') });
   const plansFile = path.join(dir, 'plans.json');
   fs.writeFileSync(plansFile, JSON.stringify(PLANS));
-  service = await serve(path.join(dir, 'data'), plansFile, { REDIS_URL: redis.url, LOG_LEVEL: 'warn', NETLOOKUP_REPORTS_PER_MINUTE: '100000' });
+  service = await serve(path.join(dir, 'data'), plansFile, {
+    REDIS_URL: redis.url,
+    LOG_LEVEL: 'warn',
+    NETLOOKUP_REPORTS_PER_MINUTE: '100000',
+  });
 });
 
 afterAll(async () => {
@@ -45,17 +53,35 @@ describe('Redis stopped and restarted under load', () => {
     ['shut down (SIGTERM)', 'SIGTERM', 77],
     ['crashed (SIGKILL)', 'SIGKILL', 78],
   ] as const)('%s: answers every lookup, loses no report and no usage', async (_, signal, octet) => {
-    const created = await request(service.url, '/admin/accounts', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, json: { plan: 'free' } });
+    const created = await request(service.url, '/admin/accounts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      json: { plan: 'free' },
+    });
     expect(created.status).toBe(201);
     const secret: string = created.body.key.secret;
     // the key is known to the instance before the outage (its last answer stands in meanwhile)
     expect((await request(service.url, '/v1/ip/8.8.8.8', { key: secret })).status).toBe(200);
     // a paid key and a listed address: its threat fields are true, or unknown (null) while Redis is away, never false
-    const business = await request(service.url, '/admin/accounts', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, json: { plan: 'business' } });
+    const business = await request(service.url, '/admin/accounts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      json: { plan: 'business' },
+    });
     const paidSecret: string = business.body.key.secret;
     const listed = `45.${octet}.255.1`;
-    expect((await request(service.url, '/v1/blacklist/report', { key: secret, json: { ip: listed, threat_type: 'scanner', source: 'fault-test' } })).status).toBe(201);
-    expect((await request(service.url, `/v1/ip/${listed}`, { key: paidSecret })).body.security).toMatchObject({ is_threat: true, threat_reports: 1 });
+    expect(
+      (
+        await request(service.url, '/v1/blacklist/report', {
+          key: secret,
+          json: { ip: listed, threat_type: 'scanner', source: 'fault-test' },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await request(service.url, `/v1/ip/${listed}`, { key: paidSecret })).body.security).toMatchObject({
+      is_threat: true,
+      threat_reports: 1,
+    });
     const unknownThreat = { is_threat: null, threat_type: null, threat_confidence: null, threat_reports: null, threat_last_seen: null };
     let paidUnknown = 0;
     let answered = 1;
@@ -95,7 +121,10 @@ describe('Redis stopped and restarted under load', () => {
         // A refused report is sent again until it is accepted: the client's side of "retryable". A
         // refusal whose report Redis had saved before the connection fell merges with its retry.
         for (let attempt = 0; ; attempt++) {
-          const reply = await request(service.url, '/v1/blacklist/report', { key: secret, json: { ip, threat_type: 'scanner', source: 'fault-test' } });
+          const reply = await request(service.url, '/v1/blacklist/report', {
+            key: secret,
+            json: { ip, threat_type: 'scanner', source: 'fault-test' },
+          });
           seen(reply);
           if (reply.status === 201 || (attempt > 0 && reply.status === 200 && reply.body.merged === true)) {
             accepted.push(ip);

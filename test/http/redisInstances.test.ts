@@ -61,7 +61,9 @@ describe('two instances on one Redis', () => {
 
   it('hundreds of concurrent requests against a quota of 100: exactly 100 succeed, the rest quota_exceeded', async () => {
     const { key } = await newAccount('free');
-    const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => request(i % 2 ? a.url : b.url, '/v1/ip/8.8.8.8', { key: key.secret })));
+    const replies = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => request(i % 2 ? a.url : b.url, '/v1/ip/8.8.8.8', { key: key.secret })),
+    );
     const ok = replies.filter((r) => r.status === 200);
     expect(ok).toHaveLength(100);
     for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 'quota_exceeded');
@@ -115,15 +117,23 @@ describe('two instances on one Redis', () => {
 });
 
 describe('a report through one instance', () => {
-  it('lists the address in the other\'s paid lookups and blacklist checks on the next request', async () => {
+  it("lists the address in the other's paid lookups and blacklist checks on the next request", async () => {
     const { key } = await newAccount('pro');
     const ip = '45.33.32.157';
     // b's first paid lookups load its listed-address set; the address is not in it
     expect((await request(b.url, '/v1/ip/45.33.32.158', { key: key.secret })).body.security).toMatchObject({ is_threat: false });
     expect((await request(b.url, `/v1/ip/${ip}`, { key: key.secret })).body.security).toMatchObject({ is_threat: false });
-    const reported = await request(a.url, '/v1/blacklist/report', { method: 'POST', key: key.secret, json: { ip, threat_type: 'scanner' } });
+    const reported = await request(a.url, '/v1/blacklist/report', {
+      method: 'POST',
+      key: key.secret,
+      json: { ip, threat_type: 'scanner' },
+    });
     expect(reported.status).toBe(201);
-    expect((await request(b.url, `/v1/ip/${ip}`, { key: key.secret })).body.security).toMatchObject({ is_threat: true, threat_type: 'scanner', threat_reports: 1 });
+    expect((await request(b.url, `/v1/ip/${ip}`, { key: key.secret })).body.security).toMatchObject({
+      is_threat: true,
+      threat_type: 'scanner',
+      threat_reports: 1,
+    });
     expect((await request(b.url, `/v1/blacklist/${ip}`, { key: key.secret })).body).toMatchObject({ listed: true, threat_type: 'scanner' });
   });
 });
@@ -131,7 +141,12 @@ describe('a report through one instance', () => {
 describe('serve --workers', () => {
   it('two cluster workers on Redis share the port and hold the quota together', async () => {
     const plansFile = path.join(dir, 'plans.json');
-    const workers = await serve(path.join(dir, 'w'), plansFile, { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'debug' }, ['--workers', '2']);
+    const workers = await serve(
+      path.join(dir, 'w'),
+      plansFile,
+      { REDIS_URL: REDIS_TEST_URL, NETLOOKUP_REDIS_PREFIX: prefix, LOG_LEVEL: 'debug' },
+      ['--workers', '2'],
+    );
     expect(workers.output()).toContain('2 workers on the shared store (redis)');
     const { key } = await newAccount('free');
     const replies = await Promise.all(Array.from({ length: 250 }, () => request(workers.url, '/v1/ip/8.8.8.8', { key: key.secret })));
@@ -146,7 +161,9 @@ describe('serve --workers', () => {
 
   it('more than one worker on the embedded store is refused with a clear message', async () => {
     const plansFile = path.join(dir, 'plans.json');
-    await expect(serve(path.join(dir, 'embedded'), plansFile, {}, ['--workers', '2'])).rejects.toThrow(/exited \(2\)[\s\S]*--workers 2 needs the shared store: set REDIS_URL/);
+    await expect(serve(path.join(dir, 'embedded'), plansFile, {}, ['--workers', '2'])).rejects.toThrow(
+      /exited \(2\)[\s\S]*--workers 2 needs the shared store: set REDIS_URL/,
+    );
   });
 });
 

@@ -24,18 +24,40 @@ export function killChildren(): void {
  * Starts `netlookup serve [args]` on a free port with the admin token and debug logs. The store is
  * the embedded one under `dataDir` unless `extraEnv` gives REDIS_URL.
  */
-export async function serve(dataDir: string, plansFile: string, extraEnv: Record<string, string> = {}, args: string[] = []): Promise<Child> {
+export async function serve(
+  dataDir: string,
+  plansFile: string,
+  extraEnv: Record<string, string> = {},
+  args: string[] = [],
+): Promise<Child> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NETLOOKUP_TABLES;
   delete env.NETLOOKUP_TRUST_PROXY;
   delete env.REDIS_URL;
-  Object.assign(env, { PORT: '0', HOST: '127.0.0.1', NETLOOKUP_DATA_DIR: dataDir, NETLOOKUP_PLANS: plansFile, NETLOOKUP_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'debug' }, extraEnv);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  Object.assign(
+    env,
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NETLOOKUP_DATA_DIR: dataDir,
+      NETLOOKUP_PLANS: plansFile,
+      NETLOOKUP_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'debug',
+    },
+    extraEnv,
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening" line within 60 s; output:\n${out}`)), 60_000);
     const check = () => {

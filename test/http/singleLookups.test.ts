@@ -15,7 +15,20 @@ describe('singleLookupOf', () => {
   });
 
   it('leaves the named routes beside them, trailing slashes and other input to the router', () => {
-    for (const path of ['/v1/ip/batch', '/v1/blacklist/batch', '/v1/blacklist/report', '/v1/blacklist/export', '/v1/mac/search', '/v1/ip/', '/v1/ip', '/v1/ip/8.8.8.8/', '/v1/ip/not-an-ip', '/v1/mac/zz', '/v1/usage', '/v1/ip/8.8.8.8/x'])
+    for (const path of [
+      '/v1/ip/batch',
+      '/v1/blacklist/batch',
+      '/v1/blacklist/report',
+      '/v1/blacklist/export',
+      '/v1/mac/search',
+      '/v1/ip/',
+      '/v1/ip',
+      '/v1/ip/8.8.8.8/',
+      '/v1/ip/not-an-ip',
+      '/v1/mac/zz',
+      '/v1/usage',
+      '/v1/ip/8.8.8.8/x',
+    ])
       expect(singleLookupOf(path), path).toBeNull();
   });
 });
@@ -54,7 +67,15 @@ describe('the hot path answers exactly as the router does', () => {
     return hot;
   }
 
-  const lookups = ['/v1/ip/8.8.8.8', '/v1/ip/2a00:1450:4001:81b::200e', '/v1/ip/::ffff:1.1.1.1', '/v1/ip/10.1.2.3', '/v1/blacklist/8.8.8.8', '/v1/mac/00:50:56:12:34:56', '/v1/mac/005056'];
+  const lookups = [
+    '/v1/ip/8.8.8.8',
+    '/v1/ip/2a00:1450:4001:81b::200e',
+    '/v1/ip/::ffff:1.1.1.1',
+    '/v1/ip/10.1.2.3',
+    '/v1/blacklist/8.8.8.8',
+    '/v1/mac/00:50:56:12:34:56',
+    '/v1/mac/005056',
+  ];
 
   for (const plan of ['free', 'business'] as const) {
     it(`successes on the ${plan} plan, plain, with fields, pretty and the key in the query`, async () => {
@@ -83,10 +104,14 @@ describe('the hot path answers exactly as the router does', () => {
     const b = await h.createAccount('pro');
     for (const { key } of [a, b]) expect((await h.patchKey(key.id, { websites: ['example.com'] })).status).toBe(200);
     const pair: [string, string] = [a.key.secret, b.key.secret];
-    expect((await expectSameAnswers('/v1/ip/8.8.8.8', pair, { headers: { origin: 'https://other.example' } })).body.error.code).toBe('origin_not_allowed');
+    expect((await expectSameAnswers('/v1/ip/8.8.8.8', pair, { headers: { origin: 'https://other.example' } })).body.error.code).toBe(
+      'origin_not_allowed',
+    );
     expect((await expectSameAnswers('/v1/ip/8.8.8.8', pair, { headers: { origin: 'https://example.com' } })).status).toBe(200);
     for (const { account } of [a, b]) await h.patchAccount(account.id, { suspended: true });
-    expect((await expectSameAnswers('/v1/ip/8.8.8.8', pair, { headers: { origin: 'https://example.com' } })).body.error.code).toBe('account_suspended');
+    expect((await expectSameAnswers('/v1/ip/8.8.8.8', pair, { headers: { origin: 'https://example.com' } })).body.error.code).toBe(
+      'account_suspended',
+    );
 
     // free: 2 per second, 3 per day
     const limited = await twoKeys('free');

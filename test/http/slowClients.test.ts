@@ -22,7 +22,9 @@ function expectTimeoutAnswer(text: string): void {
 describe('slow clients', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start({ connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS, keepAliveTimeoutMs: KEEP_ALIVE_MS } });
+    h = await Harness.start({
+      connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS, keepAliveTimeoutMs: KEEP_ALIVE_MS },
+    });
   });
   afterAll(() => h.stop());
 
@@ -64,8 +66,18 @@ describe('slow clients', () => {
 
 describe('timeout and connection settings from the environment', () => {
   it('seconds, fractions allowed, as milliseconds; defaults for what is unset', () => {
-    const config = configFromEnv({ NETLOOKUP_HEADERS_TIMEOUT: '2.5', NETLOOKUP_REQUEST_TIMEOUT: '20', NETLOOKUP_KEEP_ALIVE_TIMEOUT: '1', NETLOOKUP_MAX_CONNECTIONS: '300' });
-    expect(connectionSettings(config)).toEqual({ headersTimeoutMs: 2500, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 1000, maxConnections: 300 });
+    const config = configFromEnv({
+      NETLOOKUP_HEADERS_TIMEOUT: '2.5',
+      NETLOOKUP_REQUEST_TIMEOUT: '20',
+      NETLOOKUP_KEEP_ALIVE_TIMEOUT: '1',
+      NETLOOKUP_MAX_CONNECTIONS: '300',
+    });
+    expect(connectionSettings(config)).toEqual({
+      headersTimeoutMs: 2500,
+      requestTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 300,
+    });
     const defaults = connectionSettings(configFromEnv({}));
     expect(defaults).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 });
     expect(defaults.maxConnections).toBeGreaterThan(0);

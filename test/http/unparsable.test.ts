@@ -50,7 +50,13 @@ describe('requests the HTTP parser refuses, odd methods, expectations', () => {
   });
 
   it('methods HTTP knows but no endpoint serves: 405 method_not_allowed with Allow', async () => {
-    for (const request of ['TRACE / HTTP/1.1', 'PROPFIND /health HTTP/1.1', 'DELETE /health HTTP/1.1', 'PURGE /v1/ip/8.8.8.8 HTTP/1.1', 'M-SEARCH * HTTP/1.1']) {
+    for (const request of [
+      'TRACE / HTTP/1.1',
+      'PROPFIND /health HTTP/1.1',
+      'DELETE /health HTTP/1.1',
+      'PURGE /v1/ip/8.8.8.8 HTTP/1.1',
+      'M-SEARCH * HTTP/1.1',
+    ]) {
       const { text } = await rawExchange(h.url, `${request}\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expectRawError(text, 405, 'method_not_allowed');
       expect(parseAnswer(text).headers.some((line) => line.startsWith('allow: '))).toBe(true);
@@ -59,14 +65,20 @@ describe('requests the HTTP parser refuses, odd methods, expectations', () => {
 
   it('an Expect other than 100-continue: 417 expectation_failed in the envelope', async () => {
     for (const expectation of ['fooo', '200-ok']) {
-      const { text } = await rawExchange(h.url, `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nExpect: ${expectation}\r\nContent-Length: 2\r\n\r\n`);
+      const { text } = await rawExchange(
+        h.url,
+        `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nExpect: ${expectation}\r\nContent-Length: 2\r\n\r\n`,
+      );
       expectRawError(text, 417, 'expectation_failed');
       expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
     }
   });
 
   it('Expect: 100-continue: the interim answer, then the request is served', async () => {
-    const { text } = await rawExchange(h.url, 'POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    const { text } = await rawExchange(
+      h.url,
+      'POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
     expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
     expectRawError(text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length), 401, 'missing_key');
   });

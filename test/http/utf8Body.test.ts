@@ -6,11 +6,16 @@ import { Utf8Body } from '../../src/http/respond.js';
 describe('Utf8Body', () => {
   it('encodes the parts as Buffer.from encodes them joined, across growth of its buffer', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 500 }), fc.constant('São Paulo 🌍')), { maxLength: 120 }), (parts) => {
-        const body = new Utf8Body();
-        for (const part of parts) body.append(part);
-        expect(body.toBuffer().equals(Buffer.from(parts.join(''), 'utf8'))).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 500 }), fc.constant('São Paulo 🌍')), {
+          maxLength: 120,
+        }),
+        (parts) => {
+          const body = new Utf8Body();
+          for (const part of parts) body.append(part);
+          expect(body.toBuffer().equals(Buffer.from(parts.join(''), 'utf8'))).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });

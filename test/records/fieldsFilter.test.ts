@@ -57,17 +57,33 @@ describe('applyFields on examples', () => {
   };
 
   it('selects subtrees by dot paths and keeps the always-kept keys', () => {
-    expect(applyFields(rec, parseFields('location.city'))).toEqual({ success: true, ip: '8.8.8.8', version: 4, location: { city: 'Mountain View' }, meta: { plan: 'pro' } });
+    expect(applyFields(rec, parseFields('location.city'))).toEqual({
+      success: true,
+      ip: '8.8.8.8',
+      version: 4,
+      location: { city: 'Mountain View' },
+      meta: { plan: 'pro' },
+    });
     expect(applyFields(rec, parseFields('location'))).toMatchObject({ location: rec.location });
     expect(applyFields(rec, parseFields('location.city,location'))).toMatchObject({ location: rec.location });
     expect(applyFields(rec, parseFields('location,location.city'))).toMatchObject({ location: rec.location });
     expect(applyFields(rec, parseFields('location.nested.deep, network'))).toEqual({
-      success: true, ip: '8.8.8.8', version: 4, location: { nested: { deep: 1 } }, network: { asn: 15169 }, meta: { plan: 'pro' },
+      success: true,
+      ip: '8.8.8.8',
+      version: 4,
+      location: { nested: { deep: 1 } },
+      network: { asn: 15169 },
+      meta: { plan: 'pro' },
     });
   });
 
   it('ignores unknown paths, leaves no empty objects, keeps a null that a path goes through', () => {
-    expect(applyFields(rec, parseFields('nope,location.nope,location.city.deeper,list.0'))).toEqual({ success: true, ip: '8.8.8.8', version: 4, meta: { plan: 'pro' } });
+    expect(applyFields(rec, parseFields('nope,location.nope,location.city.deeper,list.0'))).toEqual({
+      success: true,
+      ip: '8.8.8.8',
+      version: 4,
+      meta: { plan: 'pro' },
+    });
     expect(applyFields(rec, parseFields('country_info.tld'))).toMatchObject({ country_info: null });
   });
 
@@ -102,7 +118,10 @@ describe('applyFields on examples', () => {
 
 describe('applyFields properties', () => {
   it('the result is a sub-record of the input', () => {
-    fc.assert(fc.property(record, param, (r, p) => isSubRecord(applyFields(r, parseFields(p)), r)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(record, param, (r, p) => isSubRecord(applyFields(r, parseFields(p)), r)),
+      { numRuns: 3000 },
+    );
   });
 
   it('always-kept top-level keys are kept', () => {

@@ -6,12 +6,7 @@ import { formatIPv6 } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import type { ReservedType } from '../../src/address/reservedRange.js';
-import {
-  ipRecord,
-  NOT_FOUND_MESSAGE,
-  type IpRecordFull,
-  type IpRecordBasic,
-} from '../../src/records/ipRecord.js';
+import { ipRecord, NOT_FOUND_MESSAGE, type IpRecordFull, type IpRecordBasic } from '../../src/records/ipRecord.js';
 import { NONE } from '../../src/tables/format/ipTableLayout.js';
 import { ipBasicSchema, ipFullSchema, notFoundSchema, reservedSchema, schemaPaths, shapeErrors, type Schema } from './schema.js';
 
@@ -65,7 +60,12 @@ describe('found IP records over the real tables', () => {
   it('8.8.8.8 full: every key, network range, no feed data', () => {
     const record = ipRecord(engine.lookupIp('8.8.8.8'), 'full', NOW) as IpRecordFull;
     expectShape(record, ipFullSchema);
-    expect(record.timezone).toEqual({ id: 'America/Los_Angeles', utc_offset: '-08:00', is_dst: false, current_time: '2026-11-22T05:05:09-08:00' });
+    expect(record.timezone).toEqual({
+      id: 'America/Los_Angeles',
+      utc_offset: '-08:00',
+      is_dst: false,
+      current_time: '2026-11-22T05:05:09-08:00',
+    });
     expect(record.network).toMatchObject({
       asn_name: 'Google LLC',
       org_domain: 'google.com',
@@ -79,12 +79,30 @@ describe('found IP records over the real tables', () => {
     });
     expect(record.country_info).toEqual({ calling_code: '+1', tld: '.us', currency: { code: 'USD', symbol: '$' }, languages: ['English'] });
     expect(record.security).toEqual({
-      is_vpn: null, vpn_provider: null, is_proxy: null, is_tor: null, is_hosting: true,
-      is_threat: false, threat_type: null, threat_confidence: 0, threat_reports: 0, threat_last_seen: null,
+      is_vpn: null,
+      vpn_provider: null,
+      is_proxy: null,
+      is_tor: null,
+      is_hosting: true,
+      is_threat: false,
+      threat_type: null,
+      threat_confidence: 0,
+      threat_reports: 0,
+      threat_last_seen: null,
     });
     expect(record.abuse).toEqual({ email: null });
     expect('address' in record.location || 'address_type' in record.location).toBe(false);
-    expect(Object.keys(record)).toEqual(['success', 'ip', 'version', 'location', 'timezone', 'network', 'country_info', 'security', 'abuse']);
+    expect(Object.keys(record)).toEqual([
+      'success',
+      'ip',
+      'version',
+      'location',
+      'timezone',
+      'network',
+      'country_info',
+      'security',
+      'abuse',
+    ]);
   });
 
   it('an IPv6 address: compressed ip, range with prefix, rpki null even with a feed', () => {
@@ -97,14 +115,25 @@ describe('found IP records over the real tables', () => {
     expect(record.network.range).toEqual({ start: answer.block!.start, end: answer.block!.end, prefix: answer.block!.prefix });
     expect(record.network.range).not.toHaveProperty('size');
     expect(record.network.rpki).toBeNull();
-    expect(record.timezone).toEqual({ id: 'Europe/Berlin', utc_offset: '+01:00', is_dst: false, current_time: '2026-11-22T14:05:09+01:00' });
+    expect(record.timezone).toEqual({
+      id: 'Europe/Berlin',
+      utc_offset: '+01:00',
+      is_dst: false,
+      current_time: '2026-11-22T14:05:09+01:00',
+    });
     const basic = ipRecord(answer, 'basic', NOW);
     expectShape(basic, ipBasicSchema);
   });
 
   it('feeds fill security and rpki (IPv4); a VPN range reports hosting', () => {
     const answer = engine.lookupIp('81.2.69.160');
-    const threat: ThreatFacts = { is_threat: true, threat_type: 'brute-force', threat_confidence: 87, threat_reports: 12, threat_last_seen: '2026-11-21 10:00:00' };
+    const threat: ThreatFacts = {
+      is_threat: true,
+      threat_type: 'brute-force',
+      threat_confidence: 87,
+      threat_reports: 12,
+      threat_last_seen: '2026-11-21 10:00:00',
+    };
     const record = ipRecord(answer, 'full', NOW, {
       security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: true },
       threat,
@@ -113,8 +142,17 @@ describe('found IP records over the real tables', () => {
     expectShape(record, ipFullSchema);
     expect(record.network.rpki).toBe('valid');
     expect(record.network.connection_type).toBe('hosting');
-    expect(record.security).toEqual({ is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: true, is_hosting: true, ...threat });
-    const basic = ipRecord(answer, 'basic', NOW, { security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: false } });
+    expect(record.security).toEqual({
+      is_vpn: true,
+      vpn_provider: 'ExampleVPN',
+      is_proxy: false,
+      is_tor: true,
+      is_hosting: true,
+      ...threat,
+    });
+    const basic = ipRecord(answer, 'basic', NOW, {
+      security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: false },
+    });
     expect((basic as IpRecordBasic).network.connection_type).toBe('hosting');
   });
 
@@ -130,11 +168,24 @@ describe('found IP records over the real tables', () => {
     const noNetwork: IpAnswer = { ...real, network: null };
     const n = ipRecord(noNetwork, 'full', NOW) as IpRecordFull;
     expectShape(n, ipFullSchema);
-    expect(n.network).toMatchObject({ asn: null, isp: null, organization: null, domain: null, connection_type: null, asn_name: null, org_domain: null });
+    expect(n.network).toMatchObject({
+      asn: null,
+      isp: null,
+      organization: null,
+      domain: null,
+      connection_type: null,
+      asn_name: null,
+      org_domain: null,
+    });
     expect(n.security.is_hosting).toBeNull();
 
     const noZone: IpAnswer = { ...real, location: { ...real.location!, timezone: null } };
-    expect((ipRecord(noZone, 'full', NOW) as IpRecordFull).timezone).toEqual({ id: null, utc_offset: null, is_dst: null, current_time: null });
+    expect((ipRecord(noZone, 'full', NOW) as IpRecordFull).timezone).toEqual({
+      id: null,
+      utc_offset: null,
+      is_dst: null,
+      current_time: null,
+    });
     expect((ipRecord(noZone, 'basic', NOW) as IpRecordBasic).timezone).toEqual({ id: null });
 
     const badZone: IpAnswer = { ...real, location: { ...real.location!, timezone: 'Mars/Olympus_Mons' } };
@@ -157,14 +208,21 @@ describe('found IP records over the real tables', () => {
 
 describe('reserved records', () => {
   const cases: [string, ReservedType][] = [
-    ['10.1.2.3', 'private'], ['fd12:3456::1', 'private'],
-    ['127.0.0.1', 'loopback'], ['::1', 'loopback'],
-    ['169.254.10.20', 'link_local'], ['fe80::1', 'link_local'],
+    ['10.1.2.3', 'private'],
+    ['fd12:3456::1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['169.254.10.20', 'link_local'],
+    ['fe80::1', 'link_local'],
     ['100.64.0.1', 'cgnat'],
-    ['224.0.0.251', 'multicast'], ['ff02::fb', 'multicast'],
-    ['192.0.2.1', 'documentation'], ['2001:db8::1', 'documentation'],
-    ['198.18.0.1', 'benchmark'], ['2001:2::1', 'benchmark'],
-    ['240.0.0.1', 'reserved'], ['::', 'reserved'],
+    ['224.0.0.251', 'multicast'],
+    ['ff02::fb', 'multicast'],
+    ['192.0.2.1', 'documentation'],
+    ['2001:db8::1', 'documentation'],
+    ['198.18.0.1', 'benchmark'],
+    ['2001:2::1', 'benchmark'],
+    ['240.0.0.1', 'reserved'],
+    ['::', 'reserved'],
   ];
   for (const [ip, type] of cases) {
     it(`${ip} is ${type} on both levels`, () => {
@@ -215,8 +273,10 @@ describe('every record of random addresses fits its level exactly', () => {
       if (answer.status === 'found' && level === 'full') {
         const full = record as IpRecordFull;
         const range = full.network.range!;
-        if (answer.version === 4 ? !('size' in range) : !('prefix' in range)) throw new Error(`${answer.ip}: range ${JSON.stringify(range)}`);
-        if ((full.timezone.id === null) !== (full.timezone.current_time === null)) throw new Error(`${answer.ip}: ${JSON.stringify(full.timezone)}`);
+        if (answer.version === 4 ? !('size' in range) : !('prefix' in range))
+          throw new Error(`${answer.ip}: range ${JSON.stringify(range)}`);
+        if ((full.timezone.id === null) !== (full.timezone.current_time === null))
+          throw new Error(`${answer.ip}: ${JSON.stringify(full.timezone)}`);
       }
     }
   };

@@ -20,7 +20,13 @@ beforeAll(async () => {
 });
 
 const threat: IpRecordFeeds = {
-  threat: { is_threat: true, threat_type: 'brute-force', threat_confidence: 73, threat_reports: 4, threat_last_seen: '2026-11-20 08:01:02' },
+  threat: {
+    is_threat: true,
+    threat_type: 'brute-force',
+    threat_confidence: 73,
+    threat_reports: 4,
+    threat_last_seen: '2026-11-20 08:01:02',
+  },
 };
 
 describe('JsonTemplate', () => {
@@ -52,7 +58,11 @@ describe('IpRecordRenderer', () => {
     const renderer = new IpRecordRenderer();
     fc.assert(
       fc.property(
-        fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('8.8.8.8', '8.8.4.4', '2001:4860:4860::8888', '2001:4860:4860::8844', '10.0.0.1', '::1')),
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV6(),
+          fc.constantFrom('8.8.8.8', '8.8.4.4', '2001:4860:4860::8888', '2001:4860:4860::8844', '10.0.0.1', '::1'),
+        ),
         fc.constantFrom(...levels),
         fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
         fc.constantFrom<IpRecordFeeds | undefined>(undefined, threat, { threat: UNKNOWN_THREAT_FACTS }),
@@ -73,10 +83,13 @@ describe('IpRecordRenderer', () => {
       const text = formatIPv4(address);
       // One second per address, across a minute boundary.
       const now = new Date(Date.UTC(2026, 2, 29, 0, 59, 0) + i * 1000);
-      for (const level of levels) expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now)));
+      for (const level of levels)
+        expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now)));
     }
     for (const text of ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1', '::ffff:8.8.8.8']) {
-      expect(renderer.render(engine, parseIp(text)!, 'full', new Date(0))).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), 'full', new Date(0))));
+      expect(renderer.render(engine, parseIp(text)!, 'full', new Date(0))).toBe(
+        JSON.stringify(ipRecord(engine.lookupIp(text), 'full', new Date(0))),
+      );
     }
   });
 });

@@ -116,7 +116,13 @@ describe('IAB blocks, private registrations, companies', () => {
     expectShape(record, macFullSchema);
     expect(record.found).toBe(true);
     expect(record.block).toEqual({ type: 'MA-S', start: '0050C27D5000', end: '0050C27D5FFF', size: 4096 });
-    expect(record.vendor).toMatchObject({ company: 'DEUTA-WERKE GmbH', country_code: 'DE', country: 'Germany', short_name: 'Deuta-Werke', is_private: false });
+    expect(record.vendor).toMatchObject({
+      company: 'DEUTA-WERKE GmbH',
+      country_code: 'DE',
+      country: 'Germany',
+      short_name: 'Deuta-Werke',
+      is_private: false,
+    });
     expect(record.vendor!.address).toBe('Paffrather Strasse 140, Bergisch-Gladbach NRW 51465');
     expect(record.vendor!.total_ouis).toBe(blocksOf('DEUTA-WERKE GmbH', 'DEUTA Werke GmbH'));
     expect(macRecord(engine.lookupMac('40:D8:55:1E:51:23'), 'full').vendor!.company).toBe('IEEE Registration Authority');
@@ -144,7 +150,10 @@ describe('IAB blocks, private registrations, companies', () => {
       expect(full.vendor, mac).toMatchObject({ company: null, short_name: null, website: null, total_ouis: null, is_private: true });
       expect(full.block, mac).not.toBeNull();
     }
-    expect(macRecord(engine.lookupMac('B4:4B:D6:91:00:00'), 'full').vendor).toMatchObject({ country_code: 'CN', address: expect.stringContaining('Shenzhen') });
+    expect(macRecord(engine.lookupMac('B4:4B:D6:91:00:00'), 'full').vendor).toMatchObject({
+      country_code: 'CN',
+      address: expect.stringContaining('Shenzhen'),
+    });
   });
 
   it('total_ouis counts a company across the spellings of its name (and the registrants vendors.csv names as the same vendor: Cisco SPVTG, Huawei Device, Samsung ARTIK)', () => {
@@ -152,7 +161,19 @@ describe('IAB blocks, private registrations, companies', () => {
       ['8C:85:90:00:00:00', ['Apple, Inc.']],
       ['00:00:0C:00:00:00', ['Cisco Systems, Inc', 'Cisco SPVTG']],
       ['00:E0:FC:00:00:00', ['HUAWEI TECHNOLOGIES CO.,LTD', 'Huawei Technologies Co., Ltd.', 'Huawei Device Co., Ltd.']],
-      ['00:00:F0:00:00:00', ['Samsung Electronics Co.,Ltd', 'Samsung Electronics Co., Ltd.', 'Samsung Electronics Co., Ltd', 'Samsung Electronics.,LTD', 'SAMSUNG Electronics. Co. LTD', 'Samsung Electronics', 'SAMSUNG ELECTRONICS', 'Samsung Electronics Co., Ltd. ARTIK']],
+      [
+        '00:00:F0:00:00:00',
+        [
+          'Samsung Electronics Co.,Ltd',
+          'Samsung Electronics Co., Ltd.',
+          'Samsung Electronics Co., Ltd',
+          'Samsung Electronics.,LTD',
+          'SAMSUNG Electronics. Co. LTD',
+          'Samsung Electronics',
+          'SAMSUNG ELECTRONICS',
+          'Samsung Electronics Co., Ltd. ARTIK',
+        ],
+      ],
       ['00:09:BF:00:00:00', ['Nintendo Co.,Ltd', 'Nintendo Co., Ltd.']],
     ];
     for (const [mac, names] of companies) {
@@ -165,7 +186,12 @@ describe('IAB blocks, private registrations, companies', () => {
   it('one curated row covers every spelling of its company', () => {
     const spelled = ['00:09:BF:00:00:00', '38:70:35:00:00:00'].map((mac) => macRecord(engine.lookupMac(mac), 'full').vendor!);
     expect(spelled.map((v) => v.company).sort()).toEqual(['Nintendo Co., Ltd.', 'Nintendo Co.,Ltd']);
-    for (const v of spelled) expect(v).toMatchObject({ short_name: 'Nintendo', website: 'nintendo.com', total_ouis: blocksOf('Nintendo Co.,Ltd', 'Nintendo Co., Ltd.') });
+    for (const v of spelled)
+      expect(v).toMatchObject({
+        short_name: 'Nintendo',
+        website: 'nintendo.com',
+        total_ouis: blocksOf('Nintendo Co.,Ltd', 'Nintendo Co., Ltd.'),
+      });
   });
 
   it('every named vendor has a short name and a count; private ones have neither', () => {

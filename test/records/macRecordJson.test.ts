@@ -23,17 +23,22 @@ beforeAll(async () => {
 function formatted(hex: string, style: number): string {
   const pairs = hex.match(/.{1,2}/g) ?? [];
   switch (style) {
-    case 0: return pairs.join(':');
-    case 1: return pairs.join('-').toUpperCase();
-    case 2: return (hex.match(/.{1,4}/g) ?? []).join('.');
-    default: return hex;
+    case 0:
+      return pairs.join(':');
+    case 1:
+      return pairs.join('-').toUpperCase();
+    case 2:
+      return (hex.match(/.{1,4}/g) ?? []).join('.');
+    default:
+      return hex;
   }
 }
 
 describe('MacRecordRenderer', () => {
   it('gives the object path JSON for registered prefixes, random addresses and every format', () => {
     const renderer = new MacRecordRenderer();
-    const hexDigits = (n: number) => fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n }).map((d) => d.join(''));
+    const hexDigits = (n: number) =>
+      fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n }).map((d) => d.join(''));
     fc.assert(
       fc.property(
         fc.oneof(

@@ -17,15 +17,24 @@ const oneOf = (...schemas: Schema[]) => new OneOf(schemas);
 
 function leafOk(value: unknown, type: string): boolean {
   switch (type) {
-    case 'null': return value === null;
-    case 'string': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'integer': return Number.isInteger(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'true': return value === true;
-    case 'false': return value === false;
-    case 'string[]': return Array.isArray(value) && value.every((v) => typeof v === 'string');
-    default: throw new Error(`unknown schema type ${type}`);
+    case 'null':
+      return value === null;
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'true':
+      return value === true;
+    case 'false':
+      return value === false;
+    case 'string[]':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string');
+    default:
+      throw new Error(`unknown schema type ${type}`);
   }
 }
 
@@ -55,15 +64,30 @@ const sn = 'string|null';
 const nn = 'number|null';
 
 const basicLocation = {
-  continent: sn, continent_code: sn, country: sn, country_code: sn, region: sn, city: sn, district: sn, postal_code: sn,
-  latitude: nn, longitude: nn, accuracy_radius_km: nn, is_eu: 'boolean|null',
+  continent: sn,
+  continent_code: sn,
+  country: sn,
+  country_code: sn,
+  region: sn,
+  city: sn,
+  district: sn,
+  postal_code: sn,
+  latitude: nn,
+  longitude: nn,
+  accuracy_radius_km: nn,
+  is_eu: 'boolean|null',
 };
 
 const connectionType = sn;
 const basicNetwork = { asn: 'integer|null', isp: sn, organization: sn, domain: sn, connection_type: connectionType };
 
 export const ipBasicSchema: Schema = {
-  success: 'true', ip: s, version: 'integer', location: basicLocation, timezone: { id: sn }, network: basicNetwork,
+  success: 'true',
+  ip: s,
+  version: 'integer',
+  location: basicLocation,
+  timezone: { id: sn },
+  network: basicNetwork,
 };
 
 export const ipFullSchema: Schema = {
@@ -74,28 +98,53 @@ export const ipFullSchema: Schema = {
   timezone: { id: sn, utc_offset: sn, is_dst: 'boolean|null', current_time: sn },
   network: {
     ...basicNetwork,
-    asn_name: sn, org_domain: sn, holding: sn, holding_domain: sn, usage: sn, hostname: sn,
+    asn_name: sn,
+    org_domain: sn,
+    holding: sn,
+    holding_domain: sn,
+    usage: sn,
+    hostname: sn,
     range: nullable(oneOf({ start: s, end: s, size: 'integer' }, { start: s, end: s, prefix: 'integer' })),
     rpki: sn,
     speed_mbps: nullable({ download: 'number', upload: 'number' }),
   },
   country_info: nullable({ calling_code: sn, tld: sn, currency: { code: sn, symbol: sn }, languages: 'string[]' }),
   security: {
-    is_vpn: nullable('boolean'), vpn_provider: sn, is_proxy: nullable('boolean'), is_tor: nullable('boolean'), is_hosting: nullable('boolean'),
-    is_threat: 'boolean', threat_type: sn, threat_confidence: 'number', threat_reports: 'integer', threat_last_seen: sn,
+    is_vpn: nullable('boolean'),
+    vpn_provider: sn,
+    is_proxy: nullable('boolean'),
+    is_tor: nullable('boolean'),
+    is_hosting: nullable('boolean'),
+    is_threat: 'boolean',
+    threat_type: sn,
+    threat_confidence: 'number',
+    threat_reports: 'integer',
+    threat_last_seen: sn,
   },
   abuse: { email: sn },
 };
 
 export const reservedSchema: Schema = {
-  success: 'true', ip: s, version: 'integer', reserved: 'true', reserved_type: s, description: s,
+  success: 'true',
+  ip: s,
+  version: 'integer',
+  reserved: 'true',
+  reserved_type: s,
+  description: s,
   security: { is_private: 'boolean', is_cgnat: 'boolean' },
 };
 
 export const notFoundSchema: Schema = { success: 'true', ip: s, version: 'integer', found: 'false', message: s };
 
 const macCommon = {
-  success: 'true', mac: s, found: 'boolean', oui: s, normalized: sn, is_multicast: 'boolean', is_local: 'boolean', is_randomized: 'boolean',
+  success: 'true',
+  mac: s,
+  found: 'boolean',
+  oui: s,
+  normalized: sn,
+  is_multicast: 'boolean',
+  is_local: 'boolean',
+  is_randomized: 'boolean',
 };
 
 export const macBasicSchema: Schema = { ...macCommon, vendor: nullable({ company: sn, country_code: sn }) };
@@ -103,8 +152,17 @@ export const macBasicSchema: Schema = { ...macCommon, vendor: nullable({ company
 export const macFullSchema: Schema = {
   ...macCommon,
   vendor: nullable({
-    company: sn, country_code: sn, short_name: sn, website: sn, country: sn, address: sn,
-    industry: sn, founded: 'string|number|null', headquarters: sn, total_ouis: 'integer|null', is_private: 'boolean',
+    company: sn,
+    country_code: sn,
+    short_name: sn,
+    website: sn,
+    country: sn,
+    address: sn,
+    industry: sn,
+    founded: 'string|number|null',
+    headquarters: sn,
+    total_ouis: 'integer|null',
+    is_private: 'boolean',
   }),
   block: nullable({ type: s, start: s, end: s, size: 'integer' }),
   device: { type: sn, interface: sn, is_virtual_machine: 'boolean', vm_platform: sn },

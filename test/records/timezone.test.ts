@@ -21,26 +21,54 @@ const timezoneAt = (answer: IpAnswer, iso: string) => (ipRecord(answer, 'full', 
 describe('timezone fields across DST changes', () => {
   it('America/New_York, 2026-03-08 02:00 EST -> 03:00 EDT (07:00 UTC)', () => {
     expect(timezoneAt(newYork, '2026-03-08T06:59:59.999Z')).toEqual({
-      id: 'America/New_York', utc_offset: '-05:00', is_dst: false, current_time: '2026-03-08T01:59:59-05:00',
+      id: 'America/New_York',
+      utc_offset: '-05:00',
+      is_dst: false,
+      current_time: '2026-03-08T01:59:59-05:00',
     });
     expect(timezoneAt(newYork, '2026-03-08T07:00:00.000Z')).toEqual({
-      id: 'America/New_York', utc_offset: '-04:00', is_dst: true, current_time: '2026-03-08T03:00:00-04:00',
+      id: 'America/New_York',
+      utc_offset: '-04:00',
+      is_dst: true,
+      current_time: '2026-03-08T03:00:00-04:00',
     });
     // and back in November: 02:00 EDT -> 01:00 EST (06:00 UTC)
-    expect(timezoneAt(newYork, '2026-11-01T05:59:59Z')).toMatchObject({ utc_offset: '-04:00', is_dst: true, current_time: '2026-11-01T01:59:59-04:00' });
-    expect(timezoneAt(newYork, '2026-11-01T06:00:00Z')).toMatchObject({ utc_offset: '-05:00', is_dst: false, current_time: '2026-11-01T01:00:00-05:00' });
+    expect(timezoneAt(newYork, '2026-11-01T05:59:59Z')).toMatchObject({
+      utc_offset: '-04:00',
+      is_dst: true,
+      current_time: '2026-11-01T01:59:59-04:00',
+    });
+    expect(timezoneAt(newYork, '2026-11-01T06:00:00Z')).toMatchObject({
+      utc_offset: '-05:00',
+      is_dst: false,
+      current_time: '2026-11-01T01:00:00-05:00',
+    });
   });
 
   it('Europe/Berlin, 2026-10-25 03:00 CEST -> 02:00 CET (01:00 UTC)', () => {
     expect(timezoneAt(berlin, '2026-10-25T00:59:59Z')).toEqual({
-      id: 'Europe/Berlin', utc_offset: '+02:00', is_dst: true, current_time: '2026-10-25T02:59:59+02:00',
+      id: 'Europe/Berlin',
+      utc_offset: '+02:00',
+      is_dst: true,
+      current_time: '2026-10-25T02:59:59+02:00',
     });
     expect(timezoneAt(berlin, '2026-10-25T01:00:00Z')).toEqual({
-      id: 'Europe/Berlin', utc_offset: '+01:00', is_dst: false, current_time: '2026-10-25T02:00:00+01:00',
+      id: 'Europe/Berlin',
+      utc_offset: '+01:00',
+      is_dst: false,
+      current_time: '2026-10-25T02:00:00+01:00',
     });
     // spring: 2026-03-29 02:00 CET -> 03:00 CEST (01:00 UTC)
-    expect(timezoneAt(berlin, '2026-03-29T00:59:59Z')).toMatchObject({ utc_offset: '+01:00', is_dst: false, current_time: '2026-03-29T01:59:59+01:00' });
-    expect(timezoneAt(berlin, '2026-03-29T01:00:00Z')).toMatchObject({ utc_offset: '+02:00', is_dst: true, current_time: '2026-03-29T03:00:00+02:00' });
+    expect(timezoneAt(berlin, '2026-03-29T00:59:59Z')).toMatchObject({
+      utc_offset: '+01:00',
+      is_dst: false,
+      current_time: '2026-03-29T01:59:59+01:00',
+    });
+    expect(timezoneAt(berlin, '2026-03-29T01:00:00Z')).toMatchObject({
+      utc_offset: '+02:00',
+      is_dst: true,
+      current_time: '2026-03-29T03:00:00+02:00',
+    });
   });
 
   it('stays right when calls go back and forth across the change (per-minute cache)', () => {
@@ -68,7 +96,11 @@ describe('timezone fields across DST changes', () => {
     expect(at('Australia/Sydney', '2026-07-15T12:00:00Z')).toMatchObject({ utc_offset: '+10:00', is_dst: false });
     expect(at('Australia/Lord_Howe', '2026-01-15T12:00:00Z')).toMatchObject({ utc_offset: '+11:00', is_dst: true });
     expect(at('Australia/Lord_Howe', '2026-07-15T12:00:00Z')).toMatchObject({ utc_offset: '+10:30', is_dst: false });
-    expect(at('America/St_Johns', '2026-01-15T12:00:00Z')).toMatchObject({ utc_offset: '-03:30', is_dst: false, current_time: '2026-01-15T08:30:00-03:30' });
+    expect(at('America/St_Johns', '2026-01-15T12:00:00Z')).toMatchObject({
+      utc_offset: '-03:30',
+      is_dst: false,
+      current_time: '2026-01-15T08:30:00-03:30',
+    });
     // Europe/Dublin: IANA calls winter GMT the "negative DST"; as people understand it, summer is DST.
     expect(at('Europe/Dublin', '2026-07-15T12:00:00Z')).toMatchObject({ utc_offset: '+01:00', is_dst: true });
     expect(at('Europe/Dublin', '2026-01-15T12:00:00Z')).toMatchObject({ utc_offset: '+00:00', is_dst: false });
@@ -77,8 +109,19 @@ describe('timezone fields across DST changes', () => {
 
   it('agrees with an independent Intl rendering for random instants and zones', () => {
     const zones = [
-      'America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham',
-      'America/St_Johns', 'Europe/Dublin', 'Africa/Casablanca', 'America/Sao_Paulo', 'Pacific/Apia', 'Asia/Tehran', 'UTC',
+      'America/New_York',
+      'Europe/Berlin',
+      'Australia/Sydney',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'Pacific/Chatham',
+      'America/St_Johns',
+      'Europe/Dublin',
+      'Africa/Casablanca',
+      'America/Sao_Paulo',
+      'Pacific/Apia',
+      'Asia/Tehran',
+      'UTC',
     ];
     fc.assert(
       fc.property(fc.constantFrom(...zones), fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }), (zone, ms) => {

@@ -9,7 +9,12 @@ import { shapeErrors } from './schema.js';
 const counts: UsageCounts = { today: { ip: 12, blacklist: 3, mac: 7, rejected: 2 }, month_used: 1234 };
 
 describe('usage record (SPEC 2.7)', () => {
-  const base = { success: 'true', plan: { code: 'string', name: 'string', expires_at: 'string|null' }, rate_limit_per_second: 'integer', today: { ip: 'integer', blacklist: 'integer', mac: 'integer', rejected: 'integer' } };
+  const base = {
+    success: 'true',
+    plan: { code: 'string', name: 'string', expires_at: 'string|null' },
+    rate_limit_per_second: 'integer',
+    today: { ip: 'integer', blacklist: 'integer', mac: 'integer', rejected: 'integer' },
+  };
 
   it('free: daily_quota with the per-API allowances, no monthly_quota, expires_at null', () => {
     const record = usageRecord(defaultPlans.free, '2030-01-01T00:00:00.000Z', counts);
@@ -51,13 +56,28 @@ describe('meta record and quota headers (SPEC 2.1, 8.3)', () => {
       fields: 'basic',
       quota: { limit: 1000, used: 10, remaining: 990, period: 'day', resets_at: '2026-11-23T00:00:00+00:00' },
     });
-    expect(shapeErrors(meta, { plan: 'string', fields: 'string', quota: { limit: 'integer', used: 'integer', remaining: 'integer', period: 'string', resets_at: 'string' } })).toEqual([]);
+    expect(
+      shapeErrors(meta, {
+        plan: 'string',
+        fields: 'string',
+        quota: { limit: 'integer', used: 'integer', remaining: 'integer', period: 'string', resets_at: 'string' },
+      }),
+    ).toEqual([]);
     expect(Date.parse(meta.quota.resets_at)).toBe(quota.resets_at.getTime());
   });
 
   it('headers equal meta.quota', () => {
-    const monthly: QuotaState = { limit: 250_000, used: 5, remaining: 249_995, period: 'month', resets_at: new Date('2026-12-01T00:00:00Z') };
-    for (const [plan, level, q, rate] of [['free', 'basic', quota, 2], ['starter', 'full', monthly, 5]] as const) {
+    const monthly: QuotaState = {
+      limit: 250_000,
+      used: 5,
+      remaining: 249_995,
+      period: 'month',
+      resets_at: new Date('2026-12-01T00:00:00Z'),
+    };
+    for (const [plan, level, q, rate] of [
+      ['free', 'basic', quota, 2],
+      ['starter', 'full', monthly, 5],
+    ] as const) {
       const meta = metaRecord(plan, level, q);
       const headers = quotaHeaders(plan, rate, q);
       expect(headers).toEqual({
@@ -77,7 +97,8 @@ describe('meta record and quota headers (SPEC 2.1, 8.3)', () => {
         fc.constantFrom('free', 'starter', 'pro', 'business'),
         fc.constantFrom('basic', 'full'),
         fc.constantFrom('day', 'month'),
-        fc.nat(), fc.nat(),
+        fc.nat(),
+        fc.nat(),
         fc.integer({ min: 0, max: Date.UTC(2100, 0, 1) }),
         (plan, level, period, limit, used, ms) => {
           const q: QuotaState = { limit, used, remaining: Math.max(0, limit - used), period, resets_at: new Date(ms) };

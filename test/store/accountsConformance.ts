@@ -29,9 +29,18 @@ export function accountsConformance(name: string, open: () => Promise<Store>, cl
     describe('accounts', () => {
       it('creates, reads and counts accounts', async () => {
         const before = await accounts.countAccounts();
-        const { account } = await accounts.createAccount({ plan: 'starter', expires_at: '2031-06-30T00:00:00.000Z', email: 'ops@example.com' });
+        const { account } = await accounts.createAccount({
+          plan: 'starter',
+          expires_at: '2031-06-30T00:00:00.000Z',
+          email: 'ops@example.com',
+        });
         expect(account.id).toMatch(/^acc_[0-9a-z]+$/);
-        expect(account).toMatchObject({ plan: 'starter', expires_at: '2031-06-30T00:00:00.000Z', suspended: false, email: 'ops@example.com' });
+        expect(account).toMatchObject({
+          plan: 'starter',
+          expires_at: '2031-06-30T00:00:00.000Z',
+          suspended: false,
+          email: 'ops@example.com',
+        });
         expect(Number.isNaN(Date.parse(account.created_at))).toBe(false);
         expect(await accounts.getAccount(account.id)).toEqual(account);
         expect(await accounts.countAccounts()).toBe(before + 1);

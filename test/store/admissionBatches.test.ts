@@ -23,7 +23,10 @@ describe('AdmissionBatches', () => {
     const answers = Promise.all(['a1', 'b1', 'a2', 'a3', 'b2'].map((item) => batches.add(item[0], item)));
     expect(sent).toEqual([]);
     expect(await answers).toEqual(['a1!', 'b1!', 'a2!', 'a3!', 'b2!']);
-    expect(sent).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2']]);
+    expect(sent).toEqual([
+      ['a1', 'a2', 'a3'],
+      ['b1', 'b2'],
+    ]);
     expect(turns).toEqual([2]);
   });
 

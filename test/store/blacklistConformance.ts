@@ -42,7 +42,17 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
 
     const report = (ip: string, reporter: string, at: number, over: Partial<ReportInput> = {}) =>
       store.blacklist.report(
-        { ip, reporter, threat_type: 'brute-force', message: null, source: 'fail2ban', at: new Date(at), country_code: 'DE', isp: 'Example GmbH', ...over },
+        {
+          ip,
+          reporter,
+          threat_type: 'brute-force',
+          message: null,
+          source: 'fail2ban',
+          at: new Date(at),
+          country_code: 'DE',
+          isp: 'Example GmbH',
+          ...over,
+        },
         new Date(Math.max(at, over.at?.getTime() ?? 0)),
       );
     const facts = async (ip: string, now: number) => store.blacklist.threatFacts(addr(ip), new Date(now));
@@ -55,7 +65,13 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
 
     it('an address without reports is not listed', async () => {
       const ip = freshV4();
-      expect(await facts(ip, T0)).toMatchObject({ is_threat: false, threat_type: null, threat_confidence: 0, threat_reports: 0, threat_last_seen: null });
+      expect(await facts(ip, T0)).toMatchObject({
+        is_threat: false,
+        threat_type: null,
+        threat_confidence: 0,
+        threat_reports: 0,
+        threat_last_seen: null,
+      });
       expect(await listing(ip, T0)).toBeNull();
     });
 
@@ -63,7 +79,13 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       const ip = freshV4();
       const outcome = await report(ip, 'acc_a', T0, { message: 'sshd: 6 failures' });
       expect(outcome.merged).toBe(false);
-      expect(outcome.facts).toEqual({ is_threat: true, threat_type: 'brute-force', threat_confidence: 39, threat_reports: 1, threat_last_seen: '2026-05-01 12:00:00' });
+      expect(outcome.facts).toEqual({
+        is_threat: true,
+        threat_type: 'brute-force',
+        threat_confidence: 39,
+        threat_reports: 1,
+        threat_last_seen: '2026-05-01 12:00:00',
+      });
       expect(await facts(ip, T0)).toEqual(outcome.facts);
       expect(await listing(ip, T0)).toEqual({
         ip,
@@ -87,7 +109,7 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect((await listing(ip, T0))!.ip).toBe(ip);
     });
 
-    it('one reporter\'s repeats within 15 minutes merge; later ones count again', async () => {
+    it("one reporter's repeats within 15 minutes merge; later ones count again", async () => {
       const ip = freshV4();
       await report(ip, 'acc_a', T0);
       expect((await report(ip, 'acc_a', T0 + 14 * MIN)).merged).toBe(true);
@@ -112,7 +134,10 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect((await facts(ip, end)).threat_confidence).toBe(SINGLE_REPORTER_CEILING);
       const byDefault: ExportFilter = { ...everything, min_confidence: DEFAULT_EXPORT_MIN_CONFIDENCE };
       expect((await exported(byDefault, end)).map((r) => r.ip)).not.toContain(ip);
-      expect((await exported(everything, end)).find((r) => r.ip === ip)).toMatchObject({ confidence: SINGLE_REPORTER_CEILING, total_reports: 180 });
+      expect((await exported(everything, end)).find((r) => r.ip === ip)).toMatchObject({
+        confidence: SINGLE_REPORTER_CEILING,
+        total_reports: 180,
+      });
       await report(ip, 'acc_second', end);
       expect((await exported(byDefault, end)).find((r) => r.ip === ip)?.confidence).toBeGreaterThanOrEqual(DEFAULT_EXPORT_MIN_CONFIDENCE);
     });
@@ -206,7 +231,14 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect(rows.map((r) => r.ip)).toEqual([a, b, c]);
       expect(rows[1]).toMatchObject({ version: 4, threat_type: 'brute-force', total_reports: 4, first_seen: base, last_seen: base });
       const all = await exported(everything, base);
-      const order = all.map((r) => (r.version === 4 ? r.ip.split('.').map((p) => p.padStart(3, '0')).join('.') : `~${r.ip}`));
+      const order = all.map((r) =>
+        r.version === 4
+          ? r.ip
+              .split('.')
+              .map((p) => p.padStart(3, '0'))
+              .join('.')
+          : `~${r.ip}`,
+      );
       expect(order.filter((_, i) => all[i].version === 4)).toEqual([...order.filter((_, i) => all[i].version === 4)].sort());
       expect(all.findIndex((r) => r.version === 6)).toBeGreaterThan(all.findLastIndex((r) => r.version === 4));
       const strong = await exported({ ...everything, min_confidence: 80 }, base);
@@ -234,9 +266,19 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
     it('reportMany saves in order and merges within the batch', async () => {
       const ip = freshV4();
       const input = (reporter: string, at: number, type: ThreatType = 'scanner'): ReportInput => ({
-        ip, reporter, threat_type: type, message: null, source: 'import', at: new Date(at), country_code: null, isp: null,
+        ip,
+        reporter,
+        threat_type: type,
+        message: null,
+        source: 'import',
+        at: new Date(at),
+        country_code: null,
+        isp: null,
       });
-      const outcomes = await store.blacklist.reportMany([input('x', T0), input('x', T0 + MIN), input('y', T0 + 2 * MIN)], new Date(T0 + 2 * MIN));
+      const outcomes = await store.blacklist.reportMany(
+        [input('x', T0), input('x', T0 + MIN), input('y', T0 + 2 * MIN)],
+        new Date(T0 + 2 * MIN),
+      );
       expect(outcomes.map((o) => o.merged)).toEqual([false, true, false]);
       expect(outcomes[2].facts.threat_reports).toBe(2);
     });
@@ -265,14 +307,18 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       const day = new Date('2026-05-01T23:59:00.000Z');
       const seen = [];
       for (let i = 0; i < 3; i++) seen.push(await store.blacklist.countDaily('mac', '203.0.113.9', 2, day));
-      expect(seen.map((s) => [s.allowed, s.used])).toEqual([[true, 1], [true, 2], [false, 2]]);
+      expect(seen.map((s) => [s.allowed, s.used])).toEqual([
+        [true, 1],
+        [true, 2],
+        [false, 2],
+      ]);
       expect(seen[0].resets_at.toISOString()).toBe('2026-05-02T00:00:00.000Z');
       expect((await store.blacklist.countDaily('check', '203.0.113.9', 2, day)).allowed).toBe(true);
       expect((await store.blacklist.countDaily('mac', '203.0.113.10', 2, day)).allowed).toBe(true);
       expect((await store.blacklist.countDaily('mac', '203.0.113.9', 2, new Date('2026-05-02T00:00:00.000Z'))).used).toBe(1);
     });
 
-    it('uncountDaily gives back one count of the same day, never below zero and never another day\'s', async () => {
+    it("uncountDaily gives back one count of the same day, never below zero and never another day's", async () => {
       const day = new Date('2026-06-01T12:00:00.000Z');
       const next = new Date('2026-06-02T00:00:01.000Z');
       await store.blacklist.countDaily('give-back', '203.0.113.20', 2, day);

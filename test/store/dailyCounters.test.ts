@@ -25,7 +25,10 @@ describe('daily counters across midnight (SQLite)', () => {
     const rows = () => {
       const reader = new Database(path.join(dir, 'data', 'netlookup.sqlite'), { readonly: true });
       try {
-        return reader.prepare('SELECT day, count(*) AS n FROM daily_counters GROUP BY day ORDER BY day').all() as { day: string; n: number }[];
+        return reader.prepare('SELECT day, count(*) AS n FROM daily_counters GROUP BY day ORDER BY day').all() as {
+          day: string;
+          n: number;
+        }[];
       } finally {
         reader.close();
       }

@@ -75,7 +75,10 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
           });
         }
         for (const api of ['ip', 'blacklist', 'mac'] as const) {
-          expect(await admit(id, plus(now, 10), { quota, api })).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 5, remaining: 0 } });
+          expect(await admit(id, plus(now, 10), { quota, api })).toMatchObject({
+            outcome: 'quota_exceeded',
+            quota: { used: 5, remaining: 0 },
+          });
         }
         expect((await meter.usage(id, now)).month_used).toBe(5);
       });
@@ -160,8 +163,14 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
           outcome: 'refused',
           quota: { limit: 2, used: 0, remaining: 2, period: 'day', resets_at: at('2031-05-06T00:00:00.000Z') },
         });
-        expect(await admit(id, plus(now, 1), { quota, rate_limit_per_second: 2 })).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
-        expect(await admit(id, plus(now, 2), { quota, rate_limit_per_second: 2 })).toMatchObject({ outcome: 'rate_limited', quota: { used: 1, remaining: 1 } });
+        expect(await admit(id, plus(now, 1), { quota, rate_limit_per_second: 2 })).toMatchObject({
+          outcome: 'admitted',
+          quota: { used: 1 },
+        });
+        expect(await admit(id, plus(now, 2), { quota, rate_limit_per_second: 2 })).toMatchObject({
+          outcome: 'rate_limited',
+          quota: { used: 1, remaining: 1 },
+        });
         expect(await admit(id, plus(now, 2000), { quota })).toMatchObject({ outcome: 'admitted', quota: { used: 2 } });
         expect(await admit(id, plus(now, 2001), { quota })).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 2 } });
         expect(await admit(id, plus(now, 2002), { quota, consume: false })).toMatchObject({ outcome: 'refused', quota: { used: 2 } });
@@ -254,7 +263,10 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         await meter.countRejected(id, plus(today, 4));
         expect(await meter.usage(id, plus(today, 5))).toEqual({ today: { ip: 5, blacklist: 1, mac: 2, rejected: 2 }, month_used: 12 });
         expect(await meter.usage(id, yesterday)).toEqual({ today: { ip: 0, blacklist: 0, mac: 4, rejected: 0 }, month_used: 12 });
-        expect(await meter.usage(id, at('2031-09-01T00:00:00.000Z'))).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 0 }, month_used: 0 });
+        expect(await meter.usage(id, at('2031-09-01T00:00:00.000Z'))).toEqual({
+          today: { ip: 0, blacklist: 0, mac: 0, rejected: 0 },
+          month_used: 0,
+        });
       });
 
       it('countRejected counts in today.rejected only, on the day of `now`', async () => {
@@ -271,12 +283,23 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
       it('refund gives back what an admission used, day and month, and counts the request as rejected', async () => {
         const id = newId('acc');
         const now = at('2031-09-10T10:00:00.000Z');
-        const request: AdmitRequest = { account_id: id, api: 'blacklist', cost: 3, rate_limit_per_second: 1000, quota: monthQuota(4), consume: true, now };
+        const request: AdmitRequest = {
+          account_id: id,
+          api: 'blacklist',
+          cost: 3,
+          rate_limit_per_second: 1000,
+          quota: monthQuota(4),
+          consume: true,
+          now,
+        };
         expect((await meter.admit(request)).outcome).toBe('admitted');
         await meter.refund(request);
         expect(await meter.usage(id, now)).toEqual({ today: { ip: 0, blacklist: 0, mac: 0, rejected: 1 }, month_used: 0 });
         // The quota given back is usable again.
-        expect(await admit(id, plus(now, 1), { api: 'blacklist', cost: 4, quota: monthQuota(4) })).toMatchObject({ outcome: 'admitted', quota: { used: 4, remaining: 0 } });
+        expect(await admit(id, plus(now, 1), { api: 'blacklist', cost: 4, quota: monthQuota(4) })).toMatchObject({
+          outcome: 'admitted',
+          quota: { used: 4, remaining: 0 },
+        });
       });
 
       it('an account without traffic has zero usage', async () => {
@@ -287,6 +310,5 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         });
       });
     });
-
   });
 }

@@ -60,11 +60,35 @@ describe('two instances (under MONITOR)', () => {
     try {
       const { account, key } = await a.accounts.createAccount({ plan: 'free' });
       const quota = { period: 'day' as const, limit: 100, pooled: false };
-      await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).meter.admit({ account_id: account.id, api: 'ip', cost: 1, rate_limit_per_second: 100, quota, consume: true, now: new Date() })));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (i % 2 ? a : b).meter.admit({
+            account_id: account.id,
+            api: 'ip',
+            cost: 1,
+            rate_limit_per_second: 100,
+            quota,
+            consume: true,
+            now: new Date(),
+          }),
+        ),
+      );
       const rolled = await a.accounts.rollKey(key.id);
       expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
       const now = new Date();
-      await a.blacklist.report({ ip: '198.51.100.9', reporter: account.id, threat_type: 'scanner', message: null, source: 'api', at: now, country_code: null, isp: null }, now);
+      await a.blacklist.report(
+        {
+          ip: '198.51.100.9',
+          reporter: account.id,
+          threat_type: 'scanner',
+          message: null,
+          source: 'api',
+          at: now,
+          country_code: null,
+          isp: null,
+        },
+        now,
+      );
       expect(await b.blacklist.threatFacts(parseBlacklistAddress('198.51.100.9')!, now)).toMatchObject({ is_threat: true });
       expect(await a.accounts.deleteKey(key.id)).toBe(true);
     } finally {

@@ -31,7 +31,6 @@ blacklistConformance(
   () => removeKeys(blacklistPrefix),
 );
 
-
 describe('redis store: shared between instances', () => {
   const prefix = redisTestPrefix('shared');
   let a: RedisStore;
@@ -75,7 +74,11 @@ describe('redis store: shared between instances', () => {
     const skewed = () => new Date(Date.now() - 5000);
     const started = Date.now();
     const decisions = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => (i % 2 ? a.meter.admit(request(account.id, { rate_limit_per_second: 5 })) : b.meter.admit(request(account.id, { rate_limit_per_second: 5, now: skewed() })))),
+      Array.from({ length: 60 }, (_, i) =>
+        i % 2
+          ? a.meter.admit(request(account.id, { rate_limit_per_second: 5 }))
+          : b.meter.admit(request(account.id, { rate_limit_per_second: 5, now: skewed() })),
+      ),
     );
     const elapsed = Date.now() - started;
     const admitted = decisions.filter((d) => d.outcome === 'admitted').length;
@@ -95,13 +98,23 @@ describe('redis store: shared between instances', () => {
     });
     try {
       const rule = { rate_limit_per_second: 6, quota: { period: 'day' as const, limit: 3, pooled: false } };
-      const mine = Array.from({ length: 10 }, (_, i) => a.meter.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })));
+      const mine = Array.from({ length: 10 }, (_, i) =>
+        a.meter.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })),
+      );
       const theirs = a.meter.admit(request(other.id, rule));
       const outcomes = (await Promise.all(mine)).map((d) => `${d.outcome} ${d.quota.used}`);
       // rate: 6 take a place in the window (the refused one too); quota: 3 ip, and mac counts apart
       expect(outcomes).toEqual([
-        'admitted 1', 'refused 1', 'admitted 2', 'admitted 3', 'admitted 1', 'quota_exceeded 3',
-        'rate_limited 3', 'rate_limited 3', 'rate_limited 3', 'rate_limited 3',
+        'admitted 1',
+        'refused 1',
+        'admitted 2',
+        'admitted 3',
+        'admitted 1',
+        'quota_exceeded 3',
+        'rate_limited 3',
+        'rate_limited 3',
+        'rate_limited 3',
+        'rate_limited 3',
       ]);
       expect((await theirs).outcome).toBe('admitted');
       expect((await b.meter.usage(account.id, new Date())).today).toEqual({ ip: 3, blacklist: 0, mac: 1, rejected: 6 });
@@ -113,7 +126,7 @@ describe('redis store: shared between instances', () => {
     }
   });
 
-  it("the batches of one turn leave in one write to the connection, in their order", async () => {
+  it('the batches of one turn leave in one write to the connection, in their order', async () => {
     const accounts = await Promise.all([0, 1, 2].map(() => a.accounts.createAccount({ plan: 'free' })));
     // The socket's internal writers: a corked turn leaves through _writev, a single chunk through _write.
     const connection = a.redis.stream as unknown as {
@@ -126,7 +139,8 @@ describe('redis store: shared between instances', () => {
       const decisions = await Promise.all(accounts.map(({ account }) => a.meter.admit(request(account.id))));
       expect(decisions.map((d) => d.outcome)).toEqual(['admitted', 'admitted', 'admitted']);
       expect(write.mock.calls.length + writev.mock.calls.length).toBe(1);
-      const written = write.mock.calls.length === 1 ? String(write.mock.calls[0][0]) : writev.mock.calls[0][0].map(({ chunk }) => String(chunk)).join('');
+      const written =
+        write.mock.calls.length === 1 ? String(write.mock.calls[0][0]) : writev.mock.calls[0][0].map(({ chunk }) => String(chunk)).join('');
       const places = accounts.map(({ account }) => written.indexOf(`{acct:${account.id}}`));
       expect(places.every((place) => place >= 0)).toBe(true);
       expect([...places].sort((x, y) => x - y)).toEqual(places);
@@ -199,7 +213,16 @@ describe('redis blacklist: exports in chunks', () => {
     const now = new Date();
     const v4 = Array.from({ length: 2600 }, (_, i) => `45.${(i >> 8) & 255}.${i & 255}.${7 + (i % 3)}`);
     const v6 = Array.from({ length: 30 }, (_, i) => `2a01:4f8::${(i + 1).toString(16)}:1`);
-    const inputs = [...v6, ...v4].map((ip) => ({ ip, reporter: 'acc_x', threat_type: 'scanner' as const, message: null, source: 'import', at: now, country_code: null, isp: null }));
+    const inputs = [...v6, ...v4].map((ip) => ({
+      ip,
+      reporter: 'acc_x',
+      threat_type: 'scanner' as const,
+      message: null,
+      source: 'import',
+      at: now,
+      country_code: null,
+      isp: null,
+    }));
     await store.blacklist.reportMany(inputs, now);
     const chunks: number[] = [];
     const rows: string[] = [];
@@ -213,7 +236,8 @@ describe('redis blacklist: exports in chunks', () => {
     const expected = [...new Set(v4)].sort((a, b) => key(a).v4 - key(b).v4).concat(v6);
     expect(rows).toEqual(expected);
     const only6: string[] = [];
-    for await (const chunk of store.blacklist.exportRows({ min_confidence: 0, version: 6, max_age_ms: null }, now)) only6.push(...chunk.map((r) => r.ip));
+    for await (const chunk of store.blacklist.exportRows({ min_confidence: 0, version: 6, max_age_ms: null }, now))
+      only6.push(...chunk.map((r) => r.ip));
     expect(only6).toEqual(v6);
   });
 });
@@ -223,7 +247,16 @@ describe('redis blacklist: the listed-address set', () => {
   let a: RedisStore;
   let b: RedisStore;
   const now = new Date();
-  const report = (ip: string) => ({ ip, reporter: 'acc_x', threat_type: 'scanner' as const, message: null, source: 'api', at: now, country_code: null, isp: null });
+  const report = (ip: string) => ({
+    ip,
+    reporter: 'acc_x',
+    threat_type: 'scanner' as const,
+    message: null,
+    source: 'api',
+    at: now,
+    country_code: null,
+    isp: null,
+  });
   const address = (ip: string) => parseBlacklistAddress(ip)!;
   /** b answers from its set (synchronously) once it has loaded it */
   const answersFromSet = async (store: RedisStore) =>
@@ -247,7 +280,7 @@ describe('redis blacklist: the listed-address set', () => {
     expect(b.blacklist.threatFacts(address('2001:db8::1'), now)).toMatchObject({ is_threat: false });
   });
 
-  it('a report through one instance is in the other\'s set before it answers, IPv4 and IPv6, one by one and imported', async () => {
+  it("a report through one instance is in the other's set before it answers, IPv4 and IPv6, one by one and imported", async () => {
     await answersFromSet(b);
     await a.blacklist.report(report('203.0.113.9'), now);
     expect(await b.blacklist.threatFacts(address('203.0.113.9'), now)).toMatchObject({ is_threat: true });

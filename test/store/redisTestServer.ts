@@ -47,7 +47,10 @@ async function freePort(): Promise<number> {
  */
 export class PrivateRedis {
   private child: ChildProcess | null = null;
-  private constructor(readonly port: number, private readonly aofDir: string | undefined) {}
+  private constructor(
+    readonly port: number,
+    private readonly aofDir: string | undefined,
+  ) {}
 
   static async start(options: { aofDir?: string } = {}): Promise<PrivateRedis> {
     const redis = new PrivateRedis(await freePort(), options.aofDir);
@@ -60,10 +63,15 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const persistence = this.aofDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.aofDir];
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'], {
-      stdio: 'ignore',
-    });
+    const persistence =
+      this.aofDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.aofDir];
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     this.child = child;
     for (let i = 0; i < 100; i++) {
       if (await answers(this.port)) return;

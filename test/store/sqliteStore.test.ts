@@ -66,7 +66,10 @@ const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {})
 /** All bytes SQLite keeps for the store: the file and its WAL. */
 function databaseBytes(dir: string): Buffer {
   return Buffer.concat(
-    fs.readdirSync(dir).filter((f) => f.startsWith(DATABASE_FILE)).map((f) => fs.readFileSync(path.join(dir, f))),
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith(DATABASE_FILE))
+      .map((f) => fs.readFileSync(path.join(dir, f))),
   );
 }
 
@@ -80,7 +83,15 @@ describe('sqlite store: migrations', () => {
     expect(latestVersion).toBe(migrations.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['accounts', 'api_keys', 'blacklist_addresses', 'blacklist_reports', 'blacklist_state', 'daily_counters', 'usage']);
+    expect(tables).toEqual([
+      'accounts',
+      'api_keys',
+      'blacklist_addresses',
+      'blacklist_reports',
+      'blacklist_state',
+      'daily_counters',
+      'usage',
+    ]);
     db.close();
   });
 
@@ -91,7 +102,9 @@ describe('sqlite store: migrations', () => {
     expect(migrate(old, migrations, 1)).toEqual({ from: 0, to: 1 });
     old.prepare("INSERT INTO accounts (id, plan, suspended, created_at) VALUES ('acc_old', 'free', 0, '2030-01-01T00:00:00.000Z')").run();
     old
-      .prepare("INSERT INTO api_keys (id, account_id, name, hash, created_at) VALUES ('key_old', 'acc_old', 'default', ?, '2030-01-01T00:00:00.000Z')")
+      .prepare(
+        "INSERT INTO api_keys (id, account_id, name, hash, created_at) VALUES ('key_old', 'acc_old', 'default', ?, '2030-01-01T00:00:00.000Z')",
+      )
       .run(hashSecret(secret));
     old.close();
 
@@ -152,7 +165,11 @@ describe('sqlite store: durability', () => {
 
     store = SqliteStore.open(dir);
     expect(await store.accounts.countAccounts()).toBe(1);
-    expect(await store.accounts.getAccount(account.id)).toMatchObject({ plan: 'starter', expires_at: '2031-12-31T00:00:00.000Z', suspended: true });
+    expect(await store.accounts.getAccount(account.id)).toMatchObject({
+      plan: 'starter',
+      expires_at: '2031-12-31T00:00:00.000Z',
+      suspended: true,
+    });
     expect(await store.accounts.listKeys(account.id)).toEqual(keys);
     expect(await store.accounts.authenticate(key.secret)).toBeNull();
     expect((await store.accounts.authenticate(rolled!.secret))?.key.id).toBe(key.id);
@@ -170,7 +187,12 @@ describe('sqlite store: durability', () => {
     const { account } = await store.accounts.createAccount({ plan: 'free' });
     const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
     const stored = () =>
-      Object.fromEntries(reader.prepare<[string], { api: string; count: number }>('SELECT api, count FROM usage WHERE account_id = ?').all(account.id).map((r) => [r.api, r.count]));
+      Object.fromEntries(
+        reader
+          .prepare<[string], { api: string; count: number }>('SELECT api, count FROM usage WHERE account_id = ?')
+          .all(account.id)
+          .map((r) => [r.api, r.count]),
+      );
     await store.meter.admit(request(account.id, now, { cost: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(stored()).toEqual({ ip: 2 });
@@ -313,25 +335,41 @@ describe('sqlite store: failures surface as StoreUnavailableError', () => {
 });
 
 describe('sqlite store: the blacklist index', () => {
-  const input = (ip: string, reporter: string, at: Date) => ({ ip, reporter, threat_type: 'spam' as const, message: null, source: 'test', at, country_code: null, isp: null });
+  const input = (ip: string, reporter: string, at: Date) => ({
+    ip,
+    reporter,
+    threat_type: 'spam' as const,
+    message: null,
+    source: 'test',
+    at,
+    country_code: null,
+    isp: null,
+  });
   const address = (ip: string) => parseBlacklistAddress(ip)!;
 
   it('reopening loads every listed address into the index; reports are kept', async () => {
     const dir = tempDir();
     const at = new Date('2026-05-01T00:00:00Z');
     const first = SqliteStore.open(dir);
-    await first.blacklist.reportMany(['45.140.0.1', '45.140.0.2', '2a01:4f8::140'].map((ip) => input(ip, 'r', at)), at);
+    await first.blacklist.reportMany(
+      ['45.140.0.1', '45.140.0.2', '2a01:4f8::140'].map((ip) => input(ip, 'r', at)),
+      at,
+    );
     await first.blacklist.report(input('45.140.0.1', 'other', at), at);
     await first.close();
     const second = SqliteStore.open(dir);
     expect(second.blacklist.index.size).toBe(3);
-    expect(second.blacklist.threatFacts(address('45.140.0.1'), at)).toMatchObject({ is_threat: true, threat_reports: 2, threat_confidence: 63 });
+    expect(second.blacklist.threatFacts(address('45.140.0.1'), at)).toMatchObject({
+      is_threat: true,
+      threat_reports: 2,
+      threat_confidence: 63,
+    });
     expect(second.blacklist.threatFacts(address('2a01:4f8::140'), at).is_threat).toBe(true);
     expect((await second.blacklist.listing(address('45.140.0.1'), at, 20))!.distinct_reporters).toBe(2);
     await second.close();
   });
 
-  it('another connection\'s reports and deletions reach the index within a second, and at once before a write', async () => {
+  it("another connection's reports and deletions reach the index within a second, and at once before a write", async () => {
     const dir = tempDir();
     const at = new Date('2026-05-01T00:00:00Z');
     const server = SqliteStore.open(dir);
@@ -349,7 +387,7 @@ describe('sqlite store: the blacklist index', () => {
     await server.close();
   });
 
-  it('the retention window is the store\'s option', async () => {
+  it("the retention window is the store's option", async () => {
     const store = SqliteStore.open(tempDir(), { blacklist: { retentionDays: 1 } });
     const at = new Date('2026-05-01T00:00:00Z');
     await store.blacklist.report(input('45.140.2.1', 'r', at), at);
@@ -402,16 +440,19 @@ describe('key secrets, period keys and the rate window', () => {
 
   it('UTC day and month keys and resets agree with the calendar for any instant, in any order of asking', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2200, 0, 1) }), { minLength: 1, maxLength: 20 }), (instants) => {
-        for (const ms of instants) {
-          const t = new Date(ms);
-          const iso = t.toISOString();
-          expect(dayKey(t)).toBe(iso.slice(0, 10));
-          expect(monthKey(t)).toBe(iso.slice(0, 7));
-          expect(nextDayReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate() + 1));
-          expect(nextMonthReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 1));
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2200, 0, 1) }), { minLength: 1, maxLength: 20 }),
+        (instants) => {
+          for (const ms of instants) {
+            const t = new Date(ms);
+            const iso = t.toISOString();
+            expect(dayKey(t)).toBe(iso.slice(0, 10));
+            expect(monthKey(t)).toBe(iso.slice(0, 7));
+            expect(nextDayReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate() + 1));
+            expect(nextMonthReset(t).getTime()).toBe(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 1));
+          }
+        },
+      ),
     );
   });
 

@@ -16,14 +16,15 @@ describe('legal forms', () => {
       ['Microsoft Corporation', 'Microsoft Corp.', 'MICROSOFT CORP.'],
       ['Siemens AG', 'SIEMENS AG', 'Siemens AG,'],
       ['Realme Chongqing Mobile Telecommunications Corp.,Ltd.', 'Realme Chongqing MobileTelecommunications Corp Ltd'],
-      ['MICRO-STAR INT\'L CO.,LTD', 'Micro-Star INTL CO., LTD.'],
+      ["MICRO-STAR INT'L CO.,LTD", 'Micro-Star INTL CO., LTD.'],
       ['NetComm Wireless Pty Ltd', 'NetComm Wireless Limited'],
       ['GN Netcom A/S', 'GN Netcom AS'],
       ['Arçelik A.Ş.', 'ARCELIK AS'],
     ];
     for (const spellings of same) {
       const parts = spellings.map((s) => nameParts(s));
-      for (const p of parts) expect({ base: p.base, forms: p.forms }, spellings.join(' / ')).toEqual({ base: parts[0].base, forms: parts[0].forms });
+      for (const p of parts)
+        expect({ base: p.base, forms: p.forms }, spellings.join(' / ')).toEqual({ base: parts[0].base, forms: parts[0].forms });
     }
   });
 
@@ -105,7 +106,14 @@ describe('companies of the real registries', () => {
   it('joins the spellings of one company', () => {
     const same = [
       ['HUAWEI TECHNOLOGIES CO.,LTD', 'Huawei Technologies Co., Ltd.'],
-      ['Samsung Electronics Co.,Ltd', 'Samsung Electronics Co., Ltd.', 'Samsung Electronics.,LTD', 'SAMSUNG Electronics. Co. LTD', 'Samsung Electronics', 'SAMSUNG ELECTRONICS'],
+      [
+        'Samsung Electronics Co.,Ltd',
+        'Samsung Electronics Co., Ltd.',
+        'Samsung Electronics.,LTD',
+        'SAMSUNG Electronics. Co. LTD',
+        'Samsung Electronics',
+        'SAMSUNG ELECTRONICS',
+      ],
       ['Nintendo Co.,Ltd', 'Nintendo Co., Ltd.'],
       ['Microsoft Corporation', 'Microsoft Corp.', 'MICROSOFT CORP.', 'Microsoft'],
       ['Beijing Xiaomi Electronics Co.,Ltd', 'Beijing Xiaomi Electronics Co., Ltd.'],
@@ -120,10 +128,21 @@ describe('companies of the real registries', () => {
 
   it('keeps apart companies that only share a name, or part of it', () => {
     const apart = [
-      ['Xiaomi Communications Co Ltd', 'Beijing Xiaomi Mobile Software Co., Ltd', 'Beijing Xiaomi Electronics Co.,Ltd', 'XIAOMI Electronics,CO.,LTD', 'Xiaomi EV Technology Co., Ltd.'],
+      [
+        'Xiaomi Communications Co Ltd',
+        'Beijing Xiaomi Mobile Software Co., Ltd',
+        'Beijing Xiaomi Electronics Co.,Ltd',
+        'XIAOMI Electronics,CO.,LTD',
+        'Xiaomi EV Technology Co., Ltd.',
+      ],
       ['HUAWEI TECHNOLOGIES CO.,LTD', 'Huawei Device Co., Ltd.', 'Huawei Symantec Technologies Co.,Ltd.'],
       ['Cisco Systems, Inc', 'Cisco Meraki', 'Cisco SPVTG', 'Cisco-Linksys, LLC'],
-      ['Samsung Electronics Co.,Ltd', 'SAMSUNG ELECTRO MECHANICS CO., LTD.', 'SAMSUNG ELECTRO-MECHANICS(THAILAND)', 'Samsung Electronics Co., Ltd. ARTIK'],
+      [
+        'Samsung Electronics Co.,Ltd',
+        'SAMSUNG ELECTRO MECHANICS CO., LTD.',
+        'SAMSUNG ELECTRO-MECHANICS(THAILAND)',
+        'Samsung Electronics Co., Ltd. ARTIK',
+      ],
       ['MG Co., Ltd.', 'MG s.r.l.'],
       ['Teracom Limited', 'Teracom Ltd.'],
       ['ISAC, Inc.', 'ISAC SRL'],

@@ -163,7 +163,14 @@ describe('connection type rules', () => {
   }
 
   it('types nothing for names that many kinds of holder use', () => {
-    for (const name of ['Deutsche Telekom AG', 'Verizon Business', 'China Networks Inter-Exchange', 'Net Global Srl', 'Dimension Data', null]) {
+    for (const name of [
+      'Deutsche Telekom AG',
+      'Verizon Business',
+      'China Networks Inter-Exchange',
+      'Net Global Srl',
+      'Dimension Data',
+      null,
+    ]) {
       expect(ruleOfOrganization(name), String(name)).toBeNull();
     }
   });
@@ -171,7 +178,8 @@ describe('connection type rules', () => {
 
 describe('registry handles', () => {
   it('tells a handle from a name or an acronym', () => {
-    for (const handle of ['TE-AS', 'NAL-AS', 'GIXA-AS', 'CSMNAP-ASN', 'DACOM-PUBNETPLUS', 'AS64011']) expect(isRegistryHandle(handle), handle).toBe(true);
+    for (const handle of ['TE-AS', 'NAL-AS', 'GIXA-AS', 'CSMNAP-ASN', 'DACOM-PUBNETPLUS', 'AS64011'])
+      expect(isRegistryHandle(handle), handle).toBe(true);
     for (const name of ['USDA', 'RENATER', 'UPMC', 'Telecom Egypt', 'CO.PA.CO.', 'W.W.GRAINGER', 'T-Mobile USA, Inc.', 'Kar-Tel LLC']) {
       expect(isRegistryHandle(name), name).toBe(false);
     }

@@ -125,7 +125,10 @@ describe('loadCountryFacts', () => {
   it('marks exactly the 27 EU members of eu-countries.csv as is_eu', () => {
     const csv = parseCsv(readFileSync(new URL('../../data/curated/eu-countries.csv', import.meta.url), 'utf8'));
     const listed = csv.map((r) => r.country_code).sort();
-    const eu = [...facts.values()].filter((c) => c.is_eu).map((c) => c.code).sort();
+    const eu = [...facts.values()]
+      .filter((c) => c.is_eu)
+      .map((c) => c.code)
+      .sort();
     expect(eu).toHaveLength(27);
     expect(eu).toEqual(listed);
     expect(facts.get('DE')!.is_eu).toBe(true);
@@ -192,10 +195,32 @@ describe('loadCountryFacts', () => {
 
   it('gives country calling codes, not country code plus area code (libphonenumber)', () => {
     const want: Record<string, string | null> = {
-      US: '+1', CA: '+1', PR: '+1', DO: '+1', JM: '+1', BS: '+1', GU: '+1', VI: '+1', SX: '+1',
-      VA: '+39', SJ: '+47', CW: '+599', BQ: '+599', XK: '+383', RU: '+7', KZ: '+7', GB: '+44', AC: '+247',
+      US: '+1',
+      CA: '+1',
+      PR: '+1',
+      DO: '+1',
+      JM: '+1',
+      BS: '+1',
+      GU: '+1',
+      VI: '+1',
+      SX: '+1',
+      VA: '+39',
+      SJ: '+47',
+      CW: '+599',
+      BQ: '+599',
+      XK: '+383',
+      RU: '+7',
+      KZ: '+7',
+      GB: '+44',
+      AC: '+247',
       // no libphonenumber entry: world-countries' IDD where countries-list gives the same, else null
-      BV: '+47', PN: '+64', TF: '+262', GS: '+500', AQ: null, HM: null, UM: null,
+      BV: '+47',
+      PN: '+64',
+      TF: '+262',
+      GS: '+500',
+      AQ: null,
+      HM: null,
+      UM: null,
     };
     for (const [code, calling] of Object.entries(want)) expect(facts.get(code)!.calling_code, code).toBe(calling);
     for (const [code, c] of facts) {
@@ -206,7 +231,14 @@ describe('loadCountryFacts', () => {
   it('takes continents from continents.csv, MaxMind’s convention for countries on two continents', () => {
     const conventions = loadContinentConventions();
     expect(Object.fromEntries(['RU', 'TR', 'CY', 'GE', 'AM', 'AZ', 'KZ', 'EG'].map((c) => [c, conventions.get(c)]))).toEqual({
-      RU: 'EU', TR: 'AS', CY: 'EU', GE: 'AS', AM: 'AS', AZ: 'AS', KZ: 'AS', EG: 'AF',
+      RU: 'EU',
+      TR: 'AS',
+      CY: 'EU',
+      GE: 'AS',
+      AM: 'AS',
+      AZ: 'AS',
+      KZ: 'AS',
+      EG: 'AF',
     });
     for (const [code, continent] of conventions) expect(facts.get(code)!.continent_code, code).toBe(continent);
     expect(facts.get('RU')!.continent).toBe('Europe');
@@ -276,10 +308,13 @@ describe('country facts against independent references', () => {
     const disagreements: string[] = [];
     for (const [code, continents] of reference) {
       const ours = facts.get(code)?.continent_code;
-      if (continents.size !== 1 || !continents.has(ours ?? '')) disagreements.push(`${code}: ours ${ours}, MaxMind ${[...continents].join('/')}`);
+      if (continents.size !== 1 || !continents.has(ours ?? ''))
+        disagreements.push(`${code}: ours ${ours}, MaxMind ${[...continents].join('/')}`);
     }
     const notInMaxMind = [...facts.keys()].filter((code) => !reference.has(code));
-    console.log(`continents: ${reference.size} countries in GeoLite2 City, ${disagreements.length} disagreements; not in it: ${notInMaxMind.join(' ')}`);
+    console.log(
+      `continents: ${reference.size} countries in GeoLite2 City, ${disagreements.length} disagreements; not in it: ${notInMaxMind.join(' ')}`,
+    );
     expect(disagreements).toEqual([]);
   }, 120_000);
 
@@ -297,7 +332,10 @@ describe('country facts against independent references', () => {
         checked++;
         const agrees = c.calling_code === null ? codes.length === 0 : codes.some((r) => r.startsWith(c.calling_code!));
         const key = `${code} ${name}`;
-        if (agrees === (key in CALLING_CODE_EXCEPTIONS)) disagreements.push(`${key}: ours ${c.calling_code}, ${name} ${codes.join('/') || 'none'}${agrees ? ' (listed as exception but agrees)' : ''}`);
+        if (agrees === key in CALLING_CODE_EXCEPTIONS)
+          disagreements.push(
+            `${key}: ours ${c.calling_code}, ${name} ${codes.join('/') || 'none'}${agrees ? ' (listed as exception but agrees)' : ''}`,
+          );
       }
     }
     console.log(`calling codes: ${checked} comparisons, ${Object.keys(CALLING_CODE_EXCEPTIONS).length} documented exceptions`);
@@ -310,7 +348,10 @@ describe('country facts against independent references', () => {
     const used = new Set<string>();
     for (const [code, c] of facts) {
       const languages = languagesOf(code);
-      expect(languages.map((l) => l.name), code).toEqual(c.languages);
+      expect(
+        languages.map((l) => l.name),
+        code,
+      ).toEqual(c.languages);
       for (const l of languages) {
         used.add(l.code);
         const expected = LANGUAGE_NAME_EXCEPTIONS[l.code] ?? cldr.of(l.code);

@@ -7,7 +7,6 @@ import { isRegistryHandle } from '../../src/tables/sources/connectionTypeRules.j
 import { installedAsnHolders } from './asnCoverage.js';
 import { registrySpellings } from './registrySpellings.js';
 
-
 const require = createRequire(import.meta.url);
 const ouiData = require('oui-data') as Record<string, string>;
 
@@ -66,7 +65,10 @@ describe('asn-connection-types.csv', () => {
     for (const r of named) {
       expect(r.organization, `AS${r.asn}`).toBe(r.organization.trim());
       expect(isRegistryHandle(r.organization), `AS${r.asn}`).toBe(false);
-      expect([...holders.get(Number(r.asn))!].every((holder) => holder === null || isRegistryHandle(holder)), `AS${r.asn}`).toBe(true);
+      expect(
+        [...holders.get(Number(r.asn))!].every((holder) => holder === null || isRegistryHandle(holder)),
+        `AS${r.asn}`,
+      ).toBe(true);
     }
   });
 

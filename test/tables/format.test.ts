@@ -14,7 +14,8 @@ import { MacTable, writeMacTable, type CompanyInput, type MacTableParts } from '
 import { StringPool, StringPoolBuilder } from '../../src/tables/format/stringPool.js';
 import { aligned, tinyIp4, tinyIp6, tinyMac } from './tinyTables.js';
 
-const words = (n: bigint) => Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+const words = (n: bigint) =>
+  Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
 
 /** Rewrites the stored checksum so that only the change under test can be refused. */
 function resealed(bytes: Uint8Array): Uint8Array {
@@ -33,14 +34,33 @@ describe('ip4 table round trip', () => {
     expect(table.rangeCount).toBe(4);
     expect([...table.keys!]).toEqual([0, 0x51000000, 0x51000100, 0x52000000]);
     expect(table.location(0)).toEqual({
-      country_code: 'DE', region: 'Berlin', city: 'Berlin', district: 'Mitte', postal_code: '10115',
-      latitude: 52.52, longitude: 13.405, accuracy_radius_km: 50, timezone: 'Europe/Berlin',
+      country_code: 'DE',
+      region: 'Berlin',
+      city: 'Berlin',
+      district: 'Mitte',
+      postal_code: '10115',
+      latitude: 52.52,
+      longitude: 13.405,
+      accuracy_radius_km: 50,
+      timezone: 'Europe/Berlin',
     });
     expect(table.location(1)).toEqual({
-      country_code: null, region: null, city: null, district: null, postal_code: null,
-      latitude: null, longitude: null, accuracy_radius_km: null, timezone: null,
+      country_code: null,
+      region: null,
+      city: null,
+      district: null,
+      postal_code: null,
+      latitude: null,
+      longitude: null,
+      accuracy_radius_km: null,
+      timezone: null,
     });
-    expect(table.asRow(table.asRowOfNetwork(0))).toEqual({ asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' });
+    expect(table.asRow(table.asRowOfNetwork(0))).toEqual({
+      asn: 3320,
+      organization: 'Deutsche Telekom AG',
+      domain: 'telekom.de',
+      connection_type: 'residential',
+    });
     const start = new Uint32Array(1);
     const end = new Uint32Array(1);
     table.networkBlock(0, start, end);
@@ -73,7 +93,7 @@ describe('ip6 table round trip', () => {
     const end = new Uint32Array(4);
     table.networkBlock(0, start, end);
     expect([...start]).toEqual([...words(0x2a001450n << 96n)]);
-    expect([...end]).toEqual([...words(((0x2a001451n << 96n) - 1n))]);
+    expect([...end]).toEqual([...words((0x2a001451n << 96n) - 1n)]);
     expect(table.location(0).city).toBe('Berlin');
   });
 });
@@ -84,7 +104,15 @@ describe('mac table round trip', () => {
   it('keeps blocks, companies and VM prefixes', () => {
     expect(table.blockCount).toBe(4);
     expect(table.block(3)).toEqual({ hi24: 0x70b3d5, lo24: 0x001000, bits: 36, type: 'MA-S', company: 3 });
-    expect(table.company(3)).toEqual({ name: 'Tiny MA-S GmbH', address: 'Tiny MA-S GmbH street 1', country_code: 'DE', total_ouis: 1, short_name: 'Tiny', website: null, is_private: false });
+    expect(table.company(3)).toEqual({
+      name: 'Tiny MA-S GmbH',
+      address: 'Tiny MA-S GmbH street 1',
+      country_code: 'DE',
+      total_ouis: 1,
+      short_name: 'Tiny',
+      website: null,
+      is_private: false,
+    });
     expect(table.vmPrefixes).toEqual([{ prefix: '525400', platform: 'QEMU/KVM', source: 'test' }]);
     expect(table.header.sourceDate?.toISOString()).toBe('2025-12-01T00:00:00.000Z');
   });
@@ -93,14 +121,41 @@ describe('mac table round trip', () => {
   const withPrivate = (privateRow: Partial<CompanyInput> = {}): MacTableParts => {
     const parts = tinyMac();
     const strings = new StringPoolBuilder();
-    const names = parts.companies.map((c) => ({ ...c, name: strings.intern(`company ${c.total_ouis}`), address: 0, short_name: strings.intern('short'), website: 0 }));
-    const iabCompany = { name: strings.intern('DEUTA-WERKE GmbH'), address: strings.intern('Paffrather Strasse 140'), country_code: 'DE', total_ouis: 1, short_name: strings.intern('Deuta-Werke'), website: 0, is_private: false };
-    const privateCompany = { name: 0, address: 0, country_code: null, total_ouis: 0, short_name: 0, website: 0, is_private: true, ...privateRow };
+    const names = parts.companies.map((c) => ({
+      ...c,
+      name: strings.intern(`company ${c.total_ouis}`),
+      address: 0,
+      short_name: strings.intern('short'),
+      website: 0,
+    }));
+    const iabCompany = {
+      name: strings.intern('DEUTA-WERKE GmbH'),
+      address: strings.intern('Paffrather Strasse 140'),
+      country_code: 'DE',
+      total_ouis: 1,
+      short_name: strings.intern('Deuta-Werke'),
+      website: 0,
+      is_private: false,
+    };
+    const privateCompany = {
+      name: 0,
+      address: 0,
+      country_code: null,
+      total_ouis: 0,
+      short_name: 0,
+      website: 0,
+      is_private: true,
+      ...privateRow,
+    };
     return {
       ...parts,
       sourceDate: null,
       companies: [...names, iabCompany, privateCompany],
-      blocks: [...parts.blocks, { hi24: 0x0050c2, lo24: 0x7d5000, type: 'IAB', company: 4 }, { hi24: 0x100000, lo24: 0, type: 'MA-L', company: 5 }],
+      blocks: [
+        ...parts.blocks,
+        { hi24: 0x0050c2, lo24: 0x7d5000, type: 'IAB', company: 4 },
+        { hi24: 0x100000, lo24: 0, type: 'MA-L', company: 5 },
+      ],
       strings: strings.sections(),
     };
   };
@@ -109,7 +164,15 @@ describe('mac table round trip', () => {
     const t = new MacTable(aligned(writeMacTable(withPrivate())), 'private.nlt');
     expect(t.block(4)).toEqual({ hi24: 0x0050c2, lo24: 0x7d5000, bits: 36, type: 'IAB', company: 4 });
     expect(t.company(4)).toMatchObject({ name: 'DEUTA-WERKE GmbH', total_ouis: 1, short_name: 'Deuta-Werke', is_private: false });
-    expect(t.company(5)).toEqual({ name: null, address: null, country_code: null, total_ouis: 0, short_name: null, website: null, is_private: true });
+    expect(t.company(5)).toEqual({
+      name: null,
+      address: null,
+      country_code: null,
+      total_ouis: 0,
+      short_name: null,
+      website: null,
+      is_private: true,
+    });
     expect(t.header.sourceDate).toBeNull();
   });
 
@@ -117,9 +180,13 @@ describe('mac table round trip', () => {
     const strings = new StringPoolBuilder();
     const id = strings.intern('company 1');
     for (const row of [{ name: id }, { total_ouis: 2 }, { short_name: id }, { website: id }]) {
-      expect(() => new MacTable(aligned(writeMacTable(withPrivate(row))), 'bad-private.nlt')).toThrow(/^bad-private\.nlt: company row 5: a private row has no name/);
+      expect(() => new MacTable(aligned(writeMacTable(withPrivate(row))), 'bad-private.nlt')).toThrow(
+        /^bad-private\.nlt: company row 5: a private row has no name/,
+      );
     }
-    expect(() => new MacTable(aligned(writeMacTable(withPrivate({ is_private: false }))), 'unnamed.nlt')).toThrow(/^unnamed\.nlt: company row 5: /);
+    expect(() => new MacTable(aligned(writeMacTable(withPrivate({ is_private: false }))), 'unnamed.nlt')).toThrow(
+      /^unnamed\.nlt: company row 5: /,
+    );
   });
 });
 
@@ -195,20 +262,28 @@ describe('refusals', () => {
   }
 
   it('refuses a table of the wrong kind, naming both kinds', () => {
-    expect(() => new MacTable(aligned(writeIpTable(tinyIp4())), 'ip4.nlt')).toThrow(/^ip4\.nlt: wrong table kind: holds ip4, expected mac$/);
-    expect(() => new IpTable(aligned(writeIpTable(tinyIp6())), 'ip6.nlt', 4)).toThrow(/^ip6\.nlt: wrong table kind: holds ip6, expected ip4$/);
+    expect(() => new MacTable(aligned(writeIpTable(tinyIp4())), 'ip4.nlt')).toThrow(
+      /^ip4\.nlt: wrong table kind: holds ip4, expected mac$/,
+    );
+    expect(() => new IpTable(aligned(writeIpTable(tinyIp6())), 'ip6.nlt', 4)).toThrow(
+      /^ip6\.nlt: wrong table kind: holds ip6, expected ip4$/,
+    );
   });
 
   it('validates content even when the checksum matches (keys out of order)', () => {
     const parts = tinyIp4();
     parts.keys = Uint32Array.of(0, 0x51000100, 0x51000000, 0x52000000);
-    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-order.nlt', 4)).toThrow(/^bad-order\.nlt: (range keys not ascending|bucket index)/);
+    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-order.nlt', 4)).toThrow(
+      /^bad-order\.nlt: (range keys not ascending|bucket index)/,
+    );
   });
 
   it('validates content even when the checksum matches (row out of range)', () => {
     const parts = tinyIp4();
     parts.rangeLocation = Uint32Array.of(NONE, 0, 7, NONE);
-    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-row.nlt', 4)).toThrow(/^bad-row\.nlt: range 2 points to location row 7 of 2$/);
+    expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-row.nlt', 4)).toThrow(
+      /^bad-row\.nlt: range 2 points to location row 7 of 2$/,
+    );
   });
 
   it('refuses a missing section', () => {
@@ -239,10 +314,13 @@ describe('load-time checks: WASM and TypeScript agree', () => {
   it('checksum', async () => {
     const { wasm, checks, base } = await setup();
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 0, maxLength: 1 << 20 }).map((a) => a.subarray(0, a.length - (a.length % 16))), (data) => {
-        new Uint8Array(wasm.memory.buffer).set(data, base);
-        expect(checks.checksum(new Uint8Array(wasm.memory.buffer, base, data.byteLength))).toBe(tableChecksum(aligned(data)));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 1 << 20 }).map((a) => a.subarray(0, a.length - (a.length % 16))),
+        (data) => {
+          new Uint8Array(wasm.memory.buffer).set(data, base);
+          expect(checks.checksum(new Uint8Array(wasm.memory.buffer, base, data.byteLength))).toBe(tableChecksum(aligned(data)));
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -262,15 +340,20 @@ describe('load-time checks: WASM and TypeScript agree', () => {
   it('ip4 keys and bucket index, valid and damaged', async () => {
     const { checks, place } = await setup();
     fc.assert(
-      fc.property(fc.uniqueArray(fc.nat({ max: 0xffffffff }), { minLength: 1, maxLength: 150_000 }), fc.nat(), fc.nat(), (raw, damageAt, how) => {
-        const keys = Uint32Array.from([0, ...raw.filter((k) => k !== 0)]).sort();
-        const index = bucketIndex(4, keys);
-        if (how % 3 === 1) keys[damageAt % keys.length] = keys[(damageAt + 1) % keys.length];
-        if (how % 3 === 2) index[damageAt % index.length] += 1;
-        const [k, i] = place(keys, index);
-        const shift = 32 - INDEX_BITS[4];
-        expect(checks.firstBadKey4(k, i, shift)).toBe(jsTableChecks.firstBadKey4(keys, index, shift));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.nat({ max: 0xffffffff }), { minLength: 1, maxLength: 150_000 }),
+        fc.nat(),
+        fc.nat(),
+        (raw, damageAt, how) => {
+          const keys = Uint32Array.from([0, ...raw.filter((k) => k !== 0)]).sort();
+          const index = bucketIndex(4, keys);
+          if (how % 3 === 1) keys[damageAt % keys.length] = keys[(damageAt + 1) % keys.length];
+          if (how % 3 === 2) index[damageAt % index.length] += 1;
+          const [k, i] = place(keys, index);
+          const shift = 32 - INDEX_BITS[4];
+          expect(checks.firstBadKey4(k, i, shift)).toBe(jsTableChecks.firstBadKey4(keys, index, shift));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -278,21 +361,26 @@ describe('load-time checks: WASM and TypeScript agree', () => {
   it('ip6 keys and bucket index, valid and damaged', async () => {
     const { checks, place } = await setup();
     fc.assert(
-      fc.property(fc.uniqueArray(fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), { maxLength: 20_000 }), fc.nat(), fc.nat(), (raw, damageAt, how) => {
-        const sorted = [0n, ...raw].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        const hi = BigUint64Array.from(sorted, (k) => k >> 64n);
-        const lo = BigUint64Array.from(sorted, (k) => k & ((1n << 64n) - 1n));
-        const index = bucketIndex(6, { hi, lo });
-        if (how % 3 === 1 && sorted.length > 1) {
-          lo[damageAt % sorted.length] = lo[(damageAt + 1) % sorted.length];
-          hi[damageAt % sorted.length] = hi[(damageAt + 1) % sorted.length];
-        }
-        if (how % 3 === 2) index[damageAt % index.length] += 1;
-        const asU32 = (a: BigUint64Array) => new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
-        const [h, l, i] = place(asU32(hi), asU32(lo), index);
-        const shift = 64 - INDEX_BITS[6];
-        expect(checks.firstBadKey6(h, l, i, shift)).toBe(jsTableChecks.firstBadKey6(asU32(hi), asU32(lo), index, shift));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), { maxLength: 20_000 }),
+        fc.nat(),
+        fc.nat(),
+        (raw, damageAt, how) => {
+          const sorted = [0n, ...raw].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const hi = BigUint64Array.from(sorted, (k) => k >> 64n);
+          const lo = BigUint64Array.from(sorted, (k) => k & ((1n << 64n) - 1n));
+          const index = bucketIndex(6, { hi, lo });
+          if (how % 3 === 1 && sorted.length > 1) {
+            lo[damageAt % sorted.length] = lo[(damageAt + 1) % sorted.length];
+            hi[damageAt % sorted.length] = hi[(damageAt + 1) % sorted.length];
+          }
+          if (how % 3 === 2) index[damageAt % index.length] += 1;
+          const asU32 = (a: BigUint64Array) => new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
+          const [h, l, i] = place(asU32(hi), asU32(lo), index);
+          const shift = 64 - INDEX_BITS[6];
+          expect(checks.firstBadKey6(h, l, i, shift)).toBe(jsTableChecks.firstBadKey6(asU32(hi), asU32(lo), index, shift));
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -29,7 +29,12 @@ describe('IAB listing reader', () => {
     const blank = record('00-50-C2', '6F8000-6F8FFF', 'RV Technology Limited', ['12/F, Wilson House', '', 'HK']);
     const text = listing(DEUTA, PRIVATE, blank);
     const expected = [
-      { prefix: '0050C27D5', company: 'DEUTA-WERKE GmbH', address: 'Paffrather Strasse 140, Bergisch-Gladbach NRW 51465', country_code: 'DE' },
+      {
+        prefix: '0050C27D5',
+        company: 'DEUTA-WERKE GmbH',
+        address: 'Paffrather Strasse 140, Bergisch-Gladbach NRW 51465',
+        country_code: 'DE',
+      },
       { prefix: '40D85512F', company: null, address: null, country_code: null },
       { prefix: '0050C26F8', company: 'RV Technology Limited', address: '12/F, Wilson House', country_code: 'HK' },
     ];
@@ -39,16 +44,47 @@ describe('IAB listing reader', () => {
 
   const refusals: [string, string, RegExp][] = [
     ['a wrong header', listing(DEUTA).replace('IAB Range', 'MA-S Range'), /^iab\.txt:2: not the header/],
-    ['a parent outside the IAB blocks', listing(record('70-B3-D5', '001000-001FFF', 'Acme', ['a', 'b', 'US'])), /^iab\.txt:5: 70B3D5 is not one of the IAB parent blocks/],
-    ['a range that is not one 36-bit block', listing(record('00-50-C2', '7D5800-7D5FFF', 'Acme', ['a', 'b', 'US'])), /^iab\.txt:6: expected "XXX000-XXXFFF/],
-    ['a range whose end is another block', listing(record('00-50-C2', '7D5000-7D6FFF'.replace('7D6', '7D4'), 'Acme', ['a', 'b', 'US'])), /^iab\.txt:6: the range is not one 36-bit block/],
-    ['two organisations in one record', listing(DEUTA).replace(pad('7D5000-7D5FFF                 (base 16)', 'DEUTA-WERKE GmbH'), pad('7D5000-7D5FFF                 (base 16)', 'Other GmbH')), /^iab\.txt:6: the organisation differs/],
+    [
+      'a parent outside the IAB blocks',
+      listing(record('70-B3-D5', '001000-001FFF', 'Acme', ['a', 'b', 'US'])),
+      /^iab\.txt:5: 70B3D5 is not one of the IAB parent blocks/,
+    ],
+    [
+      'a range that is not one 36-bit block',
+      listing(record('00-50-C2', '7D5800-7D5FFF', 'Acme', ['a', 'b', 'US'])),
+      /^iab\.txt:6: expected "XXX000-XXXFFF/,
+    ],
+    [
+      'a range whose end is another block',
+      listing(record('00-50-C2', '7D5000-7D6FFF'.replace('7D6', '7D4'), 'Acme', ['a', 'b', 'US'])),
+      /^iab\.txt:6: the range is not one 36-bit block/,
+    ],
+    [
+      'two organisations in one record',
+      listing(DEUTA).replace(
+        pad('7D5000-7D5FFF                 (base 16)', 'DEUTA-WERKE GmbH'),
+        pad('7D5000-7D5FFF                 (base 16)', 'Other GmbH'),
+      ),
+      /^iab\.txt:6: the organisation differs/,
+    ],
     ['a missing address line', listing(DEUTA.slice(0, 4)), /^iab\.txt:9: expected the three address lines/],
-    ['an address line out of its column', listing([...DEUTA.slice(0, 2), 'Paffrather Strasse 140', ...DEUTA.slice(3)]), /^iab\.txt:7: an address line must start at column 61/],
-    ['a country that is not a code', listing([...DEUTA.slice(0, 4), pad('', 'Germany')]), /^iab\.txt:9: country "Germany" is not a two-letter code/],
+    [
+      'an address line out of its column',
+      listing([...DEUTA.slice(0, 2), 'Paffrather Strasse 140', ...DEUTA.slice(3)]),
+      /^iab\.txt:7: an address line must start at column 61/,
+    ],
+    [
+      'a country that is not a code',
+      listing([...DEUTA.slice(0, 4), pad('', 'Germany')]),
+      /^iab\.txt:9: country "Germany" is not a two-letter code/,
+    ],
     ['a record longer than five lines', listing([...DEUTA, pad('', 'extra')]), /^iab\.txt:10: expected an empty line after the record/],
     ['a block listed twice', listing(DEUTA, DEUTA), /^iab\.txt:11: block 0050C27D5 appears twice/],
-    ['a record line where the next record should start', listing(DEUTA, ['garbage']), /^iab\.txt:11: expected "XX-XX-XX \(hex\) organisation"/],
+    [
+      'a record line where the next record should start',
+      listing(DEUTA, ['garbage']),
+      /^iab\.txt:11: expected "XX-XX-XX \(hex\) organisation"/,
+    ],
     ['no record at all', HEADER.join('\n'), /^iab\.txt: no IAB record/],
   ];
   for (const [what, text, message] of refusals) {
@@ -90,7 +126,8 @@ describe('our copy of the IEEE IAB listing', () => {
       if (row.Registry !== 'IAB' || !block) mismatches.push(`${row.Assignment}: not read`);
       else if (block.company !== (name === 'Private' ? null : name)) mismatches.push(`${row.Assignment}: ${block.company} ≠ ${name}`);
       // The CSV writes the address as street, city, state, country code, postal code in one field.
-      else if (block.country_code && !` ${row['Organization Address']} `.includes(` ${block.country_code} `)) mismatches.push(`${row.Assignment}: no ${block.country_code} in ${row['Organization Address']}`);
+      else if (block.country_code && !` ${row['Organization Address']} `.includes(` ${block.country_code} `))
+        mismatches.push(`${row.Assignment}: no ${block.country_code} in ${row['Organization Address']}`);
     }
     expect(mismatches).toEqual([]);
     expect(csv).toHaveLength(blocks.length);

@@ -46,13 +46,22 @@ describe('district split of place names', () => {
   });
 
   it('looks within the same country and region only', () => {
-    expect(names.split('DE', 'Bavaria', 'Frankfurt am Main (Innenstadt I)')).toEqual({ city: 'Frankfurt am Main (Innenstadt I)', district: null });
+    expect(names.split('DE', 'Bavaria', 'Frankfurt am Main (Innenstadt I)')).toEqual({
+      city: 'Frankfurt am Main (Innenstadt I)',
+      district: null,
+    });
     expect(names.split('AT', 'Hesse', 'Biebergemund (Rossbach)')).toEqual({ city: 'Biebergemund (Rossbach)', district: null });
   });
 });
 
 describe('accuracy radius estimate', () => {
-  const context = (over: Partial<RadiusContext> = {}): RadiusContext => ({ family: 4, rowSize: 256, anycast: false, countryAreaKm2, ...over });
+  const context = (over: Partial<RadiusContext> = {}): RadiusContext => ({
+    family: 4,
+    rowSize: 256,
+    anycast: false,
+    countryAreaKm2,
+    ...over,
+  });
   const place = { city: 'Berlin', region: 'Berlin', country_code: 'DE', latitude: 52.5, accuracy_radius_km: null };
 
   it('follows what the row knows', () => {
@@ -109,7 +118,11 @@ describe('anycast prefixes file', () => {
     expect(() => cidrBounds('8.8.8.0', 'x')).toThrow(/not a CIDR block/);
     expect(() => cidrBounds('8.8.8.1/24', 'x')).toThrow(/host bits/);
     expect(() => cidrBounds('2001:db8::/3x', 'x')).toThrow(/not a CIDR block/);
-    expect(cidrBounds('2001:db8::/32', 'x')).toEqual({ family: 6, start: 0x20010db8n << 96n, end: (0x20010db8n << 96n) + (1n << 96n) - 1n });
+    expect(cidrBounds('2001:db8::/32', 'x')).toEqual({
+      family: 6,
+      start: 0x20010db8n << 96n,
+      end: (0x20010db8n << 96n) + (1n << 96n) - 1n,
+    });
     expect(() => loadAnycastPrefixes(write('prefix,operator,source\n8.8.8.0/24,A,s\n8.8.0.0/16,B,s\n'))).toThrow(/overlap/);
     expect(() => loadAnycastPrefixes(write('prefix,operator,source\n8.8.8.0/24,A,\n'))).toThrow(/row 2 names no source/);
   });

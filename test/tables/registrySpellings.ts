@@ -29,7 +29,10 @@ export function registrySpellings(): { spellings: Map<string, RegisteredSpelling
   };
   const oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
   for (const value of Object.values(oui)) {
-    const lines = value.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = value
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     add(lines[0], lines.length > 1 ? countryCodeOfName(lines[lines.length - 1]) : null);
   }
   for (const block of loadIabRegistry(REGISTRY_DIR).blocks) if (block.company) add(block.company, block.country_code);

@@ -60,11 +60,15 @@ describe('timeZoneFinder', () => {
   });
 
   it('names zones the runtime can compute offsets for: every zone geo-tz/all can answer', () => {
-    const index = JSON.parse(fs.readFileSync(new URL('../../node_modules/geo-tz/data/timezones.geojson.index.json', import.meta.url), 'utf8')) as {
+    const index = JSON.parse(
+      fs.readFileSync(new URL('../../node_modules/geo-tz/data/timezones.geojson.index.json', import.meta.url), 'utf8'),
+    ) as {
       timezones: string[];
     };
     // geo-tz answers points at sea with the nautical zones Etc/GMT-12 … Etc/GMT+12
-    const seaZones = Array.from({ length: 25 }, (_, i) => i - 12).map((h) => (h === 0 ? 'Etc/GMT' : `Etc/GMT${h > 0 ? '+' : '-'}${Math.abs(h)}`));
+    const seaZones = Array.from({ length: 25 }, (_, i) => i - 12).map((h) =>
+      h === 0 ? 'Etc/GMT' : `Etc/GMT${h > 0 ? '+' : '-'}${Math.abs(h)}`,
+    );
     const zones = [...index.timezones, ...seaZones];
     expect(zones.length).toBeGreaterThan(400);
     const at = Date.parse('2026-07-01T12:00:00Z');

@@ -7,11 +7,24 @@ import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../../src/tables/format/tableMeta.js';
 
 export const germany: CountryFacts = {
-  code: 'DE', name: 'Germany', continent: 'Europe', continent_code: 'EU', is_eu: true,
-  calling_code: '+49', tld: '.de', currency: { code: 'EUR', symbol: '€' }, languages: ['German'],
+  code: 'DE',
+  name: 'Germany',
+  continent: 'Europe',
+  continent_code: 'EU',
+  is_eu: true,
+  calling_code: '+49',
+  tld: '.de',
+  currency: { code: 'EUR', symbol: '€' },
+  languages: ['German'],
 };
 
-const meta = (kind: string): TableMeta => ({ kind, built_at: '2026-01-01T00:00:00.000Z', builder_version: 'test', sources: [], counts: { rows: 1 } });
+const meta = (kind: string): TableMeta => ({
+  kind,
+  built_at: '2026-01-01T00:00:00.000Z',
+  builder_version: 'test',
+  sources: [],
+  counts: { rows: 1 },
+});
 
 function locationRows(strings: StringPoolBuilder): Uint8Array {
   const row = LOCATION_ROW;
@@ -51,12 +64,18 @@ export function tinyIp4(): IpTableParts {
   nv.setUint32(row.last, 0x510000ff, true);
   nv.setUint32(row.asRow, 0, true);
   return {
-    family: 4, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
-    meta: meta('ip4'), countries: [germany],
+    family: 4,
+    builtAt: new Date('2026-01-01T00:00:00Z'),
+    sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('ip4'),
+    countries: [germany],
     keys: Uint32Array.of(0, 0x51000000, 0x51000100, 0x52000000),
     rangeLocation: Uint32Array.of(NONE, 0, 1, NONE),
     rangeNetwork: Uint32Array.of(NONE, 0, NONE, NONE),
-    locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
+    locationRows: locationRows(strings),
+    networkRows,
+    asRows: asRows(strings),
+    strings: strings.sections(),
   };
 }
 
@@ -70,12 +89,18 @@ export function tinyIp6(): IpTableParts {
   nv.setBigUint64(row.last + ADDRESS6.high, 0x2a001450ffffffffn, true);
   nv.setBigUint64(row.last + ADDRESS6.low, 0xffffffffffffffffn, true);
   return {
-    family: 6, builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
-    meta: meta('ip6'), countries: [germany],
+    family: 6,
+    builtAt: new Date('2026-01-01T00:00:00Z'),
+    sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('ip6'),
+    countries: [germany],
     keys: { hi: BigUint64Array.of(0n, 0x2a00145000000000n, 0x2a00145100000000n), lo: BigUint64Array.of(0n, 0n, 0n) },
     rangeLocation: Uint32Array.of(NONE, 0, NONE),
     rangeNetwork: Uint32Array.of(NONE, 0, NONE),
-    locationRows: locationRows(strings), networkRows, asRows: asRows(strings), strings: strings.sections(),
+    locationRows: locationRows(strings),
+    networkRows,
+    asRows: asRows(strings),
+    strings: strings.sections(),
   };
 }
 
@@ -83,13 +108,25 @@ export function tinyIp6(): IpTableParts {
 export function tinyMac(): MacTableParts {
   const strings = new StringPoolBuilder();
   const company = (name: string, country: string | null, total: number) => ({
-    name: strings.intern(name), address: strings.intern(`${name} street 1`), country_code: country, total_ouis: total,
-    short_name: strings.intern(name.split(' ')[0]), website: strings.intern(null), is_private: false,
+    name: strings.intern(name),
+    address: strings.intern(`${name} street 1`),
+    country_code: country,
+    total_ouis: total,
+    short_name: strings.intern(name.split(' ')[0]),
+    website: strings.intern(null),
+    is_private: false,
   });
   return {
-    builtAt: new Date('2026-01-01T00:00:00Z'), sourceDate: new Date('2025-12-01T00:00:00Z'),
-    meta: meta('mac'), countries: [germany],
-    companies: [company('Cisco Systems, Inc', 'US', 1), company('SIGFOX', 'FR', 1), company('IEEE Registration Authority', 'US', 1), company('Tiny MA-S GmbH', 'DE', 1)],
+    builtAt: new Date('2026-01-01T00:00:00Z'),
+    sourceDate: new Date('2025-12-01T00:00:00Z'),
+    meta: meta('mac'),
+    countries: [germany],
+    companies: [
+      company('Cisco Systems, Inc', 'US', 1),
+      company('SIGFOX', 'FR', 1),
+      company('IEEE Registration Authority', 'US', 1),
+      company('Tiny MA-S GmbH', 'DE', 1),
+    ],
     blocks: [
       { hi24: 0x00000c, lo24: 0, type: 'MA-L', company: 0 },
       { hi24: 0x1c8774, lo24: 0x100000, type: 'MA-M', company: 1 },

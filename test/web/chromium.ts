@@ -6,7 +6,15 @@ import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
 const CHROMIUM_PATH = process.env.NETLOOKUP_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The browser, or the reason it cannot start here (for a visible skip). */
 export async function launchChromium(): Promise<{ browser: Browser } | { reason: string }> {

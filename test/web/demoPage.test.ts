@@ -18,37 +18,107 @@ const browser: Browser | null = 'browser' in launched ? launched.browser : null;
 const skipReason = 'reason' in launched ? launched.reason : '';
 
 const IPS = [
-  '8.8.8.8', '1.1.1.1', '81.2.69.160', '9.9.9.9', '185.199.108.153', '41.204.32.1', '200.160.2.3', '103.10.124.1',
-  '2001:4860:4860::8888', '2a00:1450:4001:80b::200e', '2606:4700:4700::1111', '2c0f:fb50:4003::1', '::ffff:8.8.4.4',
-  '10.0.0.1', '192.0.2.7', 'fe80::1', '100.64.0.1',
+  '8.8.8.8',
+  '1.1.1.1',
+  '81.2.69.160',
+  '9.9.9.9',
+  '185.199.108.153',
+  '41.204.32.1',
+  '200.160.2.3',
+  '103.10.124.1',
+  '2001:4860:4860::8888',
+  '2a00:1450:4001:80b::200e',
+  '2606:4700:4700::1111',
+  '2c0f:fb50:4003::1',
+  '::ffff:8.8.4.4',
+  '10.0.0.1',
+  '192.0.2.7',
+  'fe80::1',
+  '100.64.0.1',
   // one address in each /8 (a spread over the IPv4 space, found and not found alike)
   ...Array.from({ length: 223 }, (_, i) => `${i + 1}.${(i * 37) % 256}.${(i * 91) % 256}.${(i * 53) % 256}`).filter((_, i) => i % 4 === 0),
 ];
-const MACS = ['00:00:0c:12:34:56', '00:50:C2:7D:51:23', '10:00:00:12:34:56', '52:54:00:12:34:56', '02:42:ac:11:00:02', 'fc:fb:fb:01:02:03', '70:B3:D5:00:10:00', '3C-22-FB-12-34-56', '001b63', 'ff:ff:ff:ff:ff:ff', '0050.5600.0001'];
+const MACS = [
+  '00:00:0c:12:34:56',
+  '00:50:C2:7D:51:23',
+  '10:00:00:12:34:56',
+  '52:54:00:12:34:56',
+  '02:42:ac:11:00:02',
+  'fc:fb:fb:01:02:03',
+  '70:B3:D5:00:10:00',
+  '3C-22-FB-12-34-56',
+  '001b63',
+  'ff:ff:ff:ff:ff:ff',
+  '0050.5600.0001',
+];
 
 type Json = any;
 
 /** The v1 IP record reduced to what the compact set answers. */
 function serverIp(body: Json) {
-  if (body.reserved) return { ip: body.ip, status: 'reserved', reserved: body.reserved_type, country_code: null, asn: null, organization: null };
+  if (body.reserved)
+    return { ip: body.ip, status: 'reserved', reserved: body.reserved_type, country_code: null, asn: null, organization: null };
   if (body.found === false) return { ip: body.ip, status: 'not_found', reserved: null, country_code: null, asn: null, organization: null };
-  return { ip: body.ip, status: 'found', reserved: null, country_code: body.location.country_code, country: body.location.country, asn: body.network.asn, organization: body.network.organization };
+  return {
+    ip: body.ip,
+    status: 'found',
+    reserved: null,
+    country_code: body.location.country_code,
+    country: body.location.country,
+    asn: body.network.asn,
+    organization: body.network.organization,
+  };
 }
 
 function pageIp(answer: Json) {
-  const base = { ip: answer.ip, status: answer.status, reserved: answer.reserved?.type ?? null, country_code: answer.country_code, asn: answer.network?.asn ?? null, organization: answer.network?.organization ?? null };
+  const base = {
+    ip: answer.ip,
+    status: answer.status,
+    reserved: answer.reserved?.type ?? null,
+    country_code: answer.country_code,
+    asn: answer.network?.asn ?? null,
+    organization: answer.network?.organization ?? null,
+  };
   return answer.status === 'found' ? { ...base, country: answer.country?.name ?? null } : base;
 }
 
 /** The v1 MAC record (full level) less what the compact set leaves out (the company address) or never knows. */
 function serverMac(body: Json) {
-  const vendor = body.vendor && { company: body.vendor.company, country_code: body.vendor.country_code, country: body.vendor.country, short_name: body.vendor.short_name, website: body.vendor.website, total_ouis: body.vendor.total_ouis, is_private: body.vendor.is_private };
-  return { found: body.found, oui: body.oui, normalized: body.normalized, is_multicast: body.is_multicast, is_local: body.is_local, is_randomized: body.is_randomized, vendor, block: body.block, vm_platform: body.device.vm_platform };
+  const vendor = body.vendor && {
+    company: body.vendor.company,
+    country_code: body.vendor.country_code,
+    country: body.vendor.country,
+    short_name: body.vendor.short_name,
+    website: body.vendor.website,
+    total_ouis: body.vendor.total_ouis,
+    is_private: body.vendor.is_private,
+  };
+  return {
+    found: body.found,
+    oui: body.oui,
+    normalized: body.normalized,
+    is_multicast: body.is_multicast,
+    is_local: body.is_local,
+    is_randomized: body.is_randomized,
+    vendor,
+    block: body.block,
+    vm_platform: body.device.vm_platform,
+  };
 }
 
 function pageMac(answer: Json) {
   const block = answer.block && { type: answer.block.type, start: answer.block.start, end: answer.block.end, size: answer.block.size };
-  return { found: answer.found, oui: answer.oui, normalized: answer.normalized, is_multicast: answer.is_multicast, is_local: answer.is_local, is_randomized: answer.is_randomized, vendor: answer.vendor, block, vm_platform: answer.vm_platform };
+  return {
+    found: answer.found,
+    oui: answer.oui,
+    normalized: answer.normalized,
+    is_multicast: answer.is_multicast,
+    is_local: answer.is_local,
+    is_randomized: answer.is_randomized,
+    vendor: answer.vendor,
+    block,
+    vm_platform: answer.vm_platform,
+  };
 }
 
 describe.skipIf(!browser)('the demo page in Chromium', () => {
@@ -93,7 +163,9 @@ describe.skipIf(!browser)('the demo page in Chromium', () => {
     await page.click('#lookup');
     await page.waitForSelector('#results tbody tr');
     answering = false;
-    const answers: Json[] = await page.$$eval('#results tbody tr', (rows) => rows.map((row) => JSON.parse((row as HTMLElement).dataset.answer!)));
+    const answers: Json[] = await page.$$eval('#results tbody tr', (rows) =>
+      rows.map((row) => JSON.parse((row as HTMLElement).dataset.answer!)),
+    );
     expect(answers.map((a) => a.input)).toEqual(inputs);
     expect(requestsWhileAnswering, 'requests made while answering').toEqual([]);
 

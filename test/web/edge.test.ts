@@ -18,7 +18,11 @@ type Json = any;
 describe('the edge fetch handler', () => {
   let harness: Harness;
   let full: LookupEngine;
-  let edge: { default: { fetch(request: Request, env?: Json): Promise<Response> }; edgeHandler: Json; callerAddress(r: Request): string | null };
+  let edge: {
+    default: { fetch(request: Request, env?: Json): Promise<Response> };
+    edgeHandler: Json;
+    callerAddress(r: Request): string | null;
+  };
   let web: Json;
   let env: { NETLOOKUP_ASSETS: string };
 
@@ -71,27 +75,57 @@ describe('the edge fetch handler', () => {
   });
 
   it('says reserved for special-purpose callers and refuses what is not an address', async () => {
-    expect((await ask({ 'x-forwarded-for': '10.1.2.3' })).body).toMatchObject({ success: true, status: 'reserved', country_code: null, asn: null });
-    expect(await ask({})).toMatchObject({ status: 400, body: { success: false, error: { code: 'invalid_ip', message: 'The runtime gave no caller address.' } } });
-    expect(await ask({ 'cf-connecting-ip': 'localhost' })).toMatchObject({ status: 400, body: { success: false, error: { code: 'invalid_ip' } } });
-    expect(await ask({ 'cf-connecting-ip': '8.8.8.8' }, { method: 'POST', body: '{}' })).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } });
+    expect((await ask({ 'x-forwarded-for': '10.1.2.3' })).body).toMatchObject({
+      success: true,
+      status: 'reserved',
+      country_code: null,
+      asn: null,
+    });
+    expect(await ask({})).toMatchObject({
+      status: 400,
+      body: { success: false, error: { code: 'invalid_ip', message: 'The runtime gave no caller address.' } },
+    });
+    expect(await ask({ 'cf-connecting-ip': 'localhost' })).toMatchObject({
+      status: 400,
+      body: { success: false, error: { code: 'invalid_ip' } },
+    });
+    expect(await ask({ 'cf-connecting-ip': '8.8.8.8' }, { method: 'POST', body: '{}' })).toMatchObject({
+      status: 405,
+      body: { error: { code: 'method_not_allowed' } },
+    });
   });
 
   it('the handler over an engine loaded from bytes, and tables fetched with gzip Content-Encoding', async () => {
     const read = (file: string) => fs.readFileSync(path.join(projectRoot, 'dist', 'demo', file));
-    const fromBytes = await web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: read('tables/ip4c.nlt'), ip6: new Uint8Array(read('tables/ip6c.nlt')).buffer });
+    const fromBytes = await web.loadCompactEngine({
+      wasm: read('netlookup.wasm'),
+      ip4: read('tables/ip4c.nlt'),
+      ip6: new Uint8Array(read('tables/ip6c.nlt')).buffer,
+    });
     const handler = edge.edgeHandler(async () => fromBytes);
     const reply = await handler.fetch(new Request('https://edge.example/', { headers: { 'cf-connecting-ip': '1.1.1.1' } }));
     expect(await reply.json()).toMatchObject({ ip: '1.1.1.1', asn: 13335, country_code: full.lookupIp('1.1.1.1').location?.country_code });
-    const fromUrls = await web.loadCompactEngine({ wasm: `${env.NETLOOKUP_ASSETS}netlookup.wasm`, ip4: `${env.NETLOOKUP_ASSETS}tables/ip4c.nlt`, mac: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` });
+    const fromUrls = await web.loadCompactEngine({
+      wasm: `${env.NETLOOKUP_ASSETS}netlookup.wasm`,
+      ip4: `${env.NETLOOKUP_ASSETS}tables/ip4c.nlt`,
+      mac: `${env.NETLOOKUP_ASSETS}tables/macc.nlt`,
+    });
     expect(fromUrls.lookupIp('1.1.1.1')).toEqual(fromBytes.lookupIp('1.1.1.1'));
     expect(fromUrls.lookupMac('00:00:0c:12:34:56').vendor.company).toBe(full.lookupMac('00:00:0c:12:34:56').vendor!.company);
-    await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/nothing.nlt` })).rejects.toThrow(/nothing\.nlt: HTTP 404/);
+    await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/nothing.nlt` })).rejects.toThrow(
+      /nothing\.nlt: HTTP 404/,
+    );
     // The full tables in the same build: the server's answers exactly.
     const tables = path.join(projectRoot, 'data', 'tables');
-    const fullWeb = await web.loadEngine({ wasm: read('netlookup.wasm'), ip4: fs.readFileSync(path.join(tables, 'ip4.nlt')), mac: fs.readFileSync(path.join(tables, 'mac.nlt')) });
+    const fullWeb = await web.loadEngine({
+      wasm: read('netlookup.wasm'),
+      ip4: fs.readFileSync(path.join(tables, 'ip4.nlt')),
+      mac: fs.readFileSync(path.join(tables, 'mac.nlt')),
+    });
     for (const ip of ['8.8.8.8', '81.2.69.160', '10.0.0.1']) expect(fullWeb.lookupIp(ip)).toEqual(full.lookupIp(ip));
     expect(fullWeb.lookupMac('00:00:0c:12:34:56')).toEqual(full.lookupMac('00:00:0c:12:34:56'));
-    await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` })).rejects.toThrow(/wrong table kind: holds macc, expected ip4c/);
+    await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` })).rejects.toThrow(
+      /wrong table kind: holds macc, expected ip4c/,
+    );
   });
 });

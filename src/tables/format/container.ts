@@ -49,7 +49,10 @@ export interface TableHeader {
 
 /** A file that is not a usable table. The message always names the file. */
 export class TableFormatError extends Error {
-  constructor(readonly file: string, problem: string) {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
     super(`${file}: ${problem}`);
     this.name = 'TableFormatError';
   }
@@ -63,7 +66,6 @@ function align(n: number): number {
 export function directoryEntryAt(i: number): number {
   return FIXED_HEADER_BYTES + i * DIRECTORY_ENTRY.bytes;
 }
-
 
 export function writeContainer(kind: TableKind, builtAt: Date, sourceDate: Date | null, sections: SectionSpec[]): Uint8Array {
   const headerLength = align(FIXED_HEADER_BYTES + sections.length * DIRECTORY_ENTRY.bytes);
@@ -115,7 +117,8 @@ export function readContainer(bytes: Uint8Array, file: string, kind: TableKind, 
   const magic = asciiAt(bytes, HEADER.magic, TABLE_MAGIC.length);
   if (magic !== TABLE_MAGIC) fail(`not a netlookup table (magic ${JSON.stringify(magic)}, expected ${TABLE_MAGIC})`);
   const formatVersion = view.getUint16(HEADER.formatVersion, true);
-  if (formatVersion !== FORMAT_VERSION) fail(`table format version ${formatVersion} is not supported (this build reads version ${FORMAT_VERSION})`);
+  if (formatVersion !== FORMAT_VERSION)
+    fail(`table format version ${formatVersion} is not supported (this build reads version ${FORMAT_VERSION})`);
   const kindCode = view.getUint16(HEADER.kind, true);
   const foundKind = (Object.keys(tableKinds) as TableKind[]).find((k) => tableKinds[k] === kindCode);
   if (foundKind !== kind) fail(`wrong table kind: holds ${foundKind ?? `unknown kind ${kindCode}`}, expected ${kind}`);

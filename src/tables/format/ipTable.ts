@@ -101,9 +101,7 @@ export function bucketIndex(family: Family, keys: IpTableParts['keys'], bits: nu
   const index = new Uint32Array(buckets + 1);
   const count = keys instanceof Uint32Array ? keys.length : keys.hi.length;
   const bucketOf =
-    keys instanceof Uint32Array
-      ? (i: number) => keys[i] >>> (32 - bits)
-      : (i: number) => Number(keys.hi[i] >> BigInt(64 - bits));
+    keys instanceof Uint32Array ? (i: number) => keys[i] >>> (32 - bits) : (i: number) => Number(keys.hi[i] >> BigInt(64 - bits));
   let bucket = 0;
   for (let i = 0; i < count; i++) {
     const b = bucketOf(i);
@@ -146,7 +144,13 @@ export function rangeHeadSections(parts: Pick<IpTableParts, 'family' | 'meta' | 
 }
 
 /** A container of `kind` whose sections are the layout's: its header. */
-export function rangeTableHeader(bytes: Uint8Array, file: string, kind: TableKind, layout: SectionLayout, checks: TableChecks): TableHeader {
+export function rangeTableHeader(
+  bytes: Uint8Array,
+  file: string,
+  kind: TableKind,
+  layout: SectionLayout,
+  checks: TableChecks,
+): TableHeader {
   const header = readContainer(bytes, file, kind, checks.checksum);
   requireSections(header, file, layout);
   return header;
@@ -168,7 +172,13 @@ export abstract class RangeTable {
   readonly keysHi: Uint32Array | null;
   readonly keysLo: Uint32Array | null;
 
-  protected constructor(readonly bytes: Uint8Array, readonly file: string, readonly family: Family, readonly header: TableHeader, keysLo?: Uint32Array) {
+  protected constructor(
+    readonly bytes: Uint8Array,
+    readonly file: string,
+    readonly family: Family,
+    readonly header: TableHeader,
+    keysLo?: Uint32Array,
+  ) {
     const s = (id: string) => header.sections.get(id)!;
     this.meta = jsonSection<TableMeta>(bytes, s(SHARED_SECTION.meta), file);
     const countryList = jsonSection<CountryFacts[]>(bytes, s(SHARED_SECTION.countries), file);
@@ -206,7 +216,12 @@ export class IpTable extends RangeTable {
   readonly networkCount: number;
   readonly asCount: number;
 
-  constructor(bytes: Uint8Array, file: string, family: Family, private readonly checks: TableChecks = jsTableChecks) {
+  constructor(
+    bytes: Uint8Array,
+    file: string,
+    family: Family,
+    private readonly checks: TableChecks = jsTableChecks,
+  ) {
     super(bytes, file, family, rangeTableHeader(bytes, file, family === 4 ? 'ip4' : 'ip6', ipSectionLayout(family), checks));
     const s = (id: string) => this.header.sections.get(id)!;
     this.rangeLocation = u32Section(bytes, s(IP_SECTION.rangeLocation));
@@ -298,7 +313,10 @@ export class IpTable extends RangeTable {
       return;
     }
     const at = row * NETWORK_ROW[6].bytes;
-    for (const [out, address] of [[start, at + NETWORK_ROW[6].first], [end, at + NETWORK_ROW[6].last]] as const) {
+    for (const [out, address] of [
+      [start, at + NETWORK_ROW[6].first],
+      [end, at + NETWORK_ROW[6].last],
+    ] as const) {
       const high = address + ADDRESS6.high;
       const low = address + ADDRESS6.low;
       out[0] = v.getUint32(high + HIGH_WORD_OF_U64, true);

@@ -185,7 +185,12 @@ export class MacTable {
   private readonly blocks: DataView;
   private readonly companies: DataView;
 
-  constructor(readonly bytes: Uint8Array, readonly file: string, checks: TableChecks = jsTableChecks, readonly kind: MacKind = 'mac') {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly file: string,
+    checks: TableChecks = jsTableChecks,
+    readonly kind: MacKind = 'mac',
+  ) {
     const header = readContainer(bytes, file, kind, checks.checksum);
     requireSections(header, file, macSectionLayout);
     this.header = header;
@@ -198,7 +203,8 @@ export class MacTable {
       throw new TableFormatError(file, `${SHARED_SECTION.countries} or ${MAC_SECTION.vmPrefixes} is not a list`);
     }
     for (const vm of this.vmPrefixes) {
-      if (!/^[0-9A-F]{4,9}$/.test(vm.prefix) || !vmPlatforms.includes(vm.platform)) throw new TableFormatError(file, `bad VM prefix ${JSON.stringify(vm)}`);
+      if (!/^[0-9A-F]{4,9}$/.test(vm.prefix) || !vmPlatforms.includes(vm.platform))
+        throw new TableFormatError(file, `bad VM prefix ${JSON.stringify(vm)}`);
     }
     this.countries = new Map(countryList.map((c) => [c.code, c]));
     this.slotBits = Math.log2(s(MAC_SECTION.hash).count);

@@ -50,7 +50,11 @@ export class StringPool {
   private readonly cache: (string | null | undefined)[];
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
 
-  constructor(private readonly offsets: Uint32Array, private readonly bytes: Uint8Array, file: string) {
+  constructor(
+    private readonly offsets: Uint32Array,
+    private readonly bytes: Uint8Array,
+    file: string,
+  ) {
     if (offsets.length < 1 || offsets[0] !== 0) throw new TableFormatError(file, 'string offsets must start at 0');
     for (let i = 1; i < offsets.length; i++) {
       if (offsets[i] < offsets[i - 1]) throw new TableFormatError(file, `string offsets decrease at ${i}`);

@@ -42,16 +42,25 @@ export const jsTableChecks: TableChecks = {
 
   firstBadKey6(keysHi, keysLo, index, shift) {
     const n = keysHi.length >>> 1;
-    let p3 = 0, p2 = 0, p1 = 0, p0 = 0;
+    let p3 = 0,
+      p2 = 0,
+      p1 = 0,
+      p0 = 0;
     for (let i = 0; i < n; i++) {
-      const k3 = keysHi[2 * i + 1], k2 = keysHi[2 * i], k1 = keysLo[2 * i + 1], k0 = keysLo[2 * i];
+      const k3 = keysHi[2 * i + 1],
+        k2 = keysHi[2 * i],
+        k1 = keysLo[2 * i + 1],
+        k0 = keysLo[2 * i];
       if (i > 0) {
         const ascending = k3 > p3 || (k3 === p3 && (k2 > p2 || (k2 === p2 && (k1 > p1 || (k1 === p1 && k0 > p0)))));
         if (!ascending) return i;
       }
       const firstBucket = i === 0 ? 0 : (p3 >>> (shift - 32)) + 1;
       for (let b = firstBucket; b <= k3 >>> (shift - 32); b++) if (index[b] !== i) return i;
-      p3 = k3; p2 = k2; p1 = k1; p0 = k0;
+      p3 = k3;
+      p2 = k2;
+      p1 = k1;
+      p0 = k0;
     }
     return -1;
   },

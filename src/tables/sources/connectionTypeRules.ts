@@ -52,7 +52,11 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
       'securities',
     ),
   },
-  { name: 'internet exchange', type: 'ixp', pattern: words('internet exchange(?: point)?', 'exchange point', 'ponto de troca de tr[aá]fego') },
+  {
+    name: 'internet exchange',
+    type: 'ixp',
+    pattern: words('internet exchange(?: point)?', 'exchange point', 'ponto de troca de tr[aá]fego'),
+  },
   {
     name: 'armed forces',
     type: 'military',
@@ -173,7 +177,8 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
   {
     name: 'cable operator',
     type: 'cable',
-    pattern: /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|kablowa|cablevision|cable television)(?![\p{L}\p{N}])/iu,
+    pattern:
+      /(?<![\p{L}\p{N}])(?:cable(?!\s*(?:&|and)\s*wireless)(?:vision| ?tv)?|kabel(?:-?tv)?|kablowa|cablevision|cable television)(?![\p{L}\p{N}])/iu,
   },
   { name: 'satellite', type: 'satellite', pattern: words('satellites?', 'sat[eé]lites?', 'satelital', 'vsat') },
   {
@@ -206,7 +211,11 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
     type: 'mobile',
     pattern: words('mobile', 'mobilfunk', 'm[oó]vil(?:es)?', 'm[oó]vel', 'cellular', 'mobile telesystems'),
   },
-  { name: 'broadcaster', type: 'media', pattern: words('broadcasting', 'broadcaster', 'rundfunk', 'television', 'televisi[oó]n', 'televis[aã]o') },
+  {
+    name: 'broadcaster',
+    type: 'media',
+    pattern: words('broadcasting', 'broadcaster', 'rundfunk', 'television', 'televisi[oó]n', 'televis[aã]o'),
+  },
   { name: 'fixed wireless', type: 'fixed_wireless', pattern: words('wisp', 'wireless internet', 'fixed wireless') },
   {
     name: 'consumer access provider',

@@ -169,7 +169,10 @@ export function languagesOf(code: string): { code: string; name: string }[] {
  * Facts of every country countries-list knows (ISO 3166-1 alpha-2 codes plus the user-assigned XK
  * and the exceptionally reserved AC/TA it carries), keyed by alpha-2 code.
  */
-export function loadCountryFacts(euCsvPath: string = EU_COUNTRIES_CSV, continentsCsvPath: string = CONTINENTS_CSV): Map<string, CountryFacts> {
+export function loadCountryFacts(
+  euCsvPath: string = EU_COUNTRIES_CSV,
+  continentsCsvPath: string = CONTINENTS_CSV,
+): Map<string, CountryFacts> {
   const eu = loadEuMembers(euCsvPath);
   const conventions = loadContinentConventions(continentsCsvPath);
   const facts = new Map<string, CountryFacts>();
@@ -215,8 +218,8 @@ const CLDR_ALIASES: Readonly<Record<string, string>> = {
   'Myanmar (Burma)': 'MM',
   'Bosnia & Herzegovina': 'BA',
   'U.S. Virgin Islands': 'VI',
-  'Türkiye': 'TR',
-  'Czechia': 'CZ',
+  Türkiye: 'TR',
+  Czechia: 'CZ',
   'Congo - Kinshasa': 'CD',
   'Congo - Brazzaville': 'CG',
   'Côte d’Ivoire': 'CI',

@@ -33,7 +33,8 @@ export function loadCuratedAsns(file: string): Map<number, CuratedAsn> {
     const type = row.connection_type === '' ? null : (row.connection_type as ConnectionType);
     if (type !== null && !connectionTypes.includes(type)) throw new Error(`${file}: AS${asn} has unknown connection type ${type}`);
     if (map.has(asn)) throw new Error(`${file}: AS${asn} appears twice`);
-    if (row.organization !== row.organization.trim()) throw new Error(`${file}: AS${asn} has an organisation with leading or trailing spaces`);
+    if (row.organization !== row.organization.trim())
+      throw new Error(`${file}: AS${asn} has an organisation with leading or trailing spaces`);
     map.set(asn, { connection_type: type, domain: row.domain || null, organization: row.organization || null });
   }
   return map;

@@ -42,7 +42,10 @@ export class MmdbFile {
   private readonly dataEnd: number;
   private readonly textDecoder = new TextDecoder('utf-8', { fatal: true });
 
-  constructor(bytes: Uint8Array, private readonly name: string) {
+  constructor(
+    bytes: Uint8Array,
+    private readonly name: string,
+  ) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const markerAt = findLast(bytes, METADATA_MARKER, Math.max(0, bytes.length - METADATA_MAX_SIZE));

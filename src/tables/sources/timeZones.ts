@@ -73,7 +73,9 @@ export type TimeZoneAt = (latitude: number, longitude: number, countryCode: stri
  */
 export function timeZoneFinder(around: Date): TimeZoneAt {
   const windowStart = Date.UTC(around.getUTCFullYear() - 1, around.getUTCMonth(), around.getUTCDate(), 12);
-  const windowDays = Math.round((Date.UTC(around.getUTCFullYear() + 2, around.getUTCMonth(), around.getUTCDate(), 12) - windowStart) / DAY_MS);
+  const windowDays = Math.round(
+    (Date.UTC(around.getUTCFullYear() + 2, around.getUTCMonth(), around.getUTCDate(), 12) - windowStart) / DAY_MS,
+  );
   // a sample every 30 days tells most clocks apart; equal samples are confirmed day by day
   const clocks = new Map<string, string>();
   const clock = (zone: string, step: number): string => {

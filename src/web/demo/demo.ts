@@ -3,7 +3,15 @@
  * typed in the page itself (answerInput, as the CLI does). Nothing typed is sent anywhere; the
  * page's Content-Security-Policy allows fetching its own assets only.
  */
-import { answerInput, loadCompactEngine, splitInputs, type CompactEngine, type CompactIpAnswer, type CompactMacAnswer, type InputAnswer } from '../index.js';
+import {
+  answerInput,
+  loadCompactEngine,
+  splitInputs,
+  type CompactEngine,
+  type CompactIpAnswer,
+  type CompactMacAnswer,
+  type InputAnswer,
+} from '../index.js';
 import type { CompactManifest } from '../../tables/format/compactManifest.js';
 import type { Downloads } from './downloads.js';
 
@@ -35,14 +43,29 @@ function render(answer: Answer): HTMLTableRowElement {
     cell(row, '');
     cell(row, '');
   } else if (answer.kind === 'ip') {
-    cell(row, answer.status === 'reserved' ? `reserved: ${answer.reserved!.description} (${answer.reserved!.cidr})` : answer.status === 'found' ? `IPv${answer.version}` : `IPv${answer.version}, not in the data`);
+    cell(
+      row,
+      answer.status === 'reserved'
+        ? `reserved: ${answer.reserved!.description} (${answer.reserved!.cidr})`
+        : answer.status === 'found'
+          ? `IPv${answer.version}`
+          : `IPv${answer.version}, not in the data`,
+    );
     cell(row, answer.country_code ? `${answer.country?.name ?? answer.country_code} (${answer.country_code})` : '—');
     cell(row, answer.network ? `AS${orNone(answer.network.asn)} ${orNone(answer.network.organization)}` : '—');
   } else {
-    const flags = [answer.is_multicast && 'multicast', answer.is_local && 'locally administered', answer.is_randomized && 'randomised', answer.vm_platform && `VM: ${answer.vm_platform}`].filter(Boolean);
-    cell(row, [answer.found ? `${answer.block!.type} ${answer.block!.start}–${answer.block!.end}` : 'no registered block', ...flags].join(', '));
+    const flags = [
+      answer.is_multicast && 'multicast',
+      answer.is_local && 'locally administered',
+      answer.is_randomized && 'randomised',
+      answer.vm_platform && `VM: ${answer.vm_platform}`,
+    ].filter(Boolean);
+    cell(
+      row,
+      [answer.found ? `${answer.block!.type} ${answer.block!.start}–${answer.block!.end}` : 'no registered block', ...flags].join(', '),
+    );
     cell(row, answer.vendor?.country_code ? `${answer.vendor.country ?? answer.vendor.country_code} (${answer.vendor.country_code})` : '—');
-    cell(row, answer.vendor ? answer.vendor.company ?? 'private registration (assignee not listed)' : '—');
+    cell(row, answer.vendor ? (answer.vendor.company ?? 'private registration (assignee not listed)') : '—');
   }
   return row;
 }
@@ -55,11 +78,14 @@ function lookUp(ready: CompactEngine): void {
 
 function showCredits(m: CompactManifest): void {
   const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
-  element('sizes').textContent = `Tables: MAC set ${mb(m.sets.mac.gzip_bytes)}, IP set (country and ASN) ${mb(m.sets.ip.gzip_bytes)}, gzip-compressed; built ${m.built_at.slice(0, 10)}.`;
+  element('sizes').textContent =
+    `Tables: MAC set ${mb(m.sets.mac.gzip_bytes)}, IP set (country and ASN) ${mb(m.sets.ip.gzip_bytes)}, gzip-compressed; built ${m.built_at.slice(0, 10)}.`;
   element('credits').replaceChildren(
     ...m.sources.map((source) => {
       const item = document.createElement('li');
-      const name = source.url ? Object.assign(document.createElement('a'), { href: source.url, textContent: source.name }) : document.createTextNode(source.name);
+      const name = source.url
+        ? Object.assign(document.createElement('a'), { href: source.url, textContent: source.name })
+        : document.createTextNode(source.name);
       item.append(name, ` (${source.licence})${source.attribution ? `: ${source.attribution}` : ''}`);
       return item;
     }),

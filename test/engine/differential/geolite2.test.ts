@@ -12,7 +12,19 @@ import { loadEngine } from '../../../src/engine/node.js';
 import type { IpAnswer, LookupEngine } from '../../../src/engine/lookupEngine.js';
 import { reservedIPv4, reservedIPv6 } from '../../../src/address/reservedRange.js';
 import { buildTables } from '../../../src/tables/build/buildTables.js';
-import { ipv4Text, ipv6Full, ipv6Words, loadAsnRows, Mismatches, modulePath, Random, ROOT, seedOf, type AsnRows, anycastBlocks } from './reference.js';
+import {
+  ipv4Text,
+  ipv6Full,
+  ipv6Words,
+  loadAsnRows,
+  Mismatches,
+  modulePath,
+  Random,
+  ROOT,
+  seedOf,
+  type AsnRows,
+  anycastBlocks,
+} from './reference.js';
 
 const V4_CASES = 20_000;
 const V6_CASES = 10_000;
@@ -35,7 +47,9 @@ beforeAll(async () => {
   const tablesDir = path.join(tmp, 'tables');
   buildTables({ outDir: tablesDir, cityMmdb: mmdbFile, curatedDir: path.join(ROOT, 'data', 'curated'), progress: () => {} });
   const buildMs = Date.now() - buildStarted;
-  console.log(`[geolite2] gunzip ${(unzipMs / 1000).toFixed(1)} s (${fs.statSync(mmdbFile).size} bytes); buildTables ${(buildMs / 1000).toFixed(1)} s`);
+  console.log(
+    `[geolite2] gunzip ${(unzipMs / 1000).toFixed(1)} s (${fs.statSync(mmdbFile).size} bytes); buildTables ${(buildMs / 1000).toFixed(1)} s`,
+  );
   engine = await loadEngine({ tablesDir, kinds: ['ip4', 'ip6'] });
   reader = new Reader<CityResponse>(fs.readFileSync(mmdbFile));
   console.log(`[geolite2] ${reader.metadata.databaseType}, built ${new Date(reader.metadata.buildEpoch).toISOString()}`);
@@ -62,7 +76,12 @@ function compare(m: Mismatches, ip: string, answer: IpAnswer, record: CityRespon
   m.check(ip, 'postal_code', loc.postal_code, str(record.postal?.code));
   m.check(ip, 'latitude', loc.latitude, num(record.location?.latitude));
   m.check(ip, 'longitude', loc.longitude, num(record.location?.longitude));
-  m.check(ip, 'accuracy_radius_km', loc.accuracy_radius_km, anycast.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4') ? null : num(record.location?.accuracy_radius));
+  m.check(
+    ip,
+    'accuracy_radius_km',
+    loc.accuracy_radius_km,
+    anycast.check(ip, ip.includes(':') ? 'ipv6' : 'ipv4') ? null : num(record.location?.accuracy_radius),
+  );
   m.check(ip, 'timezone', loc.timezone, str(record.location?.time_zone));
 }
 
@@ -100,7 +119,9 @@ describe('GeoLite2 City (official MaxMind schema) differential', () => {
       cases++;
       compare(m, ip, engine.lookupIp(ip), record);
     }
-    console.log(`[geolite2 ip4] drawn ${drawn}: ${reserved} reserved, ${missing} without a record, ${cases} checked (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `[geolite2 ip4] drawn ${drawn}: ${reserved} reserved, ${missing} without a record, ${cases} checked (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
     m.report(cases);
     expect(m.count).toBe(0);
   });
@@ -175,11 +196,19 @@ describe('GeoLite2 City (official MaxMind schema) differential', () => {
         t.status[answer.status] = (t.status[answer.status] ?? 0) + 1;
         if (record) t.reader++;
         if (answer.location) t.engine++;
-        if (record && answer.location && answer.location.country_code === str(record.country?.iso_code) && answer.location.city === str(record.city?.names?.en)) t.same++;
+        if (
+          record &&
+          answer.location &&
+          answer.location.country_code === str(record.country?.iso_code) &&
+          answer.location.city === str(record.city?.names?.en)
+        )
+          t.same++;
       }
     }
     for (const [label, t] of Object.entries(tally)) {
-      console.log(`[geolite2 aliases] ${label}: 500 random addresses, maxmind has a record for ${t.reader}, the engine a location for ${t.engine} (same country and city ${t.same}); engine status ${JSON.stringify(t.status)}`);
+      console.log(
+        `[geolite2 aliases] ${label}: 500 random addresses, maxmind has a record for ${t.reader}, the engine a location for ${t.engine} (same country and city ${t.same}); engine status ${JSON.stringify(t.status)}`,
+      );
     }
     expect(Object.keys(tally)).toHaveLength(3);
   });

@@ -127,7 +127,9 @@ class Checker {
   }
 
   report(): number {
-    console.log(`  ASN reference: ${this.withNetwork} in a CSV row, ${this.withoutNetwork} in none; ${this.asnZeroHits} hits on AS 0 rows; ${this.withoutLocation} without a DB-IP record`);
+    console.log(
+      `  ASN reference: ${this.withNetwork} in a CSV row, ${this.withoutNetwork} in none; ${this.asnZeroHits} hits on AS 0 rows; ${this.withoutLocation} without a DB-IP record`,
+    );
     console.log(
       `  ${this.clippedBlocks} blocks end where a later, overlapping CSV row starts rather than at the raw row end (the clipping documented in src/tables/sources/asnCsv.ts; counted as agreeing)`,
     );
@@ -143,9 +145,13 @@ describe('IPv4 differential (DB-IP city MMDB, ASN CSV)', () => {
     const started = Date.now();
     const random = new Random(SEED);
     console.log(`[ip4] seed ${SEED} (set DIFF_SEED to change)`);
-    console.log(`[ip4] ASN CSV: ${asn.start.length} rows, ${asn.asnZero} rows with AS number 0, ${asn.overlaps.length} overlapping neighbour pairs`);
+    console.log(
+      `[ip4] ASN CSV: ${asn.start.length} rows, ${asn.asnZero} rows with AS number 0, ${asn.overlaps.length} overlapping neighbour pairs`,
+    );
     for (const { a, b } of asn.overlaps) {
-      console.log(`[ip4]   overlap: ${ipv4Text(Number(asn.start[a]))}-${ipv4Text(Number(asn.end[a]))} AS${asn.asn[a]} and ${ipv4Text(Number(asn.start[b]))}-${ipv4Text(Number(asn.end[b]))} AS${asn.asn[b]}`);
+      console.log(
+        `[ip4]   overlap: ${ipv4Text(Number(asn.start[a]))}-${ipv4Text(Number(asn.end[a]))} AS${asn.asn[a]} and ${ipv4Text(Number(asn.start[b]))}-${ipv4Text(Number(asn.end[b]))} AS${asn.asn[b]}`,
+      );
     }
     const checker = new Checker('ip4');
     let drawn = 0;
@@ -166,7 +172,9 @@ describe('IPv4 differential (DB-IP city MMDB, ASN CSV)', () => {
       checker.check(n, record);
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`[ip4] drawn ${drawn} random u32: ${reserved} reserved, ${notInDbip} without a DB-IP record, ${checker.cases} checked (${seconds} s)`);
+    console.log(
+      `[ip4] drawn ${drawn} random u32: ${reserved} reserved, ${notInDbip} without a DB-IP record, ${checker.cases} checked (${seconds} s)`,
+    );
     expect(checker.report()).toBe(0);
   });
 

@@ -131,7 +131,9 @@ class Checker {
   }
 
   report(): number {
-    console.log(`  ASN reference: ${this.withNetwork} in a CSV row, ${this.withoutNetwork} in none; ${this.asnZeroHits} hits on AS 0 rows; ${this.withoutLocation} without a DB-IP record; ${this.clippedBlocks} in overlapped rows`);
+    console.log(
+      `  ASN reference: ${this.withNetwork} in a CSV row, ${this.withoutNetwork} in none; ${this.asnZeroHits} hits on AS 0 rows; ${this.withoutLocation} without a DB-IP record; ${this.clippedBlocks} in overlapped rows`,
+    );
     const prefixes = [...this.prefixes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
     console.log(`  most frequent reference block prefixes: ${prefixes.map(([p, c]) => `/${p}×${c}`).join(' ')}`);
     this.location.report(this.cases);
@@ -146,7 +148,9 @@ describe('IPv6 differential (DB-IP city MMDB, ASN CSV)', () => {
     const started = Date.now();
     const random = new Random(SEED);
     console.log(`[ip6] seed ${SEED} (set DIFF_SEED to change)`);
-    console.log(`[ip6] ASN CSV: ${asn.start.length} rows, ${asn.asnZero} rows with AS number 0, ${asn.overlaps.length} overlapping neighbour pairs`);
+    console.log(
+      `[ip6] ASN CSV: ${asn.start.length} rows, ${asn.asnZero} rows with AS number 0, ${asn.overlaps.length} overlapping neighbour pairs`,
+    );
     const checker = new Checker('ip6');
     const drawn = { inRow: 0, inSlash32: 0, inSlash16: 0 };
     let reserved = 0;
@@ -214,7 +218,9 @@ describe('IPv6 differential (DB-IP city MMDB, ASN CSV)', () => {
     // Uniform over 2000::/3, with or without a DB-IP record: also the not-found path.
     for (let k = 0; k < UNIFORM_GLOBAL; k++) tryAddress((1n << 125n) | random.bits(125));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`[ip6 edges] ${checker.cases} addresses checked (${UNIFORM_GLOBAL} of them drawn uniformly in 2000::/3), ${skipped} reserved or outside the space skipped (${seconds} s)`);
+    console.log(
+      `[ip6 edges] ${checker.cases} addresses checked (${UNIFORM_GLOBAL} of them drawn uniformly in 2000::/3), ${skipped} reserved or outside the space skipped (${seconds} s)`,
+    );
     expect(checker.report()).toBe(0);
   });
 });

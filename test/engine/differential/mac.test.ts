@@ -27,10 +27,15 @@ const REGISTRY_OF_LENGTH: Record<number, string> = { 6: 'MA-L', 7: 'MA-M', 9: 'M
 beforeAll(async () => {
   engine = await loadEngine({ kinds: ['mac'] });
   const oui = JSON.parse(fs.readFileSync(modulePath('oui-data', 'index.json'), 'utf8')) as Record<string, string>;
-  for (const [key, value] of Object.entries(oui)) registered.set(key, { company: value.split('\n')[0].trim(), registry: REGISTRY_OF_LENGTH[key.length] });
-  const iab = parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'registry', 'iab.csv')), { columns: true, bom: true }) as Record<string, string>[];
+  for (const [key, value] of Object.entries(oui))
+    registered.set(key, { company: value.split('\n')[0].trim(), registry: REGISTRY_OF_LENGTH[key.length] });
+  const iab = parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'registry', 'iab.csv')), { columns: true, bom: true }) as Record<
+    string,
+    string
+  >[];
   // IEEE's text listing, which the table is built from, leaves out the quotation marks of names.
-  for (const row of iab) registered.set(row.Assignment, { company: row['Organization Name'].trim().replace(/"/g, ''), registry: row.Registry });
+  for (const row of iab)
+    registered.set(row.Assignment, { company: row['Organization Name'].trim().replace(/"/g, ''), registry: row.Registry });
   keys = [...registered.keys()];
 });
 
@@ -128,7 +133,9 @@ describe('MAC differential (oui-data and the IAB registry)', () => {
     const random = new Random(SEED);
     const lengths: Record<number, number> = {};
     for (const key of keys) lengths[key.length] = (lengths[key.length] ?? 0) + 1;
-    console.log(`[mac prefixes] seed ${SEED} (set DIFF_SEED to change); oui-data and IAB: ${keys.length} prefixes ${JSON.stringify(lengths)}`);
+    console.log(
+      `[mac prefixes] seed ${SEED} (set DIFF_SEED to change); oui-data and IAB: ${keys.length} prefixes ${JSON.stringify(lengths)}`,
+    );
     const inside = new Checker('mac prefixes: MAC inside');
     const own = new Checker('mac prefixes: prefix form');
     for (const key of keys) {
@@ -141,7 +148,9 @@ describe('MAC differential (oui-data and the IAB registry)', () => {
       own.vendor.check(key, 'own company', answer.vendor?.company, companyOf(key));
       own.vendor.check(key, 'own block.registry', answer.block?.registry, registered.get(key)!.registry);
     }
-    console.log(`[mac prefixes] ${keys.length} prefixes, ${inside.cases + own.cases} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `[mac prefixes] ${keys.length} prefixes, ${inside.cases + own.cases} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
     const failed = inside.report() + own.report();
     expect(failed).toBe(0);
   });

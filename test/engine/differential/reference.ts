@@ -164,7 +164,8 @@ export function loadAsnRows(file: string): AsnRows {
     .filter((r) => !(r.length === 1 && r[0] === ''))
     .map((r, lineIndex) => {
       if (r.length !== 4) throw new Error(`${file}: row ${lineIndex + 1} has ${r.length} fields`);
-      if (!/^\d+$/.test(r[0]) || !/^\d+$/.test(r[1]) || !/^\d+$/.test(r[2])) throw new Error(`${file}: row ${lineIndex + 1} is not numeric: ${r.join(',')}`);
+      if (!/^\d+$/.test(r[0]) || !/^\d+$/.test(r[1]) || !/^\d+$/.test(r[2]))
+        throw new Error(`${file}: row ${lineIndex + 1} is not numeric: ${r.join(',')}`);
       return { start: BigInt(r[0]), end: BigInt(r[1]), asn: Number(r[2]), org: r[3] };
     });
   raw.sort((x, y) => (x.start < y.start ? -1 : x.start > y.start ? 1 : 0));
@@ -236,7 +237,12 @@ export function ipv6Canonical(n: bigint): string {
 
 /** Four big-endian u32 words of a 128-bit address. */
 export function ipv6Words(n: bigint): Uint32Array {
-  return Uint32Array.of(Number((n >> 96n) & 0xffffffffn), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
+  return Uint32Array.of(
+    Number((n >> 96n) & 0xffffffffn),
+    Number((n >> 64n) & 0xffffffffn),
+    Number((n >> 32n) & 0xffffffffn),
+    Number(n & 0xffffffffn),
+  );
 }
 
 /** The largest aligned power-of-two block that holds `ip` and lies inside [start, end]. */

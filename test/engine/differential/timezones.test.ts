@@ -44,7 +44,11 @@ function clockComparer(anchor: Date): (a: string, b: string) => boolean {
   for (let k = 0; Date.UTC(y - 1, m, d + k, 12) < end; k++) days.push(Date.UTC(y - 1, m, d + k, 12));
   const clocks = new Map<string, number[]>();
   const clock = (zone: string): number[] => {
-    if (!clocks.has(zone)) clocks.set(zone, days.map((ms) => offsetMinutes(zone, ms)));
+    if (!clocks.has(zone))
+      clocks.set(
+        zone,
+        days.map((ms) => offsetMinutes(zone, ms)),
+      );
     return clocks.get(zone)!;
   };
   return (a, b) => {
@@ -118,7 +122,11 @@ class ZoneCheck {
       withCountry,
       `zone country = country_code (ICU) for ${this.agree} (${((100 * this.agree) / withCountry).toFixed(3)} %); ` +
         `${other} where no zone at the point is of that country: ` +
-        [...this.noZoneOfCountry].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, n]) => `${k} ×${n}`).join(', '),
+        [...this.noZoneOfCountry]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12)
+          .map(([k, n]) => `${k} ×${n}`)
+          .join(', '),
     );
   }
 }
