@@ -1,15 +1,18 @@
 /**
  * Strict MAC address / OUI prefix parser (SPEC 2.5) and formatters.
  *
- * Accepted, case-insensitive, one separator kind per input, no whitespace, no leading or trailing
- * separator, 6..12 hex digits in total:
- * - colon groups of 2 digits, 3 to 6 groups (`00:1A:2B`, `00:1A:2B:3C:4D:5E`); groups of 1 digit
- *   (as `arp` prints them, `0:1a:2b:3c:4d:5e`) only in the full 6-group form;
- * - hyphen groups of 2 digits, 3 to 6 groups;
- * - dotted groups of exactly 4 digits, 3 groups or a 2-group prefix (`001a.2b3c`, 8 digits: the same
- *   prefix rule as the colon and hyphen forms);
+ * Accepted, case-insensitive, one separator kind per input, no whitespace, no leading, trailing or
+ * doubled separator, 6..12 hex digits in total:
+ * - colon or hyphen groups of 2 digits (`00:1A:2B`, `00-1A-2B-3C-4D-5E`); the last group of a
+ *   prefix may be a single digit, the prefix's last half byte (`70:B3:D5:00:1`, the MA-S block's
+ *   nine digits). Six groups are a full address: there (colon only, as `arp` prints it) any group
+ *   may be 1 digit, a byte with its leading zero left out (`0:1a:2b:3c:4d:5e`);
+ * - the OUI as one 6-digit group, then one group of the other 1 to 6 digits, colon or hyphen
+ *   (`001a2b-3c4d5e`);
+ * - dotted groups of 4 digits; the last may be shorter (`001a.2b3c.4d5e`, `70b3.d500.1`);
  * - bare hex, 6 to 12 digits (odd counts too: MA-M and MA-S prefixes are 7 and 9 digits).
- * Platform-neutral and allocation-free: the parser walks the string with charCodeAt.
+ * Every digit counts where it stands, so a prefix reads the same in every form. Platform-neutral and
+ * allocation-free: the parser walks the string with charCodeAt.
  */
 
 export interface MacParts {
@@ -17,7 +20,7 @@ export interface MacParts {
   hi24: number;
   /** The remaining hex digits, left-aligned into 24 bits and zero-padded. */
   lo24: number;
-  /** How many hex digits the input gave, 6..12 (a 1-digit colon group counts as the 2 it stands for). */
+  /** How many hex digits the input gave, 6..12 (a 1-digit group of a full colon address counts as the 2 it stands for). */
   digits: number;
 }
 
@@ -27,6 +30,10 @@ export const MAC_HEX_DIGITS_MAX = 12;
 const CH_COLON = 58;
 const CH_HYPHEN = 45;
 const CH_DOT = 46;
+/** Groups of a full address written in byte groups. */
+const FULL_BYTE_GROUPS = 6;
+/** The longest accepted text: six colon groups of 2 digits. */
+const MAX_TEXT_LENGTH = 17;
 
 const POW16 = new Float64Array(13);
 for (let k = 0; k <= 12; k++) POW16[k] = 16 ** k;
@@ -43,32 +50,34 @@ function hexValue(c: number): number {
   return c >= 0 && c < 128 ? HEX_VALUE[c] : -1;
 }
 
-/** Digits a group of `length` digits must have for a separator, or 0 when the group is refused. */
-function groupWidth(separator: number, length: number): number {
+/**
+ * How many digits a group of `length` digits stands for: `length`, 2 for a 1-digit byte of a full
+ * colon address, or 0 when the group is refused. `index` counts groups from 1; `last` is the
+ * final group; `ouiGroup` says the first group was the 6-digit OUI.
+ */
+function groupWidth(separator: number, length: number, index: number, last: boolean, ouiGroup: boolean): number {
   if (separator === 0) return length;
-  if (separator === CH_DOT) return length === 4 ? 4 : 0;
-  if (separator === CH_COLON && length === 1) return 2;
-  return length === 2 ? 2 : 0;
-}
-
-function groupCountAllowed(separator: number, groupCount: number, hasShortGroup: boolean): boolean {
-  if (separator === 0) return groupCount === 1;
-  if (separator === CH_DOT) return groupCount === 2 || groupCount === 3;
-  if (hasShortGroup) return groupCount === 6;
-  return groupCount >= 3 && groupCount <= 6;
+  if (separator === CH_DOT) return length === 4 || (last && length < 4) ? length : 0;
+  if (index === 1 && length === 6) return 6;
+  if (ouiGroup) return index === 2 && last && length <= 6 ? length : 0;
+  if (length === 2) return 2;
+  if (length !== 1) return 0;
+  if (last && index < FULL_BYTE_GROUPS) return 1;
+  return separator === CH_COLON ? 2 : 0;
 }
 
 /** Parses a MAC address or OUI prefix into `out`; false (out untouched) when invalid. */
 export function parseMac(text: string, out: MacParts): boolean {
   const length = text.length;
-  if (length < MAC_HEX_DIGITS_MIN || length > 17) return false;
+  if (length < MAC_HEX_DIGITS_MIN || length > MAX_TEXT_LENGTH) return false;
   let separator = 0;
   let value = 0;
   let digits = 0;
   let groupValue = 0;
   let groupLength = 0;
   let groupCount = 0;
-  let hasShortGroup = false;
+  let ouiGroup = false;
+  let hasPaddedGroup = false;
   for (let i = 0; i <= length; i++) {
     const c = i < length ? text.charCodeAt(i) : -1;
     const hex = hexValue(c);
@@ -82,17 +91,19 @@ export function parseMac(text: string, out: MacParts): boolean {
       if (separator === 0) separator = c;
       else if (separator !== c) return false;
     }
-    const width = groupLength === 0 ? 0 : groupWidth(separator, groupLength);
+    if (groupLength === 0) return false;
+    groupCount++;
+    const width = groupWidth(separator, groupLength, groupCount, c < 0, ouiGroup);
     if (width === 0) return false;
-    if (groupLength === 1) hasShortGroup = true;
+    if (groupCount === 1 && groupLength === 6) ouiGroup = true;
+    if (width > groupLength) hasPaddedGroup = true;
     value = value * POW16[width] + groupValue;
     digits += width;
     if (digits > MAC_HEX_DIGITS_MAX) return false;
-    groupCount++;
     groupValue = 0;
     groupLength = 0;
   }
-  if (digits < MAC_HEX_DIGITS_MIN || !groupCountAllowed(separator, groupCount, hasShortGroup)) return false;
+  if (digits < MAC_HEX_DIGITS_MIN || (hasPaddedGroup && groupCount !== FULL_BYTE_GROUPS)) return false;
   const restDigits = digits - 6;
   const hi24 = Math.floor(value / POW16[restDigits]);
   out.hi24 = hi24;
@@ -115,4 +126,14 @@ export function formatOui(hi24: number): string {
 /** `AA:BB:CC:DD:EE:FF`, uppercase. */
 export function formatMac(hi24: number, lo24: number): string {
   return `${formatTriple(hi24)}:${formatTriple(lo24)}`;
+}
+
+/**
+ * The first `digits` hex digits of an address as colon-separated byte pairs, an odd last digit
+ * alone (`8C:1F:64:A0:0` for a 36-bit block). parseMac reads it back to the same prefix for every
+ * count but 11, whose six groups would be a full address; registry blocks have 6, 7 or 9 digits.
+ */
+export function formatMacPrefix(hi24: number, lo24: number, digits: number): string {
+  const hex = formatMac(hi24, lo24).replaceAll(':', '').slice(0, digits);
+  return hex.replace(/(..)(?=.)/g, '$1:');
 }

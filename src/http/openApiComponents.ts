@@ -45,7 +45,9 @@ export const parameters: Record<string, JsonSchema> = {
     name: 'mac',
     in: 'path',
     required: true,
-    description: 'MAC address or OUI prefix: colon or hyphen separated, dotted groups of four, or bare hex; 6 to 12 hex digits',
+    description:
+      'MAC address or prefix, 6 to 12 hex digits: colon or hyphen byte groups (the last group of a prefix may be one digit, ' +
+      '70:B3:D5:00:1), the OUI then the rest (001a2b-3c4d5e), dotted groups of four (the last may be shorter) or bare hex',
     schema: { type: 'string' },
     example: '3C:22:FB:12:34:56',
   },

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatMac, formatOui, MAC_HEX_DIGITS_MAX, MAC_HEX_DIGITS_MIN, parseMac, type MacParts } from '../../src/address/macAddress.js';
+import {
+  formatMac,
+  formatMacPrefix,
+  formatOui,
+  MAC_HEX_DIGITS_MAX,
+  MAC_HEX_DIGITS_MIN,
+  parseMac,
+  type MacParts,
+} from '../../src/address/macAddress.js';
 
 const parse = (text: string): MacParts | null => {
   const out: MacParts = { hi24: -1, lo24: -1, digits: -1 };
@@ -44,6 +52,20 @@ describe('parseMac', () => {
     ['001A2B3C4', 0x001a2b, 0x3c4000, 9],
     ['001A2B3C4D5', 0x001a2b, 0x3c4d50, 11],
     ['000000', 0, 0, 6],
+    ['10:06:48:7', 0x100648, 0x700000, 7],
+    ['1006487', 0x100648, 0x700000, 7],
+    ['70:B3:D5:00:1', 0x70b3d5, 0x001000, 9],
+    ['70-b3-d5-00-1', 0x70b3d5, 0x001000, 9],
+    ['70b3.d500.1', 0x70b3d5, 0x001000, 9],
+    ['8C:1F:64:A0:0', 0x8c1f64, 0xa00000, 9],
+    ['00:1A:2B:3C:4D:5', 0x001a2b, 0x3c4d05, 12],
+    ['00-1A-2B-3C-4', 0x001a2b, 0x3c4000, 9],
+    ['001a.2b', 0x001a2b, 0, 6],
+    ['001a.2b3c.4', 0x001a2b, 0x3c4000, 9],
+    ['001a.2b3c.4d5', 0x001a2b, 0x3c4d50, 11],
+    ['001a2b-3c4d5e', 0x001a2b, 0x3c4d5e, 12],
+    ['001A2B:3C4D5E', 0x001a2b, 0x3c4d5e, 12],
+    ['001a2b-3', 0x001a2b, 0x300000, 7],
   ])('accepts %s', (text, hi24, lo24, digits) => {
     expect(parse(text)).toEqual({ hi24, lo24, digits });
   });
@@ -83,7 +105,20 @@ describe('parseMac', () => {
     '01a.2b3c.4d5e',
     '001a2.b3c.4d5e',
     '001a',
-    '001a.2b',
+    '001a.2',
+    '00-1a-2b-3c-4d-5',
+    '0:1a:2b:3',
+    '00:1a:2b:3:4',
+    '00:1a:2b:3c:4d5',
+    '001a2b-',
+    '001a2b-3c-4d',
+    '001a2b-3c4d5e6',
+    '001a2b3-c4',
+    '001a2-b3c4d',
+    '001a2b.3c4d5e',
+    '001a.2b3c-4',
+    '00:1a:2b:3c:4d:5e:f',
+    '001a:2b3c:4d5e',
     '00 1a 2b 3c 4d 5e',
     ' 001a2b',
     '001a2b ',
@@ -126,6 +161,26 @@ describe('parseMac', () => {
     );
   });
 
+  it('reads a 6- to 12-digit prefix alike in every form, the last group of a prefix holding what is left', () => {
+    const prefix = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'.split('')), minLength: 6, maxLength: 12 });
+    const grouped = (text: string, width: number, separator: string) =>
+      (text.match(new RegExp(`.{1,${width}}`, 'g')) ?? []).join(separator);
+    fc.assert(
+      fc.property(prefix, (text) => {
+        const bare = parse(text);
+        const forms = [grouped(text, 4, '.'), `${text.slice(0, 6)}-${text.slice(6)}`, `${text.slice(0, 6)}:${text.slice(6)}`];
+        // six byte groups are a full address: an 11-digit prefix has no byte-group form
+        if (text.length !== 11)
+          forms.push(grouped(text, 2, ':'), grouped(text, 2, '-'), formatMacPrefix(bare!.hi24, bare!.lo24, text.length));
+        for (const form of forms) {
+          if (form.endsWith(':') || form.endsWith('-')) continue;
+          expect(parse(form), form).toEqual(bare);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('never throws on random strings', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' })), (text) => {
@@ -148,5 +203,12 @@ describe('formatOui / formatMac', () => {
     expect(formatMac(0x001a2b, 0x3c4d5e)).toBe('00:1A:2B:3C:4D:5E');
     expect(formatMac(0, 0)).toBe('00:00:00:00:00:00');
     expect(formatMac(0xfedcba, 0x987654)).toBe('FE:DC:BA:98:76:54');
+  });
+
+  it('writes a prefix as byte pairs, an odd last digit alone', () => {
+    expect(formatMacPrefix(0x8c1f64, 0, 6)).toBe('8C:1F:64');
+    expect(formatMacPrefix(0x70b3d5, 0xa00000, 7)).toBe('70:B3:D5:A');
+    expect(formatMacPrefix(0x8c1f64, 0xa00000, 9)).toBe('8C:1F:64:A0:0');
+    expect(formatMacPrefix(0x001a2b, 0x3c4d5e, 12)).toBe('00:1A:2B:3C:4D:5E');
   });
 });

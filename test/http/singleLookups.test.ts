@@ -10,7 +10,7 @@ describe('singleLookupOf', () => {
     expect(singleLookupOf('/v1/ip/%3A%3A1')).toEqual({ route: '/v1/ip/:ip', param: '::1' });
     expect(singleLookupOf('/v1/ip/%E0.1')).toEqual({ route: '/v1/ip/:ip', param: '%E0.1' });
     expect(singleLookupOf('/v1/blacklist/1.2.3.4')).toEqual({ route: '/v1/blacklist/:ip', param: '1.2.3.4' });
-    for (const mac of ['00:50:56:12:34:56', '00-50-56-12-34-56', '0050.5612.3456', '005056123456', '005056'])
+    for (const mac of ['00:50:56:12:34:56', '00-50-56-12-34-56', '0050.5612.3456', '005056123456', '005056', '10:06:48:7', '70b3.d500.1'])
       expect(singleLookupOf(`/v1/mac/${mac}`)).toEqual({ route: '/v1/mac/:mac', param: mac });
   });
 
@@ -75,6 +75,8 @@ describe('the hot path answers exactly as the router does', () => {
     '/v1/blacklist/8.8.8.8',
     '/v1/mac/00:50:56:12:34:56',
     '/v1/mac/005056',
+    '/v1/mac/10:06:48:7',
+    '/v1/mac/70-B3-D5-00-1',
   ];
 
   for (const plan of ['free', 'business'] as const) {
@@ -98,6 +100,7 @@ describe('the hot path answers exactly as the router does', () => {
     const keys = await twoKeys('free');
     expect((await expectSameAnswers('/v1/ip/999.1.1.1', keys)).body.error.code).toBe('invalid_ip');
     expect((await expectSameAnswers('/v1/mac/00:50', keys)).body.error.code).toBe('invalid_mac');
+    expect((await expectSameAnswers('/v1/mac/10:06:4', keys)).body.error.code).toBe('invalid_mac');
     expect((await expectSameAnswers('/v1/ip/8.8.8.8', [undefined, undefined])).body.error.code).toBe('missing_key');
     expect((await expectSameAnswers('/v1/ip/8.8.8.8', ['nlk_x', 'nlk_x'])).body.error.code).toBe('invalid_key');
     const a = await h.createAccount('pro');
