@@ -127,7 +127,7 @@ function legacyMac(deps: ServiceDeps, mac: string): LegacyMacAnswer {
 function legacyVendor(deps: ServiceDeps, query: string): LegacyVendorAnswer {
   if (query.length < 2) throw new ApiError('invalid_query');
   if (!deps.engine.engine.macTable) throw new ApiError('unavailable', 'The MAC table is not loaded.');
-  const results = searchVendors(deps.engine.engine, query);
+  const { results } = searchVendors(deps.engine.engine, query);
   return {
     success: true,
     found: results.length > 0,

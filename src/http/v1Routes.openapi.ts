@@ -17,6 +17,7 @@ import {
   withFields,
 } from './openApiComponents.js';
 import { MAX_SEARCH_RESULTS } from './vendorSearch.js';
+import { macSearchPaging } from './vendorSearch.openapi.js';
 
 const paidPlans = planCodes.filter((code) => defaultPlans[code].max_batch > 0);
 const batchLimits = paidPlans.map((code) => `${code} ${defaultPlans[code].max_batch}`).join(', ');
@@ -172,10 +173,10 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
         tags: ['mac'],
         summary: 'MAC blocks of companies whose name contains the query (paid plans)',
         security: apiKeySecurity,
-        parameters: [param('q'), param('vendor'), ...v1Common],
+        parameters: [param('q'), param('vendor'), ...macSearchPaging, ...withFields],
         responses: {
-          '200': metered(`up to ${MAX_SEARCH_RESULTS} results ordered by company name`, 'MacSearchResponse'),
-          ...errorResponses([...meterErrors, 'plan_required', 'invalid_query']),
+          '200': metered(`a page of up to ${MAX_SEARCH_RESULTS} results ordered by company name, and the total`, 'MacSearchResponse'),
+          ...errorResponses([...meterErrors, 'plan_required', 'invalid_query', 'invalid_input']),
         },
       }),
     },

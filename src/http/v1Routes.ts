@@ -28,7 +28,7 @@ import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
 import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
-import { searchVendors } from './vendorSearch.js';
+import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
 import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
 
@@ -347,14 +347,18 @@ export function v1Router(deps: ServiceDeps): Router {
   router.get('/mac/search', async (ctx) => {
     const caller = await identifyCaller(ctx, deps);
     const query = (firstQueryValue(ctx, 'q') ?? firstQueryValue(ctx, 'vendor') ?? '').trim();
+    const page = searchPageOf(firstQueryValue(ctx, 'offset'), firstQueryValue(ctx, 'limit'));
     let refusal: ApiError | undefined;
     if (caller.plan.code === 'free') refusal = new ApiError('plan_required', 'MAC search needs a paid plan.');
     else if (query.length < 2) refusal = new ApiError('invalid_query');
+    else if (page instanceof ApiError) refusal = page;
     else if (!deps.engine.engine.macTable) refusal = new ApiError('unavailable', 'The MAC table is not loaded.');
     const quota = await admit(deps, caller, { api: 'mac', cost: 1, refusal });
-    const results = searchVendors(deps.engine.engine, query);
+    // admit has refused a bad page
+    const { offset, limit } = page as SearchPage;
+    const { total, results } = searchVendors(deps.engine.engine, query, { offset, limit });
     setQuotaHeaders(ctx, caller, quota);
-    const envelope = applyFields({ success: true, query, count: results.length, results }, fieldsOf(ctx));
+    const envelope = applyFields({ success: true, query, total, offset, limit, count: results.length, results }, fieldsOf(ctx));
     sendJson(ctx, 200, { ...envelope, meta: metaRecord(caller.plan.code, caller.plan.field_level, quota) });
   });
 

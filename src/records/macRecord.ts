@@ -23,7 +23,7 @@
  *   (YYYY/MM/DD).
  */
 import type { MacAnswer } from '../engine/answers.js';
-import { formatOui } from '../address/macAddress.js';
+import { formatMacPrefix, formatOui } from '../address/macAddress.js';
 import type { BlockType } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 
@@ -118,9 +118,17 @@ export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated:
   };
 }
 
-/** One SPEC 2.6 search result. */
+/**
+ * One SPEC 2.6 search result, with the block it names: `prefix` (its prefix_length / 4 hex digits
+ * as byte pairs, an odd last digit alone, `8C:1F:64:A0:0`), which `/v1/mac/{prefix}` answers with
+ * this company; `registry` keeps IAB apart from MA-S, which block_type shows it as.
+ */
 export interface MacSearchResult {
   oui: string;
+  prefix: string;
+  prefix_length: number;
+  registry: BlockType;
+  size: number;
   company: string;
   country_code: string | null;
   block_type: MacBlockType;
@@ -132,11 +140,15 @@ export interface MacSearchResult {
  * shown as MA-S.
  */
 export function macSearchResult(
-  block: { hi24: number; type: BlockType },
+  block: { hi24: number; lo24: number; bits: number; type: BlockType },
   company: { name: string; country_code: string | null },
 ): MacSearchResult {
   return {
     oui: formatOui(block.hi24),
+    prefix: formatMacPrefix(block.hi24, block.lo24, block.bits / 4),
+    prefix_length: block.bits,
+    registry: block.type,
+    size: 2 ** (48 - block.bits),
     company: company.name,
     country_code: company.country_code,
     block_type: block.type === 'IAB' ? 'MA-S' : block.type,

@@ -111,7 +111,16 @@ describe('lookup endpoints', () => {
     expect(byQ.body.count).toBeGreaterThan(0);
     expect(byQ.body.count).toBeLessThanOrEqual(100);
     for (const result of byQ.body.results) {
-      expect(Object.keys(result).sort()).toEqual(['block_type', 'company', 'country_code', 'oui']);
+      expect(Object.keys(result).sort()).toEqual([
+        'block_type',
+        'company',
+        'country_code',
+        'oui',
+        'prefix',
+        'prefix_length',
+        'registry',
+        'size',
+      ]);
       expect(result.company.toLowerCase()).toContain('cisco');
       expect(result.oui).toMatch(/^[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2}$/);
       expect(['MA-L', 'MA-M', 'MA-S']).toContain(result.block_type);
@@ -124,7 +133,7 @@ describe('lookup endpoints', () => {
   it('GET /v1/mac/search with a query matching nothing answers count 0', async () => {
     const r = await h.call('/v1/mac/search?q=zzqqxxnothing', { key });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, query: 'zzqqxxnothing', count: 0, results: [] });
+    expect(r.body).toMatchObject({ success: true, query: 'zzqqxxnothing', total: 0, count: 0, results: [] });
   });
 
   it('GET /v1/usage answers the usage record', async () => {

@@ -706,6 +706,9 @@ describe('responses of the running service match the document', () => {
       '00:1A:2B',
       '001A2B',
       '70B3D5123',
+      '10:06:48:7',
+      '70:B3:D5:00:1',
+      '70b3.d500.1',
       '02:42:ac:11:00:02',
       '01:00:5E:00:00:01',
       '00:50:56:12:34:56',
@@ -746,6 +749,12 @@ describe('responses of the running service match the document', () => {
     expectError(await call('GET', '/v1/mac/search', '/v1/mac/search?q=a', { key: business.secret }), 400, 'invalid_query');
     expectError(await call('GET', '/v1/mac/search', '/v1/mac/search', { key: business.secret }), 400, 'invalid_query');
     expectError(await call('GET', '/v1/mac/search', '/v1/mac/search?q=apple', { key: free.secret }), 402, 'plan_required');
+    const page = await call('GET', '/v1/mac/search', '/v1/mac/search?q=apple&offset=100&limit=10', { key: business.secret });
+    expect(page.body).toMatchObject({ total: apple.body.total, offset: 100, limit: 10, count: 10 });
+    const past = await call('GET', '/v1/mac/search', `/v1/mac/search?q=apple&offset=${apple.body.total}`, { key: business.secret });
+    expect(past.body).toMatchObject({ total: apple.body.total, count: 0, results: [] });
+    for (const paging of ['limit=0', 'limit=101', 'offset=-1', 'offset=x'])
+      expectError(await call('GET', '/v1/mac/search', `/v1/mac/search?q=apple&${paging}`, { key: business.secret }), 400, 'invalid_input');
   });
 
   it('IP batch: the three body forms, GET ?ips=, duplicates, invalid entries, fields, and every refusal', async () => {

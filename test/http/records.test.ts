@@ -357,7 +357,16 @@ describe('MAC records (SPEC 2.5)', () => {
 
   it('search finds IAB assignees and lists no private registration as a company', async () => {
     const deuta = await h.call('/v1/mac/search?q=DEUTA', { key: pro });
-    expect(deuta.body.results).toContainEqual({ oui: '00:50:C2', company: 'DEUTA-WERKE GmbH', country_code: 'DE', block_type: 'MA-S' });
+    expect(deuta.body.results).toContainEqual({
+      oui: '00:50:C2',
+      prefix: '00:50:C2:7D:5',
+      prefix_length: 36,
+      registry: 'IAB',
+      size: 4096,
+      company: 'DEUTA-WERKE GmbH',
+      country_code: 'DE',
+      block_type: 'MA-S',
+    });
     const hidden = await h.call('/v1/mac/search?q=private', { key: pro });
     for (const r of hidden.body.results) expect(r.company).not.toBe('Private');
   });
@@ -420,9 +429,18 @@ describe('other envelopes', () => {
   it('MAC search result (SPEC 2.6) envelope', async () => {
     const r = await h.call('/v1/mac/search?q=Apple', { key: pro });
     const { results, ...rest } = r.body;
-    expectRecord(rest, { success: 'true', query: 'string', count: 'integer' });
+    expectRecord(rest, { success: 'true', query: 'string', total: 'integer', offset: 'integer', limit: 'integer', count: 'integer' });
     expect(Array.isArray(results)).toBe(true);
-    for (const x of results)
-      expect(shapeErrors(x, { oui: 'string', company: 'string', country_code: 'string|null', block_type: 'string' })).toEqual([]);
+    const result = {
+      oui: 'string',
+      prefix: 'string',
+      prefix_length: 'integer',
+      registry: 'string',
+      size: 'integer',
+      company: 'string',
+      country_code: 'string|null',
+      block_type: 'string',
+    };
+    for (const x of results) expect(shapeErrors(x, result)).toEqual([]);
   });
 });

@@ -210,14 +210,28 @@ describe('MAC search result', () => {
     const block = table.block(0);
     const company = table.company(block.company);
     const result = macSearchResult(block, { name: company.name!, country_code: company.country_code });
-    expect(Object.keys(result)).toEqual(['oui', 'company', 'country_code', 'block_type']);
+    expect(Object.keys(result)).toEqual(['oui', 'prefix', 'prefix_length', 'registry', 'size', 'company', 'country_code', 'block_type']);
     expect(result.oui).toMatch(/^[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2}$/);
+    expect(result.prefix.startsWith(result.oui)).toBe(true);
     expect(result.company).toBe(company.name);
-    expect(macSearchResult({ hi24: 0x0050c2, type: 'IAB' }, { name: 'Acme', country_code: null })).toEqual({
+    expect(macSearchResult({ hi24: 0x0050c2, lo24: 0x7d5000, bits: 36, type: 'IAB' }, { name: 'Acme', country_code: null })).toEqual({
       oui: '00:50:C2',
+      prefix: '00:50:C2:7D:5',
+      prefix_length: 36,
+      registry: 'IAB',
+      size: 4096,
       company: 'Acme',
       country_code: null,
       block_type: 'MA-S',
     });
+    expect(macSearchResult({ hi24: 0x70b3d5, lo24: 0xa00000, bits: 28, type: 'MA-M' }, { name: 'Acme', country_code: 'DE' })).toMatchObject(
+      {
+        prefix: '70:B3:D5:A',
+        prefix_length: 28,
+        registry: 'MA-M',
+        size: 2 ** 20,
+        block_type: 'MA-M',
+      },
+    );
   });
 });
