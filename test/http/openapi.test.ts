@@ -773,6 +773,7 @@ describe('responses of the running service match the document', () => {
     ]);
     expect(object.body.results[4]).toEqual({
       success: false,
+      input: 'bogus',
       ip: 'bogus',
       error: { code: 'invalid_ip', message: errorTable.invalid_ip.message },
     });
