@@ -30,34 +30,34 @@ const batchInput = str(
     'list without the spaces around it, a non-string JSON entry as its JSON text ([array] and [object] for those)',
 );
 
-/** A record as a batch result: `input` after `success`, the rest as the record. */
-function inBatch(schema: JsonSchema, description: string): JsonSchema {
-  const { success, ...rest } = schema.properties as Record<string, JsonSchema>;
+/** A record as a batch result: its single-lookup answer with `input` after `success` and without `meta`. */
+function inBatch(answer: JsonSchema, description: string): JsonSchema {
+  const { success, ...rest } = answer.properties as Record<string, JsonSchema>;
   return {
-    ...schema,
+    ...answer,
     description,
-    properties: { success, input: batchInput, ...rest },
-    required: [...(schema.required as string[]), 'input'],
+    properties: { success, input: batchInput, ...Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'meta')) },
+    required: ['input', ...(answer.required as string[]).filter((key) => key !== 'meta')],
   };
 }
 
 export function batchSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
-  const records = { ...ipRecordSchemas(), ...blacklistRecordSchemas() };
+  const answers = { ...ipRecordSchemas(), ...blacklistRecordSchemas() };
   schemas.BatchFailure = shape('A batch entry that is not a valid address; only that entry fails.', {
     success: constant(false),
     input: batchInput,
     ip: str('the submitted text without surrounding whitespace (non-string JSON entries as their JSON text)'),
     error: shape('', { code: stringEnum(['invalid_ip'] satisfies ErrorCode[]), message: str() }),
   });
-  const batchRecords: [string, string][] = [
-    ['IpRecordFull', 'IP record (full field level) as a batch result.'],
-    ['IpReservedRecord', 'Reserved-address record as a batch result.'],
-    ['IpNotFoundRecord', 'Not-found answer as a batch result.'],
-    ['BlacklistNotListed', 'Blacklist record (not listed) as a batch result.'],
-    ['BlacklistListedFull', 'Blacklist record (listed, full field level) as a batch result.'],
+  const batchResults: [string, string, string][] = [
+    ['BatchIpRecordFull', 'IpRecordFullResponse', 'IP record (full field level) as a batch result.'],
+    ['BatchIpReserved', 'IpReservedResponse', 'Reserved-address record as a batch result.'],
+    ['BatchIpNotFound', 'IpNotFoundResponse', 'Not-found answer as a batch result.'],
+    ['BatchBlacklistNotListed', 'BlacklistNotListedResponse', 'Blacklist record (not listed) as a batch result.'],
+    ['BatchBlacklistListedFull', 'BlacklistListedFullResponse', 'Blacklist record (listed, full field level) as a batch result.'],
   ];
-  for (const [name, description] of batchRecords) schemas[`Batch${name}`] = inBatch(records[name], description);
+  for (const [name, answer, description] of batchResults) schemas[name] = inBatch(answers[answer], description);
   const batchEnvelope = (description: string, results: JsonSchema[]) =>
     shape(description, {
       success: constant(true),
@@ -70,8 +70,8 @@ export function batchSchemas(): Record<string, JsonSchema> {
     });
   schemas.IpBatchResponse = batchEnvelope('SPEC 2.8 batch envelope of IP records (full field set).', [
     ref('BatchIpRecordFull'),
-    ref('BatchIpReservedRecord'),
-    ref('BatchIpNotFoundRecord'),
+    ref('BatchIpReserved'),
+    ref('BatchIpNotFound'),
     ref('BatchFailure'),
   ]);
   schemas.BlacklistBatchResponse = batchEnvelope('SPEC 2.8 batch envelope of blacklist records (full field set).', [

@@ -569,7 +569,7 @@ describe('the OpenAPI document', () => {
   it('enumerations come from the code', () => {
     const s = doc.components.schemas;
     const reservedTypes = [...new Set(SPECIAL_PURPOSE_REGISTRY.map((r) => r.type))].filter((t) => t !== 'global');
-    expect([...s.IpReservedRecord.properties.reserved_type.enum].sort()).toEqual([...reservedTypes].sort());
+    expect([...s.IpReservedResponse.properties.reserved_type.enum].sort()).toEqual([...reservedTypes].sort());
     expect(s.Meta.properties.plan.enum).toEqual(Object.keys(service.deps.plans));
     expect(s.IpNetworkBasic.properties.connection_type.enum).toContain('ixp');
     expect(s.MacBlock.properties.type.enum).toEqual(['MA-L', 'MA-M', 'MA-S']);
