@@ -63,7 +63,7 @@ export const parameters: Record<string, JsonSchema> = {
     name: 'ips',
     in: 'query',
     required: false,
-    description: 'comma-separated addresses; without it, GET answers 405 method_not_allowed (send a POST)',
+    description: 'comma-separated addresses, repeatable (ips=a,b&ips=c); without it, GET answers 405 method_not_allowed (send a POST)',
     schema: { type: 'string' },
   },
   format: {

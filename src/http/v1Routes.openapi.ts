@@ -2,6 +2,8 @@
 import type { ErrorCode } from '../errors.js';
 import { defaultPlans, planCodes } from '../plans/plans.js';
 import { arrayOf, constant, int, oneOf, ref, shape, str, stringEnum, type JsonSchema } from '../records/jsonSchema.js';
+import { blacklistRecordSchemas } from '../records/blacklistRecord.openapi.js';
+import { ipRecordSchemas } from '../records/ipRecord.openapi.js';
 import { blacklistPaths } from './blacklistRoutes.openapi.js';
 import {
   apiKeySecurity,
@@ -23,29 +25,59 @@ const paidPlans = planCodes.filter((code) => defaultPlans[code].max_batch > 0);
 const batchLimits = paidPlans.map((code) => `${code} ${defaultPlans[code].max_batch}`).join(', ');
 const batchErrors: ErrorCode[] = [...meterErrors, 'invalid_ip', 'plan_required', 'empty_batch', 'batch_too_large'];
 
+/** How a batch result names what it answers: the entry as the client sent it. */
+const batchInput = str(
+  'the entry as submitted, to match the result by: a string of a JSON array exactly as sent, an item of a comma-separated ' +
+    'list without the spaces around it, a non-string JSON entry as its JSON text ([array] and [object] for those)',
+);
+
+/** A record as a batch result: its single-lookup answer with `input` after `success` and without `meta`. */
+function inBatch(answer: JsonSchema, description: string): JsonSchema {
+  const { success, ...rest } = answer.properties as Record<string, JsonSchema>;
+  return {
+    ...answer,
+    description,
+    properties: { success, input: batchInput, ...Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'meta')) },
+    required: ['input', ...(answer.required as string[]).filter((key) => key !== 'meta')],
+  };
+}
+
 export function batchSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
+  const answers = { ...ipRecordSchemas(), ...blacklistRecordSchemas() };
   schemas.BatchFailure = shape('A batch entry that is not a valid address; only that entry fails.', {
     success: constant(false),
-    ip: str('the submitted text (non-string JSON entries as their JSON text)'),
+    input: batchInput,
+    ip: str('the submitted text without surrounding whitespace (non-string JSON entries as their JSON text)'),
     error: shape('', { code: stringEnum(['invalid_ip'] satisfies ErrorCode[]), message: str() }),
   });
+  const batchResults: [string, string, string][] = [
+    ['BatchIpRecordFull', 'IpRecordFullResponse', 'IP record (full field level) as a batch result.'],
+    ['BatchIpReserved', 'IpReservedResponse', 'Reserved-address record as a batch result.'],
+    ['BatchIpNotFound', 'IpNotFoundResponse', 'Not-found answer as a batch result.'],
+    ['BatchBlacklistNotListed', 'BlacklistNotListedResponse', 'Blacklist record (not listed) as a batch result.'],
+    ['BatchBlacklistListedFull', 'BlacklistListedFullResponse', 'Blacklist record (listed, full field level) as a batch result.'],
+  ];
+  for (const [name, answer, description] of batchResults) schemas[name] = inBatch(answers[answer], description);
   const batchEnvelope = (description: string, results: JsonSchema[]) =>
     shape(description, {
       success: constant(true),
       count: int('number of results', { minimum: 0 }),
-      results: arrayOf(oneOf(...results), 'one entry per unique submitted address, in order of first appearance'),
+      results: arrayOf(
+        oneOf(...results),
+        'one result per unique submitted address, in order of first appearance; each carries the submitted text (input)',
+      ),
       meta: ref('Meta'),
     });
   schemas.IpBatchResponse = batchEnvelope('SPEC 2.8 batch envelope of IP records (full field set).', [
-    ref('IpRecordFull'),
-    ref('IpReservedRecord'),
-    ref('IpNotFoundRecord'),
+    ref('BatchIpRecordFull'),
+    ref('BatchIpReserved'),
+    ref('BatchIpNotFound'),
     ref('BatchFailure'),
   ]);
   schemas.BlacklistBatchResponse = batchEnvelope('SPEC 2.8 batch envelope of blacklist records (full field set).', [
-    ref('BlacklistNotListed'),
-    ref('BlacklistListedFull'),
+    ref('BatchBlacklistNotListed'),
+    ref('BatchBlacklistListedFull'),
     ref('BatchFailure'),
   ]);
   return schemas;
@@ -62,7 +94,7 @@ export function batchRequestSchemas(): Record<string, JsonSchema> {
   schemas.BatchRequestArray = { ...ipsArray, description: 'A plain JSON array of addresses.' };
   schemas.BatchRequestForm = {
     type: 'object',
-    description: 'Form field ips with comma-separated addresses.',
+    description: 'Form field ips with comma-separated addresses; repeated fields (ips=a,b&ips=c, ips[]=a) are all read.',
     properties: { ips: str('comma-separated addresses') },
   };
   return schemas;
@@ -70,10 +102,15 @@ export function batchRequestSchemas(): Record<string, JsonSchema> {
 
 const batchRequestBody: JsonSchema = {
   required: false,
-  description: `Any of three forms. Duplicates are removed (by canonical address). Per-batch limit: ${batchLimits}.`,
+  description:
+    'Any of three forms, read by what the body holds: JSON (an array or an object) whatever the Content-Type (also ' +
+    "curl -d's form type, text/plain, none); otherwise form fields with ips. A body that is neither: 400 invalid_body when " +
+    'declared JSON, form data or nothing, 415 unsupported_media_type when declared as another type; the message names the ' +
+    `Content-Type and the start of the body received. Duplicates are removed (by canonical address). Per-batch limit: ${batchLimits}.`,
   content: {
     'application/json': { schema: oneOf(ref('BatchRequestObject'), ref('BatchRequestArray')) },
     'application/x-www-form-urlencoded': { schema: ref('BatchRequestForm') },
+    'text/plain': { schema: str('a JSON text of one of the application/json forms (what fetch sends for a string body)') },
   },
 };
 

@@ -3,7 +3,6 @@
  * admit (rate → plan → input → quota), look up, shape the record, add meta and quota headers.
  */
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
 import type { Exchange } from './exchange.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
@@ -29,6 +28,7 @@ import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPrett
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
+import { batchEntriesReader } from './batchBody.js';
 import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
 
@@ -140,32 +140,10 @@ function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventua
   });
 }
 
-/** The entries of a batch: {ips: [...]}, [...], the form field ips="a,b,c", or GET ?ips=a,b. */
-function batchEntries(ctx: Context, body: unknown): unknown[] | null {
-  if (ctx.method === 'GET') {
-    const ips = firstQueryValue(ctx, 'ips');
-    return ips === undefined
-      ? null
-      : ips
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s.length > 0);
-  }
-  if (Array.isArray(body)) return body;
-  if (body && typeof body === 'object') {
-    const ips = (body as Record<string, unknown>).ips;
-    if (Array.isArray(ips)) return ips;
-    if (typeof ips === 'string')
-      return ips
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0);
-    if (ips !== undefined) throw new ApiError('invalid_body', 'ips must be an array of strings or a comma-separated string.');
-  }
-  return [];
-}
-
 interface BatchItem {
+  /** the entry as submitted (docs/api.md "Batches"): what the client matches its result by */
+  input: string;
+  /** the entry without surrounding whitespace: what is parsed, and echoed as `ip` when it is not an address */
   text: string;
   ip: ParsedIp | null;
 }
@@ -181,14 +159,27 @@ function uniqueItems(entries: unknown[]): BatchItem[] {
   const seen = new Set<string>();
   const items: BatchItem[] = [];
   for (const entry of entries) {
-    const text = typeof entry === 'string' ? entry.trim() : describeEntry(entry);
+    const input = typeof entry === 'string' ? entry : describeEntry(entry);
+    const text = input.trim();
     const ip = typeof entry === 'string' ? parseIp(text) : null;
     const key = ip?.text ?? `\u0000${text}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    items.push({ text, ip });
+    items.push({ input, text, ip });
   }
   return items;
+}
+
+/** Every record starts so (success first): a batch result puts its `input` right after it. */
+const RECORD_START = '{"success":true,';
+
+function withInputJson(input: string, recordJson: string): string {
+  return `${RECORD_START}"input":${JSON.stringify(input)},${recordJson.slice(RECORD_START.length)}`;
+}
+
+function withInput(input: string, record: Record<string, unknown>): Record<string, unknown> {
+  const { success, ...rest } = record;
+  return { success, input, ...rest };
 }
 
 /** An IP table the address needs but the engine lacks (special-purpose space needs none). */
@@ -200,7 +191,7 @@ function missingTable(deps: ServiceDeps, ip: ParsedIp | null): ApiError | undefi
 }
 
 function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) {
-  const readBody = batchBodyReader(deps);
+  const readEntries = batchEntriesReader(deps.config.bodyLimitBytes);
   return async (ctx: Context) => {
     const caller = await identifyCaller(ctx, deps);
     let refusal: ApiError | undefined;
@@ -208,7 +199,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     let items: BatchItem[] = [];
     if (!refusal) {
       try {
-        const entries = batchEntries(ctx, await readBody(ctx));
+        const entries = await readEntries(ctx);
         if (entries === null)
           throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
         items = uniqueItems(entries);
@@ -239,9 +230,9 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
         const results = await batchResults(
           items,
-          (ip) =>
+          ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
-              rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat }),
+              withInputJson(input, rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })),
             ),
           JSON.stringify,
         );
@@ -259,7 +250,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
       const results = await batchResults(
         items,
-        (ip) => whenReady(record(ip), (r) => applyFields(r, filter)),
+        ({ input, ip }) => whenReady(record(ip), (r) => applyFields(withInput(input, r), filter)),
         (failed) => failed,
       );
       setQuotaHeaders(ctx, caller, quota);
@@ -273,48 +264,19 @@ const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
 /** One result per unique entry, in order: the answer for an address, the invalid_ip failure otherwise. */
 async function batchResults<T>(
   items: readonly BatchItem[],
-  answer: (ip: ParsedIp) => Eventually<T>,
+  answer: (item: { input: string; ip: ParsedIp }) => Eventually<T>,
   failure: (failed: object) => T,
 ): Promise<T[]> {
   const results: T[] = [];
-  for (const item of items) {
-    if (item.ip === null) {
-      results.push(failure({ success: false, ip: item.text, error: { code: 'invalid_ip', message: INVALID_IP_MESSAGE } }));
+  for (const { input, text, ip } of items) {
+    if (ip === null) {
+      results.push(failure({ success: false, input, ip: text, error: { code: 'invalid_ip', message: INVALID_IP_MESSAGE } }));
       continue;
     }
-    const result = answer(item.ip);
+    const result = answer({ input, ip });
     results.push(result instanceof Promise ? await result : result);
   }
   return results;
-}
-
-/**
- * Reads a batch body (JSON or form, up to the configured limit) once the caller is known, so that
- * key, rate and plan refusals come first. Any failure to read it is the request's input error.
- */
-function batchBodyReader(deps: ServiceDeps): (ctx: Context) => Promise<unknown> {
-  const parse = bodyParser({
-    enableTypes: ['json', 'form'],
-    jsonLimit: `${deps.config.bodyLimitBytes}b`,
-    formLimit: `${deps.config.bodyLimitBytes}b`,
-    strict: true,
-    onerror: (error) => {
-      throw error;
-    },
-  });
-  return async (ctx) => {
-    if (ctx.method !== 'POST') return undefined;
-    const length = Number(ctx.get('content-length') || 0);
-    const chunked = ctx.get('transfer-encoding') !== '';
-    if ((length > 0 || chunked) && !ctx.is('json', 'urlencoded')) throw new ApiError('unsupported_media_type');
-    if (length > deps.config.bodyLimitBytes) throw new ApiError('body_too_large');
-    try {
-      await parse(ctx, async () => undefined);
-    } catch (error) {
-      throw asApiError(error) ?? new ApiError('invalid_body');
-    }
-    return (ctx.request as { body?: unknown }).body;
-  };
 }
 
 export function v1Router(deps: ServiceDeps): Router {

@@ -7,7 +7,10 @@
  * - A path selects a subtree: `location` keeps the whole location object, `location.city` keeps
  *   `{ location: { city } }`. A shorter path wins over a longer one (`location,location.city`
  *   keeps all of location).
- * - success, ip, mac, version and meta (top level) are always kept.
+ * - The keys that say what a result is and what it answers (top level) are always kept: success,
+ *   input (a batch result's submitted text), ip, mac, version, meta, and the kind of answer: found,
+ *   reserved and message (of not-found and reserved answers). A filter selects fields of an
+ *   answer; it never hides that there is no answer.
  * - Unknown paths are ignored; keys are never added. A path that goes through an object and
  *   selects nothing in it leaves no empty object behind (`location.nope` drops location).
  * - A path that goes through a null keeps the null (`country_info.tld` with an unknown country
@@ -29,7 +32,7 @@ export interface FieldsFilter {
   readonly paths: readonly string[];
 }
 
-export const ALWAYS_KEPT: readonly string[] = ['success', 'ip', 'mac', 'version', 'meta'];
+export const ALWAYS_KEPT: readonly string[] = ['success', 'input', 'ip', 'mac', 'version', 'found', 'reserved', 'message', 'meta'];
 const alwaysKept = new Set(ALWAYS_KEPT);
 
 /** Compiles a `fields` parameter; null when there is nothing to filter by. */

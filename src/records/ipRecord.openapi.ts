@@ -161,7 +161,7 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
     security: ref('IpSecurity'),
     abuse: record<IpRecordFull['abuse']>('abuse contact', { email: strOrNull('abuse contact of the network', { format: 'email' }) }),
   });
-  schemas.IpReservedRecord = record<ReservedIpRecord>('SPEC 2.3 reserved-address record, the same on every plan; counted as a lookup.', {
+  const reservedRecord = record<ReservedIpRecord>('SPEC 2.3 reserved-address record, the same on every plan; counted as a lookup.', {
     ...ipEnvelope,
     reserved: constant(true),
     reserved_type: stringEnum(reservedTypes, 'kind of special-purpose range'),
@@ -171,7 +171,7 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
       is_cgnat: bool('RFC 6598 shared address space'),
     }),
   });
-  schemas.IpNotFoundRecord = record<NotFoundIpRecord>(
+  const notFoundRecord = record<NotFoundIpRecord>(
     'SPEC 2.3 answer for a public address no database locates; the same on every plan; counted as a lookup.',
     {
       ...ipEnvelope,
@@ -181,8 +181,8 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
   );
   schemas.IpRecordBasicResponse = withMeta(schemas.IpRecordBasic, 'IP record (basic) with meta.');
   schemas.IpRecordFullResponse = withMeta(schemas.IpRecordFull, 'IP record (full) with meta.');
-  schemas.IpReservedResponse = withMeta(schemas.IpReservedRecord, 'Reserved-address record with meta.');
-  schemas.IpNotFoundResponse = withMeta(schemas.IpNotFoundRecord, 'Not-found answer with meta.');
+  schemas.IpReservedResponse = withMeta(reservedRecord, 'Reserved-address record with meta.');
+  schemas.IpNotFoundResponse = withMeta(notFoundRecord, 'Not-found answer with meta.');
   schemas.IpLookupResponse = {
     description:
       "GET /v1/ip/{ip} and /v1/ip: the IP record of the plan's field level, the reserved-address record, or the not-found answer.",

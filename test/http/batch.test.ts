@@ -85,7 +85,12 @@ for (const api of ['ip', 'blacklist'] as const) {
       const failures = r.body.results.filter((x: { success: boolean }) => !x.success);
       expect(failures).toHaveLength(5);
       for (const f of failures) {
-        expect(f).toEqual({ success: false, ip: expect.any(String), error: { code: 'invalid_ip', message: expect.any(String) } });
+        expect(f).toEqual({
+          success: false,
+          input: expect.any(String),
+          ip: expect.any(String),
+          error: { code: 'invalid_ip', message: expect.any(String) },
+        });
       }
       expect(failures.slice(0, 2).map((f: { ip: string }) => f.ip)).toEqual(['not-an-ip', '999.1.1.1']);
       expect(r.body.results[0]).toMatchObject({ success: true, ip: '8.8.8.8' });
@@ -170,6 +175,158 @@ for (const api of ['ip', 'blacklist'] as const) {
     });
   });
 }
+
+describe('input: each result names the entry it answers', () => {
+  it('the entries of a JSON array exactly as sent, beside the canonical ip', async () => {
+    const sent = ['10.0.0.1', '64:ff9b::1', '::ffff:8.8.8.8'];
+    for (const path of ['/v1/ip/batch', '/v1/blacklist/batch']) {
+      const r = await h.call(path, { key: pro, json: sent });
+      expect(r.status).toBe(200);
+      expect(r.body.results.map((x: { input: string; ip: string }) => [x.input, x.ip])).toEqual([
+        ['10.0.0.1', '10.0.0.1'],
+        ['64:ff9b::1', '64:ff9b::1'],
+        ['::ffff:8.8.8.8', '8.8.8.8'],
+      ]);
+      for (const result of r.body.results) expect(Object.keys(result).slice(0, 3)).toEqual(['success', 'input', 'ip']);
+    }
+  });
+
+  it('JSON strings keep their spaces; comma-separated items (form, GET, an ips string) lose the spaces around them', async () => {
+    const inputs = (body: { results: { input: string }[] }) => body.results.map((r) => r.input);
+    const json = await h.call('/v1/ip/batch', { key: pro, json: [' 8.8.8.8 ', '2001:DB8::1', ' bad'] });
+    expect(inputs(json.body)).toEqual([' 8.8.8.8 ', '2001:DB8::1', ' bad']);
+    expect(json.body.results[2]).toEqual({ success: false, input: ' bad', ip: 'bad', error: expect.any(Object) });
+    const form = await h.call('/v1/ip/batch', {
+      key: pro,
+      body: new URLSearchParams({ ips: ' 8.8.8.8 , 2001:DB8::1' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(inputs(form.body)).toEqual(['8.8.8.8', '2001:DB8::1']);
+    expect(inputs((await h.call('/v1/ip/batch?ips=8.8.8.8,%202001:DB8::1', { key: pro })).body)).toEqual(['8.8.8.8', '2001:DB8::1']);
+    expect(inputs((await h.call('/v1/ip/batch', { key: pro, json: { ips: '1.1.1.1 ,bad' } })).body)).toEqual(['1.1.1.1', 'bad']);
+  });
+
+  it('a non-string entry is named by its JSON text; duplicates answer once, under the first entry', async () => {
+    const r = await h.call('/v1/ip/batch', { key: pro, json: [5, null, true, [1], { a: 1 }, '::FFFF:8.8.8.8', '8.8.8.8'] });
+    expect(r.body.results.map((x: { input: string }) => x.input)).toEqual(['5', 'null', 'true', '[array]', '[object]', '::FFFF:8.8.8.8']);
+  });
+
+  it('the fast path and the object path (?pretty) render the same results, input included', async () => {
+    const entries = [' 8.8.8.8', '10.1.2.3', '3ffe::1', 'x', '2a00:1450:4001:80b::200e'];
+    for (const tick of [undefined, 0]) {
+      const fast = await h.call('/v1/ip/batch', { key: pro, json: entries, tick });
+      const objects = await h.call('/v1/ip/batch?pretty', { key: pro, json: entries, tick: 0 });
+      expect(JSON.stringify(fast.body.results)).toBe(JSON.stringify(objects.body.results));
+    }
+  });
+});
+
+describe('fields keeps what kind of answer a result is', () => {
+  it('reserved and not-found results keep reserved, found and message; failures stay whole', async () => {
+    const r = await h.call('/v1/ip/batch?fields=location.country_code', { key: pro, json: ['10.0.0.1', '3ffe::1', '8.8.8.8', 'x'] });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toEqual([
+      { success: true, input: '10.0.0.1', ip: '10.0.0.1', version: 4, reserved: true },
+      { success: true, input: '3ffe::1', ip: '3ffe::1', version: 6, found: false, message: expect.any(String) },
+      { success: true, input: '8.8.8.8', ip: '8.8.8.8', version: 4, location: { country_code: 'US' } },
+      { success: false, input: 'x', ip: 'x', error: { code: 'invalid_ip', message: expect.any(String) } },
+    ]);
+  });
+
+  it('on single lookups too', async () => {
+    const reserved = await h.call('/v1/ip/192.168.1.1?fields=location', { key: pro });
+    expect(Object.keys(reserved.body)).toEqual(['success', 'ip', 'version', 'reserved', 'meta']);
+    const notFound = await h.call('/v1/ip/3ffe::1?fields=network.asn', { key: pro });
+    expect(Object.keys(notFound.body)).toEqual(['success', 'ip', 'version', 'found', 'message', 'meta']);
+  });
+});
+
+describe('batch bodies as clients send them', () => {
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+  it("JSON under any Content-Type: curl -d's form type, fetch's text/plain, none, a charset", async () => {
+    for (const headers of [form, { 'content-type': 'text/plain;charset=UTF-8' }, { 'content-type': 'application/xml' }, {}]) {
+      for (const body of ['["8.8.8.8","1.1.1.1"]', '{"ips": ["8.8.8.8", "1.1.1.1"]}', '{"ips": "8.8.8.8,1.1.1.1"}']) {
+        // a Buffer body goes without a Content-Type unless one is given
+        const r = await h.call('/v1/blacklist/batch', { key: pro, body: Buffer.from(body), headers });
+        expect({ headers, body, status: r.status, ips: r.body.results?.map((x: { ip: string }) => x.ip) }).toEqual({
+          headers,
+          body,
+          status: 200,
+          ips: ['8.8.8.8', '1.1.1.1'],
+        });
+      }
+    }
+  });
+
+  it('repeated form fields are all read (ips=a,b&ips=c, ips[]=d), as is a repeated ?ips=', async () => {
+    const r = await h.call('/v1/ip/batch', { key: pro, body: 'ips=8.8.8.8,1.1.1.1&ips=9.9.9.9&ips%5B%5D=2.2.2.2&other=x', headers: form });
+    expect(r.status).toBe(200);
+    expect(ips(r.body)).toEqual(['8.8.8.8', '1.1.1.1', '9.9.9.9', '2.2.2.2']);
+    const get = await h.call('/v1/blacklist/batch?ips=8.8.8.8,1.1.1.1&ips=9.9.9.9', { key: pro });
+    expect(ips(get.body)).toEqual(['8.8.8.8', '1.1.1.1', '9.9.9.9']);
+    // form fields under another declared type are read too
+    const text = await h.call('/v1/ip/batch', { key: pro, body: 'ips=8.8.8.8', headers: { 'content-type': 'text/plain' } });
+    expect(ips(text.body)).toEqual(['8.8.8.8']);
+  });
+
+  it('a body that is neither: the refusal names the Content-Type and the start of the body, and how to send one', async () => {
+    const r = await h.call('/v1/ip/batch', { key: pro, body: '8.8.8.8,1.1.1.1', headers: form });
+    expectError(r, 'invalid_body', 400);
+    expect(r.body.error.message).toContain('The form data has no ips field');
+    expect(r.body.error.message).toContain('Content-Type application/x-www-form-urlencoded and a body starting `8.8.8.8,1.1.1.1`');
+    expect(r.body.error.message).toContain('ips=8.8.8.8,1.1.1.1');
+    expect(r.body.error.message).toContain('application/json');
+
+    const none = await h.call('/v1/ip/batch', { key: pro, body: Buffer.from('8.8.8.8') });
+    expectError(none, 'invalid_body', 400);
+    expect(none.body.error.message).toContain('no Content-Type and a body starting `8.8.8.8`');
+
+    const scalar = await h.call('/v1/ip/batch', { key: pro, body: '"8.8.8.8"', headers: form });
+    expectError(scalar, 'invalid_body', 400);
+    expect(scalar.body.error.message).toContain('The JSON body is a string');
+  });
+
+  it('declared as another format: 415, the body shown in printable ASCII and cut short', async () => {
+    const binary = Buffer.from([0, 1, 0xff, 10, 0x41, 0xe2, 0x82, 0xac, ...Buffer.from('x'.repeat(100))]);
+    const r = await h.call('/v1/ip/batch', { key: pro, body: binary, headers: { 'content-type': 'application/octet-stream' } });
+    expectError(r, 'unsupported_media_type', 415);
+    const shown = /starting `([^`]*)`/.exec(r.body.error.message)![1];
+    expect(shown).toMatch(/^[\x20-\x7e]*$/);
+    expect(shown.startsWith('\\u0000\\u0001\\ufffd\\nA\\u20acxxx')).toBe(true);
+    expect(shown.endsWith('x...')).toBe(true);
+    expect(r.body.error.message).toContain('Content-Type application/octet-stream');
+  });
+
+  it('garbage bodies under any Content-Type: a 4xx in the envelope, never counted', async () => {
+    const key = await h.newKey('pro');
+    const bodies = ['', ' ', '[', '{"ips": [', 'ips', '=&=&', '%%%', '\u0000\u0000', '["8.8.8.8"', 'ips[x]=1', '{"ips": {"a": 1}}', 'null'];
+    const types = [
+      undefined,
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'x',
+    ];
+    for (const body of bodies) {
+      for (const type of types) {
+        const r = await h.call('/v1/ip/batch', {
+          key,
+          body: Buffer.from(body),
+          headers: type === undefined ? {} : { 'content-type': type },
+        });
+        expect({ body, type, status: r.status >= 400 && r.status < 500, success: r.body?.success }).toEqual({
+          body,
+          type,
+          status: true,
+          success: false,
+        });
+      }
+    }
+    expect((await h.usage(key)).monthly_quota.used).toBe(0);
+  });
+});
 
 describe('batch body errors', () => {
   it('ips that is neither an array nor a string: 400 invalid_body', async () => {

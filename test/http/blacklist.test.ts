@@ -254,7 +254,7 @@ describe('check and batch', () => {
     expect(r.body.count).toBe(3);
     expect(r.body.results[0]).toMatchObject({ success: true, ip: listed, listed: true, total_reports: 3, distinct_reporters: 2 });
     expect(r.body.results[0].reports).toHaveLength(3);
-    expect(r.body.results[1]).toEqual({ success: true, ip: other, listed: false });
+    expect(r.body.results[1]).toEqual({ success: true, input: other, ip: other, listed: false });
     expect(r.body.results[2]).toMatchObject({ success: false, ip: 'nope', error: { code: 'invalid_ip' } });
   });
 

@@ -96,7 +96,7 @@ describe('every row of SPEC 7', () => {
     const single = await h.call('/v1/ip/1.2.3', { key: pro });
     const batch = await h.call('/v1/ip/batch', { key: pro, json: ['1.2.3', '8.8.8.8'] });
     expect(batch.status).toBe(200);
-    expect(batch.body.results[0]).toEqual({ success: false, ip: '1.2.3', error: single.body.error });
+    expect(batch.body.results[0]).toEqual({ success: false, input: '1.2.3', ip: '1.2.3', error: single.body.error });
   });
 });
 

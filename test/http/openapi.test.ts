@@ -569,7 +569,7 @@ describe('the OpenAPI document', () => {
   it('enumerations come from the code', () => {
     const s = doc.components.schemas;
     const reservedTypes = [...new Set(SPECIAL_PURPOSE_REGISTRY.map((r) => r.type))].filter((t) => t !== 'global');
-    expect([...s.IpReservedRecord.properties.reserved_type.enum].sort()).toEqual([...reservedTypes].sort());
+    expect([...s.IpReservedResponse.properties.reserved_type.enum].sort()).toEqual([...reservedTypes].sort());
     expect(s.Meta.properties.plan.enum).toEqual(Object.keys(service.deps.plans));
     expect(s.IpNetworkBasic.properties.connection_type.enum).toContain('ixp');
     expect(s.MacBlock.properties.type.enum).toEqual(['MA-L', 'MA-M', 'MA-S']);
@@ -782,6 +782,7 @@ describe('responses of the running service match the document', () => {
     ]);
     expect(object.body.results[4]).toEqual({
       success: false,
+      input: 'bogus',
       ip: 'bogus',
       error: { code: 'invalid_ip', message: errorTable.invalid_ip.message },
     });
@@ -805,6 +806,15 @@ describe('responses of the running service match the document', () => {
     expect(viaGet.body.count).toBe(3);
     await call('POST', '/v1/ip/batch', '/v1/ip/batch?fields=location.country_code,network', { key: business.secret, body: ips });
     await call('GET', '/v1/ip/batch', '/v1/ip/batch?ips=8.8.8.8,10.0.0.1&fields=version', { key: business.secret });
+    await call('GET', '/v1/ip/batch', '/v1/ip/batch?ips=8.8.8.8,3ffe::1&ips=1.1.1.1', { key: business.secret });
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain']) {
+      const sent = await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
+        key: business.secret,
+        headers: { 'content-type': type },
+        body: JSON.stringify(['10.0.0.1', '64:ff9b::1', '::ffff:8.8.8.8']),
+      });
+      expect(sent.body.results.map((r: Json) => r.input)).toEqual(['10.0.0.1', '64:ff9b::1', '::ffff:8.8.8.8']);
+    }
 
     const notAllowed = await call('GET', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret });
     expectError(notAllowed, 405, 'method_not_allowed');
@@ -820,15 +830,18 @@ describe('responses of the running service match the document', () => {
     );
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: tooMany }), 400, 'batch_too_large');
     expectError(await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, body: { ips: 5 } }), 400, 'invalid_body');
-    expectError(
-      await call('POST', '/v1/ip/batch', '/v1/ip/batch', {
-        key: business.secret,
-        headers: { 'content-type': 'text/plain' },
-        body: '8.8.8.8',
-      }),
-      415,
-      'unsupported_media_type',
-    );
+    // a body that is neither JSON nor an ips form field: malformed when declared as form, unsupported as text/plain
+    for (const [type, status, code] of [
+      ['application/x-www-form-urlencoded', 400, 'invalid_body'],
+      ['text/plain', 415, 'unsupported_media_type'],
+    ] as const) {
+      const body = '8.8.8.8';
+      expectError(
+        await call('POST', '/v1/ip/batch', '/v1/ip/batch', { key: business.secret, headers: { 'content-type': type }, body }),
+        status,
+        code,
+      );
+    }
     const huge = JSON.stringify({ ips: Array(service.deps.config.bodyLimitBytes / 8).fill('1.1.1.1') });
     expectError(
       await call('POST', '/v1/ip/batch', '/v1/ip/batch', {

@@ -49,10 +49,10 @@ describe('fields', () => {
     expect(Object.keys(r.body).sort()).toEqual(['ip', 'meta', 'success', 'version']);
   });
 
-  it('on MAC records, mac is always kept', async () => {
+  it('on MAC records, mac and found are always kept', async () => {
     const r = await h.call('/v1/mac/00:00:0c:12:34:56?fields=vendor.company', { key });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['mac', 'meta', 'success', 'vendor']);
+    expect(Object.keys(r.body).sort()).toEqual(['found', 'mac', 'meta', 'success', 'vendor']);
     expect(r.body.vendor).toEqual({ company: expect.stringMatching(/cisco/i) });
   });
 
@@ -69,14 +69,25 @@ describe('fields', () => {
     expect(r.status).toBe(200);
     expect(r.body.count).toBe(3);
     expect(r.body.meta).toBeDefined();
-    expect(r.body.results[0]).toEqual({ success: true, ip: '8.8.8.8', version: 4, location: { country_code: 'US' } });
-    expect(r.body.results[1]).toEqual({ success: true, ip: '2a00:1450:4001:80b::200e', version: 6, location: { country_code: 'DE' } });
-    expect(r.body.results[2]).toEqual({ success: false, ip: 'bad', error: { code: 'invalid_ip', message: expect.any(String) } });
+    expect(r.body.results[0]).toEqual({ success: true, input: '8.8.8.8', ip: '8.8.8.8', version: 4, location: { country_code: 'US' } });
+    expect(r.body.results[1]).toEqual({
+      success: true,
+      input: '2a00:1450:4001:80b::200e',
+      ip: '2a00:1450:4001:80b::200e',
+      version: 6,
+      location: { country_code: 'DE' },
+    });
+    expect(r.body.results[2]).toEqual({
+      success: false,
+      input: 'bad',
+      ip: 'bad',
+      error: { code: 'invalid_ip', message: expect.any(String) },
+    });
   });
 
   it('applied to each blacklist batch result', async () => {
     const r = await h.call('/v1/blacklist/batch?fields=nope', { key, json: ['8.8.8.8'] });
-    expect(r.body.results).toEqual([{ success: true, ip: '8.8.8.8' }]);
+    expect(r.body.results).toEqual([{ success: true, input: '8.8.8.8', ip: '8.8.8.8' }]);
   });
 
   it('applied to the MAC search envelope (success and meta kept)', async () => {

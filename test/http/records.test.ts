@@ -406,17 +406,24 @@ describe('other envelopes', () => {
     expect(r.body.meta.quota.remaining).toBe(r.body.meta.quota.limit - r.body.meta.quota.used);
   });
 
-  it('batch envelope (SPEC 2.8): each result a full record, failures {success false, ip, error}', async () => {
+  it('batch envelope (SPEC 2.8): each result a full record with input, failures {success false, input, ip, error}', async () => {
     const r = await h.call('/v1/ip/batch', { key: pro, json: { ips: ['8.8.8.8', 'bad', '10.0.0.1', '3ffe::1'] } });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['count', 'meta', 'results', 'success']);
     expect(r.body.success).toBe(true);
     expect(r.body.count).toBe(4);
     expect(r.body.results).toHaveLength(4);
-    expect(shapeErrors(r.body.results[0], ipFullSchema)).toEqual([]);
-    expect(r.body.results[1]).toEqual({ success: false, ip: 'bad', error: { code: 'invalid_ip', message: expect.any(String) } });
-    expect(shapeErrors(r.body.results[2], reservedSchema)).toEqual([]);
-    expect(shapeErrors(r.body.results[3], notFoundSchema)).toEqual([]);
+    const inBatch = (schema: Schema): Schema => ({ success: 'true', input: 'string', ...(schema as Record<string, Schema>) });
+    expect(shapeErrors(r.body.results[0], inBatch(ipFullSchema))).toEqual([]);
+    expect(r.body.results[1]).toEqual({
+      success: false,
+      input: 'bad',
+      ip: 'bad',
+      error: { code: 'invalid_ip', message: expect.any(String) },
+    });
+    expect(shapeErrors(r.body.results[2], inBatch(reservedSchema))).toEqual([]);
+    expect(shapeErrors(r.body.results[3], inBatch(notFoundSchema))).toEqual([]);
+    expect(r.body.results.map((result: { input: string }) => result.input)).toEqual(['8.8.8.8', 'bad', '10.0.0.1', '3ffe::1']);
     expect(shapeErrors(r.body.meta, metaSchema)).toEqual([]);
   });
 

@@ -100,6 +100,24 @@ describe('applyFields on examples', () => {
     expect(applyFields(rec, null)).toBe(rec);
   });
 
+  it("keeps what kind of answer a result is (found, reserved, message) and a batch result's input", () => {
+    const notFound = { success: true, input: ' 3ffe::1', ip: '3ffe::1', version: 6, found: false, message: 'No data.' };
+    expect(applyFields(notFound, parseFields('location.city'))).toEqual(notFound);
+    const reserved = {
+      success: true,
+      ip: '10.0.0.1',
+      version: 4,
+      reserved: true,
+      reserved_type: 'private',
+      security: { is_private: true },
+    };
+    expect(applyFields(reserved, parseFields('location'))).toEqual({ success: true, ip: '10.0.0.1', version: 4, reserved: true });
+    // only at the top level: a report's message is a field like any other
+    expect(applyFields({ success: true, reports: [{ message: 'x' }], a: { message: 'y' } }, parseFields('nope'))).toEqual({
+      success: true,
+    });
+  });
+
   it('filters real IP records', async () => {
     const engine: LookupEngine = await loadEngine({ kinds: ['ip4'] });
     const full = ipRecord(engine.lookupIp('8.8.8.8'), 'full', new Date('2026-11-22T13:05:09Z'));
