@@ -65,7 +65,7 @@ export function batchSchemas(): Record<string, JsonSchema> {
       count: int('number of results', { minimum: 0 }),
       results: arrayOf(
         oneOf(...results),
-        'one result per unique submitted address, in order of first appearance; each carries the submitted text (input)',
+        'one result per distinct submitted entry, in order of first appearance; each carries the submitted text (input)',
       ),
       meta: ref('Meta'),
     });

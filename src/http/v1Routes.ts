@@ -154,20 +154,26 @@ function describeEntry(entry: unknown): string {
   return Array.isArray(entry) ? '[array]' : `[${typeof entry}]`;
 }
 
-/** Unique entries in order of first appearance; addresses are unique by canonical form. */
-function uniqueItems(entries: unknown[]): BatchItem[] {
+/**
+ * One item per distinct submitted entry, in order of first appearance: every text the client sent
+ * gets its result, to match by `input` (`8.8.8.8` and `::ffff:8.8.8.8` both answer).
+ */
+function distinctItems(entries: unknown[]): BatchItem[] {
   const seen = new Set<string>();
   const items: BatchItem[] = [];
   for (const entry of entries) {
     const input = typeof entry === 'string' ? entry : describeEntry(entry);
+    if (seen.has(input)) continue;
+    seen.add(input);
     const text = input.trim();
-    const ip = typeof entry === 'string' ? parseIp(text) : null;
-    const key = ip?.text ?? `\u0000${text}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    items.push({ input, text, ip });
+    items.push({ input, text, ip: typeof entry === 'string' ? parseIp(text) : null });
   }
   return items;
+}
+
+/** Lookups a batch uses: one per distinct address, however many spellings of it were sent. */
+function distinctAddresses(items: readonly BatchItem[]): number {
+  return new Set(items.flatMap((item) => (item.ip === null ? [] : [item.ip.text]))).size;
 }
 
 /** Every record starts so (success first): a batch result puts its `input` right after it. */
@@ -202,7 +208,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
         const entries = await readEntries(ctx);
         if (entries === null)
           throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
-        items = uniqueItems(entries);
+        items = distinctItems(entries);
       } catch (error) {
         const api = asApiError(error);
         if (!api) throw error;
@@ -213,15 +219,18 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
     }
     const valid = items.filter((i) => i.ip !== null);
+    const addresses = distinctAddresses(valid);
+    // The batch size counts addresses (however many spellings of one were sent) and invalid entries.
+    const size = addresses + items.length - valid.length;
     if (!refusal && items.length === 0) refusal = new ApiError('empty_batch');
-    else if (!refusal && items.length > caller.plan.max_batch) {
+    else if (!refusal && size > caller.plan.max_batch) {
       refusal = new ApiError(
         'batch_too_large',
-        `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${items.length}.`,
+        `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${size}.`,
       );
     }
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
-    const metered = { api, cost: valid.length, refusal };
+    const metered = { api, cost: addresses, refusal };
     const quota = await admit(deps, caller, metered);
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);
@@ -261,7 +270,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
 
 const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
 
-/** One result per unique entry, in order: the answer for an address, the invalid_ip failure otherwise. */
+/** One result per distinct entry, in order: the answer for an address, the invalid_ip failure otherwise. */
 async function batchResults<T>(
   items: readonly BatchItem[],
   answer: (item: { input: string; ip: ParsedIp }) => Eventually<T>,

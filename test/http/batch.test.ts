@@ -62,15 +62,23 @@ for (const api of ['ip', 'blacklist'] as const) {
       expect(r.status).toBe(200);
     });
 
-    it('duplicates are removed, also across notations (8.8.8.8 and ::ffff:8.8.8.8), and counted once', async () => {
+    it('each distinct entry answers once (8.8.8.8 and ::ffff:8.8.8.8 both); an address counts once however it is spelled', async () => {
       const key = await h.newKey('pro');
       const r = await h.call(path, {
         key,
         json: ['8.8.8.8', '8.8.8.8', '::ffff:8.8.8.8', '::FFFF:808:808', '2001:db8::1', '2001:DB8:0:0::1', 'bad', 'bad'],
       });
       expect(r.status).toBe(200);
-      expect(r.body.count).toBe(3);
-      expect(ips(r.body)).toEqual(['8.8.8.8', '2001:db8::1', 'bad']);
+      expect(r.body.count).toBe(6);
+      expect(ips(r.body)).toEqual(['8.8.8.8', '8.8.8.8', '8.8.8.8', '2001:db8::1', '2001:db8::1', 'bad']);
+      expect(r.body.results.map((x: { input: string }) => x.input)).toEqual([
+        '8.8.8.8',
+        '::ffff:8.8.8.8',
+        '::FFFF:808:808',
+        '2001:db8::1',
+        '2001:DB8:0:0::1',
+        'bad',
+      ]);
       expect(r.body.meta.quota.used).toBe(2);
       const usage = await h.usage(key);
       expect(usage.today[api]).toBe(2);
@@ -123,10 +131,11 @@ for (const api of ['ip', 'blacklist'] as const) {
       const usage = await h.usage(starter);
       expect(usage.monthly_quota.used).toBe(0);
       expect(usage.today.rejected).toBe(1);
-      // exactly the maximum is fine, and duplicates do not count towards it
+      // exactly the maximum is fine, and another spelling of an address does not count towards it
       const ok = await h.call(path, { key: starter, json: [...list.slice(0, max), list[0], `::ffff:${list[1]}`] });
       expect(ok.status).toBe(200);
-      expect(ok.body.count).toBe(max);
+      expect(ok.body.count).toBe(max + 1);
+      expect(ok.body.meta.quota.used).toBe(max);
     });
 
     it('free plan: 402 plan_required, nothing counted', async () => {
@@ -206,9 +215,17 @@ describe('input: each result names the entry it answers', () => {
     expect(inputs((await h.call('/v1/ip/batch', { key: pro, json: { ips: '1.1.1.1 ,bad' } })).body)).toEqual(['1.1.1.1', 'bad']);
   });
 
-  it('a non-string entry is named by its JSON text; duplicates answer once, under the first entry', async () => {
-    const r = await h.call('/v1/ip/batch', { key: pro, json: [5, null, true, [1], { a: 1 }, '::FFFF:8.8.8.8', '8.8.8.8'] });
-    expect(r.body.results.map((x: { input: string }) => x.input)).toEqual(['5', 'null', 'true', '[array]', '[object]', '::FFFF:8.8.8.8']);
+  it('a non-string entry is named by its JSON text; a repeated entry answers once, another spelling answers too', async () => {
+    const r = await h.call('/v1/ip/batch', { key: pro, json: [5, null, true, [1], { a: 1 }, '::FFFF:8.8.8.8', '8.8.8.8', '8.8.8.8'] });
+    expect(r.body.results.map((x: { input: string }) => x.input)).toEqual([
+      '5',
+      'null',
+      'true',
+      '[array]',
+      '[object]',
+      '::FFFF:8.8.8.8',
+      '8.8.8.8',
+    ]);
   });
 
   it('the fast path and the object path (?pretty) render the same results, input included', async () => {

@@ -774,13 +774,15 @@ describe('responses of the running service match the document', () => {
     expect(object.body.count).toBe(object.body.results.length);
     expect(object.body.results.map((r: Json) => r.ip)).toEqual([
       '8.8.8.8',
+      '8.8.8.8',
+      '8.8.8.8',
       '2a00:1450:4001:80b::200e',
       '10.0.0.1',
       '3ffe::1',
       'bogus',
       '1.1.1.1',
     ]);
-    expect(object.body.results[4]).toEqual({
+    expect(object.body.results[6]).toEqual({
       success: false,
       input: 'bogus',
       ip: 'bogus',
