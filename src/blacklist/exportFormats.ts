@@ -193,7 +193,8 @@ function json(c: ExportContext): Renderer {
   let count = 0;
   // Pretty: a member of the envelope is indented once, an address (an array element) twice.
   const [member, element, colon] = c.pretty ? ['\n  ', '\n    ', ': '] : ['', '', ':'];
-  const nested = (value: unknown, depth: string) => (c.pretty ? JSON.stringify(value, null, 2).replaceAll('\n', depth) : JSON.stringify(value));
+  const nested = (value: unknown, depth: string) =>
+    c.pretty ? JSON.stringify(value, null, 2).replaceAll('\n', depth) : JSON.stringify(value);
   return {
     head: () =>
       `{${member}"success"${colon}true,${member}"generated_at"${colon}${JSON.stringify(c.generated_at.toISOString())},` +

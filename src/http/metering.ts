@@ -95,7 +95,10 @@ function admissionOf(deps: ServiceDeps, caller: Caller, request: MeteredRequest,
         request.cost > 1
           ? `This batch needs ${request.cost} lookups; ${quota.remaining} left until the reset at ${isoUtc(quota.resets_at)}.`
           : undefined;
-      throw new ApiError('quota_exceeded', message, { ...meterHeaders(caller, decision.quota, decision.rate), 'Retry-After': secondsUntil(quota.resets_at, caller.now) });
+      throw new ApiError('quota_exceeded', message, {
+        ...meterHeaders(caller, decision.quota, decision.rate),
+        'Retry-After': secondsUntil(quota.resets_at, caller.now),
+      });
     }
     case 'refused':
       throw request.refusal ?? new ApiError('invalid_input');

@@ -69,7 +69,13 @@ export class SqliteMeter implements Meter {
       const rate = this.rateWindow.stateOf(accountId, request.rate_limit_per_second, now.getTime());
       return {
         outcome,
-        quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: nextReset(rule.period, now) },
+        quota: {
+          limit: rule.limit,
+          used,
+          remaining: Math.max(0, rule.limit - used),
+          period: rule.period,
+          resets_at: nextReset(rule.period, now),
+        },
         rate: { remaining: rate.remaining, resets_at: new Date(rate.resetMs) },
       };
     };
