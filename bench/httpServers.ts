@@ -130,6 +130,8 @@ export const FULL_RECORD_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'X-Plan': 'business',
   'X-RateLimit-Limit': '30',
+  'X-RateLimit-Remaining': '29',
+  'X-RateLimit-Reset': '1796083200',
   'X-Quota-Limit': '6000000',
   'X-Quota-Remaining': '5999999',
   'X-Quota-Reset': '1796083200',

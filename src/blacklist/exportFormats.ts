@@ -9,7 +9,7 @@
  * - nftables  an `nft -f` file: table inet <name> with sets v4 and v6, flushed and refilled
  * - iptables  a shell script: chain <NAME> in iptables and ip6tables, flushed and refilled
  * - csv       ip,version,threat_type,confidence,reports,first_seen,last_seen
- * - json      {"success":true,"generated_at","filter","addresses":[…],"count"}
+ * - json      {"success":true,"generated_at","filter","addresses":[…],"count"}, indented as JSON.stringify's 2 with `pretty`
  */
 import type { ExportFilter, ExportRow } from './listing.js';
 import { blacklistTime } from './blacklistTime.js';
@@ -29,6 +29,8 @@ export interface ExportContext {
   filter: ExportFilter;
   /** set, table or chain name for the firewall formats (letters, digits, _ and -) */
   name: string;
+  /** json: indented, as every JSON answer with `pretty` */
+  pretty?: boolean;
 }
 
 /**
@@ -186,24 +188,33 @@ function csv(): Renderer {
   };
 }
 
+/** The JSON export, streamed: the same text as JSON.stringify of the whole (indented by 2 with `pretty`). */
 function json(c: ExportContext): Renderer {
   let count = 0;
+  // Pretty: a member of the envelope is indented once, an address (an array element) twice.
+  const [member, element, colon] = c.pretty ? ['\n  ', '\n    ', ': '] : ['', '', ':'];
+  const nested = (value: unknown, depth: string) =>
+    c.pretty ? JSON.stringify(value, null, 2).replaceAll('\n', depth) : JSON.stringify(value);
   return {
     head: () =>
-      `{"success":true,"generated_at":${JSON.stringify(c.generated_at.toISOString())},"filter":${JSON.stringify(c.filter)},"addresses":[`,
+      `{${member}"success"${colon}true,${member}"generated_at"${colon}${JSON.stringify(c.generated_at.toISOString())},` +
+      `${member}"filter"${colon}${nested(c.filter, member)},${member}"addresses"${colon}[`,
     startVersion: none,
     row: (r) =>
-      `${count++ === 0 ? '' : ','}${JSON.stringify({
-        ip: r.ip,
-        version: r.version,
-        threat_type: r.threat_type,
-        confidence: r.confidence,
-        reports: r.total_reports,
-        first_seen: blacklistTime(r.first_seen),
-        last_seen: blacklistTime(r.last_seen),
-      })}`,
+      `${count++ === 0 ? '' : ','}${element}${nested(
+        {
+          ip: r.ip,
+          version: r.version,
+          threat_type: r.threat_type,
+          confidence: r.confidence,
+          reports: r.total_reports,
+          first_seen: blacklistTime(r.first_seen),
+          last_seen: blacklistTime(r.last_seen),
+        },
+        element,
+      )}`,
     endVersion: none,
-    tail: () => `],"count":${count}}\n`,
+    tail: () => `${count > 0 ? member : ''}],${member}"count"${colon}${count}${c.pretty ? '\n' : ''}}\n`,
   };
 }
 

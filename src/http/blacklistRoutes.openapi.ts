@@ -72,7 +72,10 @@ export function blacklistSchemas(): Record<string, JsonSchema> {
   };
   schemas.BlacklistExportJson = shape('format=json: the listed addresses passing the filter.', {
     success: constant(true),
-    generated_at: str('the instant the export is evaluated at (start of its quarter hour)', DATE_TIME),
+    generated_at: str(
+      'when this export was made; every answer of the same export (same ETag) carries the same text, this included',
+      DATE_TIME,
+    ),
     filter: shape('', {
       min_confidence: int(undefined, { minimum: 0, maximum: 100 }),
       version: { type: ['integer', 'null'], enum: [4, 6, null] },
@@ -149,7 +152,8 @@ export function blacklistPaths(): Record<string, Record<string, JsonSchema>> {
         tags: ['blacklist'],
         summary: 'The blacklist for firewalls, streamed (counted as 1 blacklist check)',
         description:
-          'Evaluated at the start of the current quarter hour. Send If-None-Match (or If-Modified-Since) to get 304 while nothing changed.',
+          'Decay and expiry evaluated at the start of the current quarter hour. Send If-None-Match (or If-Modified-Since) to get 304 ' +
+          'while nothing changed. format=json takes pretty.',
         security: apiKeySecurity,
         parameters: [param('format'), param('min_confidence'), param('version'), param('max_age'), param('name'), ...v1Common],
         responses: { ...exportResponses(quotaHeaders), ...errorResponses([...meterErrors, 'invalid_input']) },

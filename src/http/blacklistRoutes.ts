@@ -23,7 +23,7 @@ import { presentedKey } from './apiKey.js';
 import { identifyCaller } from './caller.js';
 import { blacklistSettings } from '../config/config.js';
 import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
-import { asApiError, clientCopyIsCurrent, sendJson } from './respond.js';
+import { asApiError, clientCopyIsCurrent, sendJson, wantsPretty } from './respond.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -154,6 +154,8 @@ export interface ExportRequest {
   format: ExportFormat;
   filter: ExportFilter;
   name: string;
+  /** format=json with `pretty`: indented (set only then, so that the other exports' ETags stay as they are) */
+  pretty?: true;
 }
 
 /** `7d`, `12h`, `30m`, `3600s`, or a bare number of days. */
@@ -186,13 +188,36 @@ export function exportRequestOf(ctx: Context): ExportRequest {
     format: format as ExportFormat,
     filter: { min_confidence, version: versionText === undefined ? null : (Number(versionText) as 4 | 6), max_age_ms },
     name,
+    ...(format === 'json' && ctx.querystring !== '' && wantsPretty(ctx.query) ? { pretty: true as const } : {}),
   };
+}
+
+/**
+ * When each export was made, by identity (what its ETag is made of), for the quarter hour in
+ * progress and per store: the first 200 answer of an export makes it, and every later answer of the
+ * same export (same ETag) carries the same text, generated_at included. Kept by this process: each
+ * instance of a shared deployment, and a restarted one, remembers the exports it made itself.
+ */
+const exportsMade = new WeakMap<object, { evaluatedAt: number; made: Map<string, Date> }>();
+/** Distinct exports remembered per quarter hour; past it the memory starts over. */
+const MAX_EXPORTS_MADE = 1000;
+
+function madeAt(deps: ServiceDeps, identity: string, evaluatedAt: Date, now: Date): Date {
+  let exports = exportsMade.get(deps.store.blacklist);
+  if (exports === undefined || exports.evaluatedAt !== evaluatedAt.getTime() || exports.made.size >= MAX_EXPORTS_MADE) {
+    exports = { evaluatedAt: evaluatedAt.getTime(), made: new Map() };
+    exportsMade.set(deps.store.blacklist, exports);
+  }
+  let made = exports.made.get(identity);
+  if (made === undefined) exports.made.set(identity, (made = now));
+  return made;
 }
 
 /**
  * Answers an export: 304 when the client's ETag or date is current, else the list streamed with
  * ETag and Last-Modified. Both are functions of the blacklist's change counter, the request and
- * the quarter hour the export is evaluated at (EXPORT_PERIOD_MS).
+ * the quarter hour the export is evaluated at (EXPORT_PERIOD_MS); its generated_at is when it was
+ * made (madeAt).
  */
 export async function sendExport(ctx: Context, deps: ServiceDeps, request: ExportRequest, now: Date): Promise<void> {
   const evaluatedAt = new Date(Math.floor(now.getTime() / EXPORT_PERIOD_MS) * EXPORT_PERIOD_MS);
@@ -208,9 +233,10 @@ export async function sendExport(ctx: Context, deps: ServiceDeps, request: Expor
     return;
   }
   const text = renderExport(request.format, deps.store.blacklist.exportRows(request.filter, evaluatedAt), {
-    generated_at: evaluatedAt,
+    generated_at: madeAt(deps, identity, evaluatedAt, now),
     filter: request.filter,
     name: request.name,
+    pretty: request.pretty === true,
   });
   ctx.status = 200;
   ctx.type = contentTypeOf(request.format);

@@ -17,6 +17,8 @@ export interface Caller {
   plan: Plan;
   /** the instant this request is answered for: one clock reading for its checks, quota and record */
   now: Date;
+  /** a HEAD request: answered as GET is, without a body, and counted nowhere (docs/api.md "HEAD") */
+  probe: boolean;
 }
 
 const NO_QUERY: Record<string, unknown> = Object.freeze({});
@@ -38,16 +40,23 @@ function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; accoun
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();
+  const probe = ctx.method === 'HEAD';
   if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers)))
-    return refused(deps.store.meter, account, now, 'origin_not_allowed');
-  if (account.suspended) return refused(deps.store.meter, account, now, 'account_suspended');
+    return refused(deps.store.meter, account, now, probe, 'origin_not_allowed');
+  if (account.suspended) return refused(deps.store.meter, account, now, probe, 'account_suspended');
   const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
   ctx.state.accountId = account.id;
-  return { account, key, plan: deps.plans[code], now };
+  return { account, key, plan: deps.plans[code], now, probe };
 }
 
-/** A refusal of a known account: counted as rejected (and written) before it is answered. */
-async function refused(meter: Meter, account: Account, now: Date, code: 'origin_not_allowed' | 'account_suspended'): Promise<never> {
-  await meter.countRejected(account.id, now);
+/** A refusal of a known account: counted as rejected (and written) before it is answered, unless a probe. */
+async function refused(
+  meter: Meter,
+  account: Account,
+  now: Date,
+  probe: boolean,
+  code: 'origin_not_allowed' | 'account_suspended',
+): Promise<never> {
+  if (!probe) await meter.countRejected(account.id, now);
   throw new ApiError(code);
 }

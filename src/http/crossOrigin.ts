@@ -4,7 +4,17 @@
  */
 import type { Exchange } from './exchange.js';
 
-export const EXPOSED_HEADERS = ['X-Plan', 'X-RateLimit-Limit', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Retry-After'];
+/** The headers browser code may read: the plan, rate window and quota of a metered answer, and Retry-After. */
+export const EXPOSED_HEADERS = [
+  'X-Plan',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Quota-Limit',
+  'X-Quota-Remaining',
+  'X-Quota-Reset',
+  'Retry-After',
+];
 
 const EXPOSED = EXPOSED_HEADERS.join(', ');
 

@@ -19,6 +19,7 @@ import { ApiError } from '../errors.js';
 import { presentedKey } from './apiKey.js';
 import { exportRequestOf, sendExport } from './blacklistRoutes.js';
 import { identifyCaller } from './caller.js';
+import { secondsUntil } from './metering.js';
 import { allowanceClient, clientAddress } from '../address/clientAddress.js';
 import { blacklistSettings } from '../config/config.js';
 import { sendJson } from './respond.js';
@@ -82,8 +83,11 @@ async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: (
   const bucket = `legacy-${family}`;
   const now = deps.now();
   const allowance = await deps.store.blacklist.countDaily(bucket, client, limit, now);
+  // A HEAD request is answered as GET is but uses none of the allowance: its count is given back at once.
+  const probe = ctx.method === 'HEAD' && allowance.allowed;
+  if (probe) await deps.store.blacklist.uncountDaily(bucket, client, now);
   const reset = String(Math.floor(allowance.resets_at.getTime() / 1000));
-  const remaining = Math.max(0, limit - allowance.used);
+  const remaining = Math.max(0, limit - allowance.used + (probe ? 1 : 0));
   ctx.set('X-Quota-Limit', String(limit));
   ctx.set('X-Quota-Remaining', String(remaining));
   ctx.set('X-Quota-Reset', reset);
@@ -91,7 +95,12 @@ async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: (
     deps.metrics.rejections.inc({ reason: `legacy_${family}_daily` });
     throw new ApiError('quota_exceeded', `Without a key, ${limit} requests per day per client address; add a key for unlimited access.`, {
       'X-Quota-Reset': reset,
+      'Retry-After': secondsUntil(allowance.resets_at, now),
     });
+  }
+  if (probe) {
+    await serve();
+    return;
   }
   try {
     await serve();

@@ -6,10 +6,10 @@
  */
 import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
-import { quotaHeaders } from '../records/metaRecord.js';
+import { isoUtc, quotaHeaders } from '../records/metaRecord.js';
 import type { Api } from '../plans/plans.js';
 import type { QuotaState } from '../plans/quota.js';
-import type { AdmitDecision, AdmitRequest, QuotaRule } from '../store/store.js';
+import type { AdmitDecision, AdmitRequest, QuotaRule, RateWindowState } from '../store/store.js';
 import type { Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -37,15 +37,21 @@ function admitRequestOf(caller: Caller, request: MeteredRequest): AdmitRequest {
     rate_limit_per_second: caller.plan.rate_limit_per_second,
     quota: quotaRule(caller, request.api),
     consume: request.refusal === undefined,
+    probe: caller.probe,
     now: caller.now,
   };
 }
 
-export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<QuotaState> {
+/** An admitted request's quota, with the rate window as its admission left it: what its answer reports. */
+export interface Admission extends QuotaState {
+  rate: RateWindowState;
+}
+
+export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest): Eventually<Admission> {
   const admitRequest = admitRequestOf(caller, request);
   const { meter } = deps.store;
   return whenReady(meter.immediate ? meter.immediate.admit(admitRequest) : meter.admit(admitRequest), (decision) =>
-    quotaOf(deps, request, decision),
+    admissionOf(deps, caller, request, decision),
   );
 }
 
@@ -55,6 +61,8 @@ export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest
  */
 export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: MeteredRequest, serve: () => Eventually<T>): Eventually<T> {
   const refundThenThrow = async (error: unknown): Promise<never> => {
+    // A probe (HEAD) was charged nothing: nothing to give back.
+    if (caller.probe) throw error;
     try {
       await deps.store.meter.refund(admitRequestOf(caller, request));
     } catch {
@@ -71,28 +79,50 @@ export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: 
   return result instanceof Promise ? result.catch(refundThenThrow) : result;
 }
 
-/** The quota of an admitted request, or its refusal. */
-function quotaOf(deps: ServiceDeps, request: MeteredRequest, decision: AdmitDecision): QuotaState {
+/** The quota of an admitted request, or its refusal: a 429 carries the same headers as a success, and Retry-After. */
+function admissionOf(deps: ServiceDeps, caller: Caller, request: MeteredRequest, decision: AdmitDecision): Admission {
   switch (decision.outcome) {
     case 'admitted':
-      return decision.quota;
+      return { ...decision.quota, rate: decision.rate };
     case 'rate_limited':
       deps.metrics.rejections.inc({ reason: 'rate_limited' });
-      throw new ApiError('rate_limited', undefined, { 'Retry-After': '1' });
-    case 'quota_exceeded':
+      throw new ApiError('rate_limited', undefined, { ...meterHeaders(caller, decision.quota, decision.rate), 'Retry-After': '1' });
+    case 'quota_exceeded': {
       deps.metrics.rejections.inc({ reason: 'quota_exceeded' });
-      throw new ApiError('quota_exceeded', undefined, { 'X-Quota-Reset': String(Math.floor(decision.quota.resets_at.getTime() / 1000)) });
+      const { quota } = decision;
+      // A batch may be refused with lookups left: it says how many, so that a smaller one can be sent.
+      const message =
+        request.cost > 1
+          ? `This batch needs ${request.cost} lookups; ${quota.remaining} left until the reset at ${isoUtc(quota.resets_at)}.`
+          : undefined;
+      throw new ApiError('quota_exceeded', message, {
+        ...meterHeaders(caller, decision.quota, decision.rate),
+        'Retry-After': secondsUntil(quota.resets_at, caller.now),
+      });
+    }
     case 'refused':
       throw request.refusal ?? new ApiError('invalid_input');
   }
 }
 
-/** The quota headers of a metered success (SPEC 8.3), the same numbers as its meta.quota. */
-export function setQuotaHeaders(ctx: Exchange, caller: Caller, quota: QuotaState): void {
-  const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
-  ctx.set('X-Plan', headers['X-Plan']);
-  ctx.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
-  ctx.set('X-Quota-Limit', headers['X-Quota-Limit']);
-  ctx.set('X-Quota-Remaining', headers['X-Quota-Remaining']);
-  ctx.set('X-Quota-Reset', headers['X-Quota-Reset']);
+/** Retry-After of a quota refusal: whole seconds until the reset, at least 1. */
+export function secondsUntil(resetsAt: Date, now: Date): string {
+  return String(Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000)));
+}
+
+/**
+ * The headers of a metered answer (docs/api.md "Quota headers"): the plan, the per-second window
+ * (X-RateLimit-*) and the quota (X-Quota-*), the same numbers as its meta.quota.
+ */
+function meterHeaders(caller: Caller, quota: QuotaState, rate: RateWindowState): Record<string, string> {
+  const headers: Record<string, string> = { ...quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota) };
+  headers['X-RateLimit-Remaining'] = String(rate.remaining);
+  headers['X-RateLimit-Reset'] = String(Math.ceil(rate.resets_at.getTime() / 1000));
+  return headers;
+}
+
+/** The headers of a metered success (SPEC 8.3). */
+export function setQuotaHeaders(ctx: Exchange, caller: Caller, admission: Admission): void {
+  const headers = meterHeaders(caller, admission, admission.rate);
+  for (const name in headers) ctx.set(name, headers[name]);
 }

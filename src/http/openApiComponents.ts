@@ -144,13 +144,21 @@ export const headers: Record<string, JsonSchema> = {
   },
   AccessControlExposeHeaders: {
     description:
-      'Names the quota headers and Retry-After for browser code; sent when the request carries Origin (every cross-origin ' +
-      'browser request does).',
+      'Names the plan, rate-limit and quota headers and Retry-After for browser code; sent when the request carries Origin ' +
+      '(every cross-origin browser request does).',
     required: false,
     schema: { type: 'string' },
   },
   XPlan: { description: 'plan code', required: true, schema: stringEnum(planCodes) },
-  XRateLimitLimit: { ...integerHeader('requests per second allowed on the plan', { minimum: 1 }), required: true },
+  XRateLimitLimit: { ...integerHeader('requests per second allowed on the plan (the per-second window)', { minimum: 1 }), required: true },
+  XRateLimitRemaining: {
+    ...integerHeader('requests the per-second window admits now, after this one (it counts the requests of the last second)'),
+    required: true,
+  },
+  XRateLimitReset: {
+    ...integerHeader('Unix time (UTC, rounded up to the second) when the per-second window has all its places free again'),
+    required: true,
+  },
   XQuotaLimit: {
     ...integerHeader('quota of the current period: daily allowance of this API (free) or monthly pool (paid)'),
     required: true,
@@ -158,8 +166,10 @@ export const headers: Record<string, JsonSchema> = {
   XQuotaRemaining: { ...integerHeader('lookups left after this request'), required: true },
   XQuotaReset: { ...integerHeader('Unix time (UTC) of the next reset'), required: true },
   QuotaResetOnRefusal: { ...integerHeader('quota_exceeded: Unix time (UTC) of the next reset'), required: false },
-  RetryAfter: { ...integerHeader('rate_limited: seconds to wait (1)', { minimum: 1 }), required: false },
-  Allow: { description: 'methods allowed on the endpoint', required: true, schema: { type: 'string' } },
+  RetryAfter: {
+    ...integerHeader('rate_limited: seconds to wait (1); quota_exceeded: seconds until the quota resets', { minimum: 1 }),
+    required: false,
+  },
   KeylessQuotaLimit: { ...integerHeader('without a key: requests allowed per day per client address'), required: false },
   KeylessQuotaRemaining: { ...integerHeader('without a key: requests left today for this client address'), required: false },
   KeylessQuotaReset: { ...integerHeader('without a key: Unix time (UTC) of the next reset'), required: false },
@@ -182,6 +192,8 @@ export const everyResponseHeaders = {
 export const quotaHeaders = {
   'X-Plan': header('XPlan'),
   'X-RateLimit-Limit': header('XRateLimitLimit'),
+  'X-RateLimit-Remaining': header('XRateLimitRemaining'),
+  'X-RateLimit-Reset': header('XRateLimitReset'),
   'X-Quota-Limit': header('XQuotaLimit'),
   'X-Quota-Remaining': header('XQuotaRemaining'),
   'X-Quota-Reset': header('XQuotaReset'),
@@ -189,7 +201,6 @@ export const quotaHeaders = {
 /** Headers that belong to one refusal status. */
 const refusalHeaders: Partial<Record<number, Record<string, JsonSchema>>> = {
   429: { 'Retry-After': header('RetryAfter'), 'X-Quota-Reset': header('QuotaResetOnRefusal') },
-  405: { Allow: header('Allow') },
 };
 
 export const securitySchemes = {
@@ -221,10 +232,16 @@ export function errorResponses(codes: readonly ErrorCode[], extraHeaders: Record
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const out: Record<string, JsonSchema> = {};
+  // A metered operation's 429 (rate_limited, quota_exceeded) carries the headers of its successes.
+  const metered = meterErrors.every((code) => codes.includes(code));
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const description = list.map((c) => `${c}: ${errorTable[c].message}`).join(' | ');
     const schema = { $ref: '#/components/schemas/ErrorEnvelope', properties: { error: { properties: { code: { enum: list } } } } };
-    out[String(status)] = json(description, schema, { ...extraHeaders, ...refusalHeaders[status] });
+    out[String(status)] = json(description, schema, {
+      ...extraHeaders,
+      ...refusalHeaders[status],
+      ...(metered && status === 429 ? quotaHeaders : {}),
+    });
   }
   return out;
 }

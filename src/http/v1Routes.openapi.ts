@@ -122,12 +122,12 @@ function batchOperations(api: 'ip' | 'blacklist', envelope: string): Record<stri
       operationId: `${api}BatchGet`,
       tags: [api],
       summary: `Many ${name} with ?ips=a,b,c (paid plans)`,
-      description: 'Without ips: 405 method_not_allowed with Allow: POST.',
+      description: 'Without ips: 400 empty_batch.',
       security: apiKeySecurity,
       parameters: [param('ips'), ...withFields],
       responses: {
         '200': metered(`batch envelope; counted as one ${api} lookup per valid unique address`, envelope),
-        ...errorResponses([...batchErrors, 'method_not_allowed']),
+        ...errorResponses(batchErrors),
       },
     }),
     post: operation('post', path, {

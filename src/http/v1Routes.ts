@@ -19,11 +19,10 @@ import { macRecord } from '../records/macRecord.js';
 import { metaJson, metaRecord } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
 import type { Api } from '../plans/plans.js';
-import type { QuotaState } from '../plans/quota.js';
 import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { clientAddress } from '../address/clientAddress.js';
-import { admit, servedOrRefunded, setQuotaHeaders } from './metering.js';
+import { admit, servedOrRefunded, setQuotaHeaders, type Admission } from './metering.js';
 import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -40,7 +39,7 @@ import { endpointList } from './endpointList.js';
 function respondMetered(
   ctx: Exchange,
   caller: Caller,
-  quota: QuotaState,
+  quota: Admission,
   record: () => Record<string, unknown>,
   recordJson?: () => string,
 ): void {
@@ -206,17 +205,14 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     if (!refusal) {
       try {
         const entries = await readEntries(ctx);
-        if (entries === null)
-          throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
+        // GET (and HEAD) serve batches too: without ?ips= it is a batch without addresses.
+        if (entries === null) throw new ApiError('empty_batch', 'The batch contains no addresses: give them in ?ips=a,b or POST them.');
         items = distinctItems(entries);
       } catch (error) {
         const api = asApiError(error);
         if (!api) throw error;
-        if (api.code === 'method_not_allowed') throw api;
         refusal = api;
       }
-    } else if (ctx.method === 'GET' && firstQueryValue(ctx, 'ips') === undefined) {
-      throw new ApiError('method_not_allowed', 'Batch lookups are sent with POST (or GET with ?ips=).', { Allow: 'POST' });
     }
     const valid = items.filter((i) => i.ip !== null);
     const addresses = distinctAddresses(valid);

@@ -67,6 +67,19 @@ export class SlidingRateWindow {
     return true;
   }
 
+  /**
+   * The window at `now` as the X-RateLimit headers show it: the places it has left, and when all of
+   * them are free again (its newest instant plus the window; `now` when it holds none). Read after
+   * `tryAdmit`, it includes that request.
+   */
+  stateOf(accountId: string, limit: number, now: number): { remaining: number; resetMs: number } {
+    const capacity = Math.floor(limit);
+    if (!(capacity >= 1)) return { remaining: 0, resetMs: now };
+    const ring = this.rings.get(accountId);
+    const held = ring === undefined ? 0 : heldAt(ring, now - this.windowMs);
+    return { remaining: Math.max(0, capacity - held), resetMs: held === 0 ? now : ring!.newest + this.windowMs };
+  }
+
   /** A ring with every slot taken but fewer than `limit` instants: forget those out of the window, or grow. */
   private makeRoom(ring: Ring, now: number): void {
     const length = ring.times.length;
@@ -99,6 +112,18 @@ export class SlidingRateWindow {
     this.lastSweep = now;
     for (const [id, ring] of this.rings) if (ring.newest <= now - this.windowMs) this.rings.delete(id);
   }
+}
+
+/** How many of the ring's instants come after `edge` (they are ordered: a binary search). */
+function heldAt(ring: Ring, edge: number): number {
+  let low = 0;
+  let high = ring.size;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ring.times[(ring.start + middle) % ring.times.length] <= edge) low = middle + 1;
+    else high = middle;
+  }
+  return ring.size - low;
 }
 
 /** The same ring with a new capacity (the plan changed), keeping the most recent instants. */

@@ -92,7 +92,13 @@ export class OutageFallback {
       sent === null ? this.count(accountId, now, name, n) : this.countUncertain(accountId, now, sent, name, n);
     const used = () => (this.lastUsed.get(ruleKey(request)) ?? 0) + this.localUsed(request);
     const decide = (outcome: AdmitDecision['outcome']): AdmitDecision => {
+      // A probe counts nothing; any other request counts its cost when admitted, else one rejection.
+      if (!request.probe) {
+        if (outcome === 'admitted') count(api, cost);
+        else count('rejected', 1);
+      }
       const u = used();
+      const rate = this.insurance.stateOf(accountId, rateLimit, now.getTime());
       return {
         outcome,
         quota: {
@@ -102,21 +108,12 @@ export class OutageFallback {
           period: rule.period,
           resets_at: nextReset(rule.period, now),
         },
+        rate: { remaining: rate.remaining, resets_at: new Date(rate.resetMs) },
       };
     };
-    if (!this.insurance.tryAdmit(accountId, rateLimit, now.getTime())) {
-      count('rejected', 1);
-      return decide('rate_limited');
-    }
-    if (!request.consume) {
-      count('rejected', 1);
-      return decide('refused');
-    }
-    if (used() + cost > rule.limit) {
-      count('rejected', 1);
-      return decide('quota_exceeded');
-    }
-    count(api, cost);
+    if (!this.insurance.tryAdmit(accountId, rateLimit, now.getTime())) return decide('rate_limited');
+    if (!request.consume) return decide('refused');
+    if (used() + cost > rule.limit) return decide('quota_exceeded');
     return decide('admitted');
   }
 

@@ -215,7 +215,7 @@ export class RedisMeter implements Meter {
       sent.seq,
       `${nowMs}:${this.instance}:${sent.seq}`,
     ];
-    for (const { request } of batch) args.push(request.api, request.cost, request.consume ? '1' : '0');
+    for (const { request } of batch) args.push(request.api, request.cost, (request.consume ? 1 : 0) + (request.probe ? 2 : 0));
     return args;
   }
 
@@ -223,10 +223,12 @@ export class RedisMeter implements Meter {
     const { quota: rule, now } = batch[0].request;
     const resetsAt = nextReset(rule.period, now);
     return batch.map(({ request }, i) => {
-      const used = reply[2 * i + 1];
+      const [outcome, used, rateRemaining, rateResetInMs] = reply.slice(4 * i, 4 * i + 4);
       const decision: AdmitDecision = {
-        outcome: outcomes[reply[2 * i]],
+        outcome: outcomes[outcome],
         quota: { limit: rule.limit, used, remaining: Math.max(0, rule.limit - used), period: rule.period, resets_at: resetsAt },
+        // On the request's clock, whichever clock the window runs on.
+        rate: { remaining: rateRemaining, resets_at: new Date(now.getTime() + rateResetInMs) },
       };
       this.fallback.rememberDecision(request, decision);
       return decision;

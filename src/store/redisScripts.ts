@@ -23,22 +23,26 @@ local function clock(given)
 end
 
 -- The window at now: instants that left it dropped. Answers the instant a request admitted now
--- records and how many instants the window holds.
+-- records, how many instants the window holds and its newest instant (nil when it holds none).
 local function windowAt(key, now, window)
   local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
   local at = now
+  local last = nil
   if newest[2] ~= nil then
-    local last = tonumber(newest[2])
+    last = tonumber(newest[2])
     if now < last - window then
       -- a clock stepped back by more than the window: the recorded instants say nothing any more
       redis.call('DEL', key)
+      last = nil
     elseif last > now then
       -- instants stay ordered: a slightly earlier clock records as the newest instant (stricter)
       at = last
     end
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  return at, redis.call('ZCARD', key)
+  local count = redis.call('ZCARD', key)
+  if count == 0 then last = nil end
+  return at, count, last
 end
 
 local function slide(key, now, window, limit, member)
@@ -64,8 +68,10 @@ end
  * keys are read once and written once for the whole batch. KEYS: rate window, day counters, month
  * counters. ARGV: now ('' = server clock), window ms, rate limit, quota period (day/month), pooled
  * (1/0), quota limit, day TTL ms, month TTL ms, the instance's receipt field, this command's
- * sequence number, the window member prefix; then per request: api, cost, consume (1/0).
- * Answers {outcome, used, outcome, used, …}: 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
+ * sequence number, the window member prefix; then per request: api, cost, flags (1: consume, the request is
+ * not refused already; +2: probe, a HEAD request that takes its place in the window but counts nothing).
+ * Answers per request {outcome, used, rate window places left, ms until the window is empty}:
+ * outcome 0 admitted, 1 rate_limited, 2 quota_exceeded, 3 refused.
  *
  * The receipt (`seq:<instance>:<connection>` in the day's hash: the last sequence number of that connection the
  * account's day has counted) tells an instance, after an outage, whether a request whose answer was
@@ -81,7 +87,7 @@ local quota = tonumber(ARGV[6])
 
 receipt(KEYS[2], ARGV[9], ARGV[10])
 
-local at, inWindow = windowAt(KEYS[1], now, window)
+local at, inWindow, newest = windowAt(KEYS[1], now, window)
 
 local usedKey = KEYS[3]
 if period == 'day' then usedKey = KEYS[2] end
@@ -100,27 +106,32 @@ local answers = {}
 for i = 12, #ARGV, 3 do
   local api = ARGV[i]
   local cost = tonumber(ARGV[i + 1])
+  local flags = tonumber(ARGV[i + 2])
+  local probe = flags >= 2
   local outcome = 0
   if limit < 1 or inWindow >= limit then
     outcome = 1
   else
     -- fewer than limit before this one: the window never holds more than limit instants
     inWindow = inWindow + 1
+    newest = at
     members[#members + 1] = at
     members[#members + 1] = ARGV[11] .. ':' .. i
-    if ARGV[i + 2] ~= '1' then
+    if flags % 2 ~= 1 then
       outcome = 3
     elseif usedFor(api) + cost > quota then
       outcome = 2
-    else
+    elseif not probe then
       used[api] = used[api] + cost
       added[api] = added[api] + cost
       admitted = true
     end
   end
-  if outcome ~= 0 then rejected = rejected + 1 end
+  if outcome ~= 0 and not probe then rejected = rejected + 1 end
   answers[#answers + 1] = outcome
   answers[#answers + 1] = usedFor(api)
+  answers[#answers + 1] = math.max(0, limit - inWindow)
+  if newest == nil then answers[#answers + 1] = 0 else answers[#answers + 1] = newest + window - now end
 end
 
 if #members > 0 then

@@ -10,8 +10,8 @@ import { apis, type Api } from '../plans/plans.js';
 import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import type { Guard } from './sqliteGuard.js';
-import type { AdmitDecision, AdmitRequest, Meter } from './store.js';
-import type { QuotaState, UsageCounts } from '../plans/quota.js';
+import type { AdmitDecision, AdmitOutcome, AdmitRequest, Meter } from './store.js';
+import type { UsageCounts } from '../plans/quota.js';
 
 type CounterName = Api | 'rejected';
 type Counts = Record<CounterName, number>;
@@ -59,30 +59,30 @@ export class SqliteMeter implements Meter {
     if (!apis.includes(api)) throw new RangeError(`unknown api ${String(api)}`);
     if (!Number.isInteger(cost) || cost < 0) throw new RangeError('cost must be a non-negative integer');
     const view = this.guard('read usage', () => this.counterView(accountId, now));
-    const state = (): QuotaState => {
+    const decide = (outcome: AdmitOutcome): AdmitDecision => {
+      // A probe counts nothing; any other request counts its cost when admitted, else one rejection.
+      if (!request.probe) {
+        if (outcome === 'admitted') this.count(view, accountId, api, cost);
+        else this.count(view, accountId, 'rejected', 1);
+      }
       const used = this.quotaUsed(view, request);
+      const rate = this.rateWindow.stateOf(accountId, request.rate_limit_per_second, now.getTime());
       return {
-        limit: rule.limit,
-        used,
-        remaining: Math.max(0, rule.limit - used),
-        period: rule.period,
-        resets_at: nextReset(rule.period, now),
+        outcome,
+        quota: {
+          limit: rule.limit,
+          used,
+          remaining: Math.max(0, rule.limit - used),
+          period: rule.period,
+          resets_at: nextReset(rule.period, now),
+        },
+        rate: { remaining: rate.remaining, resets_at: new Date(rate.resetMs) },
       };
     };
-    if (!this.rateWindow.tryAdmit(accountId, request.rate_limit_per_second, now.getTime())) {
-      this.count(view, accountId, 'rejected', 1);
-      return { outcome: 'rate_limited', quota: state() };
-    }
-    if (!request.consume) {
-      this.count(view, accountId, 'rejected', 1);
-      return { outcome: 'refused', quota: state() };
-    }
-    if (this.quotaUsed(view, request) + cost > rule.limit) {
-      this.count(view, accountId, 'rejected', 1);
-      return { outcome: 'quota_exceeded', quota: state() };
-    }
-    this.count(view, accountId, api, cost);
-    return { outcome: 'admitted', quota: state() };
+    if (!this.rateWindow.tryAdmit(accountId, request.rate_limit_per_second, now.getTime())) return decide('rate_limited');
+    if (!request.consume) return decide('refused');
+    if (this.quotaUsed(view, request) + cost > rule.limit) return decide('quota_exceeded');
+    return decide('admitted');
   }
 
   async refund(request: AdmitRequest): Promise<void> {

@@ -76,15 +76,29 @@ export interface AdmitRequest {
    * the quota.
    */
   consume: boolean;
+  /**
+   * A HEAD request (docs/api.md "HEAD"): decided as the same GET would be, and taking its place in
+   * the rate window when admitted there, but counting nothing: neither its cost nor a rejection.
+   */
+  probe?: boolean;
   now: Date;
 }
 
 export type AdmitOutcome = 'admitted' | 'rate_limited' | 'quota_exceeded' | 'refused';
 
+/** The per-second window after a decision (the X-RateLimit headers, docs/api.md "Quota headers"). */
+export interface RateWindowState {
+  /** requests the window admits now, after this one */
+  remaining: number;
+  /** when every place of the window is free again: its newest request plus one second (the request's clock) */
+  resets_at: Date;
+}
+
 export interface AdmitDecision {
   outcome: AdmitOutcome;
   /** the quota after this request (used includes it when admitted) */
   quota: QuotaState;
+  rate: RateWindowState;
 }
 
 /** Accounts (plan, expiry, suspension) and their API keys, stored only as hashes of their secrets. */

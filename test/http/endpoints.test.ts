@@ -208,10 +208,12 @@ describe('unknown paths and methods', () => {
   });
 
   for (const path of ['/v1/ip/batch', '/v1/blacklist/batch']) {
-    it(`GET ${path} without addresses is 405 method_not_allowed with an Allow header naming POST`, async () => {
+    it(`GET ${path} without addresses is 400 empty_batch naming ?ips= (GET serves batches)`, async () => {
       const r = await h.call(path, { key });
-      expectError(r, 'method_not_allowed', 405);
-      expect(r.headers.get('allow') ?? '').toMatch(/\bPOST\b/);
+      expectError(r, 'empty_batch', 400);
+      expect(r.headers.get('allow')).toBeNull();
+      expect(r.body.error.message).toContain('?ips=');
+      expect((await h.call(`${path}?ips=8.8.8.8`, { key })).status).toBe(200);
     });
   }
 });

@@ -52,7 +52,7 @@ describe('every row of SPEC 7', () => {
     ['plan_required', 402, () => h.call('/v1/blacklist/batch', { key: free, json: ['8.8.8.8'] })],
     ['plan_required', 402, () => h.call('/v1/mac/search?q=cisco', { key: free })],
     ['not_found', 404, () => h.call('/v1/whatever')],
-    ['method_not_allowed', 405, () => h.call('/v1/blacklist/batch', { key: pro })],
+    ['method_not_allowed', 405, () => h.call('/v1/blacklist/batch', { key: pro, method: 'PUT' })],
   ];
   for (const [code, status, get] of rows) {
     it(`${status} ${code}`, async () => {

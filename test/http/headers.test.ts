@@ -43,7 +43,7 @@ function spread(): [string, string, CallOptions][] {
     ['plan_required', '/v1/mac/search?q=cisco', { key: free }],
     ['not_found', '/v1/nothing', {}],
     ['not_found root', '/', {}],
-    ['method_not_allowed', '/v1/ip/batch', { key: pro }],
+    ['method_not_allowed', '/v1/ip/batch', { key: pro, method: 'PUT' }],
     ['unsupported_media_type', '/v1/ip/batch', { key: pro, body: 'x', headers: { 'content-type': 'text/plain' } }],
     ['admin', '/admin/accounts/nope', { headers: { authorization: 'Bearer wrong' } }],
     ['health', '/health', {}],

@@ -53,6 +53,7 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
           expect(d).toEqual({
             outcome: 'admitted',
             quota: { limit: 3, used: i, remaining: 3 - i, period: 'day', resets_at: at('2031-03-11T00:00:00.000Z') },
+            rate: expect.any(Object),
           });
         }
         const over = await admit(id, plus(now, 50), { quota });
@@ -72,6 +73,7 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
           expect(await admit(id, plus(now, i), { quota, api })).toEqual({
             outcome: 'admitted',
             quota: { limit: 5, used: i + 1, remaining: 4 - i, period: 'month', resets_at: at('2031-05-01T00:00:00.000Z') },
+            rate: expect.any(Object),
           });
         }
         for (const api of ['ip', 'blacklist', 'mac'] as const) {
@@ -110,11 +112,13 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         expect(before).toEqual({
           outcome: 'quota_exceeded',
           quota: { limit: 2, used: 2, remaining: 0, period: 'day', resets_at: at('2031-03-15T00:00:00.000Z') },
+          rate: expect.any(Object),
         });
         const after = await admit(id, at('2031-03-15T00:00:00.000Z'), { quota });
         expect(after).toEqual({
           outcome: 'admitted',
           quota: { limit: 2, used: 1, remaining: 1, period: 'day', resets_at: at('2031-03-16T00:00:00.000Z') },
+          rate: expect.any(Object),
         });
         expect((await meter.usage(id, at('2031-03-15T12:00:00.000Z'))).today).toEqual({ ip: 1, blacklist: 0, mac: 0, rejected: 0 });
         expect((await meter.usage(id, at('2031-03-14T12:00:00.000Z'))).today).toEqual({ ip: 2, blacklist: 0, mac: 0, rejected: 1 });
@@ -131,10 +135,12 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         expect(await admit(id, at('2031-01-31T23:59:59.999Z'), { quota })).toEqual({
           outcome: 'quota_exceeded',
           quota: { limit: 3, used: 3, remaining: 0, period: 'month', resets_at: at('2031-02-01T00:00:00.000Z') },
+          rate: expect.any(Object),
         });
         expect(await admit(id, at('2031-02-01T00:00:00.000Z'), { quota })).toEqual({
           outcome: 'admitted',
           quota: { limit: 3, used: 1, remaining: 2, period: 'month', resets_at: at('2031-03-01T00:00:00.000Z') },
+          rate: expect.any(Object),
         });
         expect((await meter.usage(id, at('2031-01-31T12:00:00.000Z'))).month_used).toBe(3);
         expect((await meter.usage(id, at('2031-02-01T12:00:00.000Z'))).month_used).toBe(1);
@@ -162,6 +168,7 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         expect(await admit(id, now, { quota, consume: false, cost: 1 })).toEqual({
           outcome: 'refused',
           quota: { limit: 2, used: 0, remaining: 2, period: 'day', resets_at: at('2031-05-06T00:00:00.000Z') },
+          rate: expect.any(Object),
         });
         expect(await admit(id, plus(now, 1), { quota, rate_limit_per_second: 2 })).toMatchObject({
           outcome: 'admitted',
@@ -207,6 +214,37 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
         expect(await r(1000)).toBe('admitted');
         expect(await r(1009)).toBe('rate_limited');
         expect(await r(1010)).toBe('admitted');
+      });
+
+      it('reports the places left after each request and when the window is empty again', async () => {
+        const id = newId('acc');
+        const t0 = at('2031-06-04T12:00:00.000Z');
+        const r = (ms: number, consume = true) =>
+          admit(id, plus(t0, ms), { rate_limit_per_second: 3, consume }).then((d) => ({ outcome: d.outcome, rate: d.rate }));
+        const rate = (remaining: number, emptyAtMs: number) => ({ remaining, resets_at: plus(t0, emptyAtMs) });
+        expect(await r(0)).toEqual({ outcome: 'admitted', rate: rate(2, 1000) });
+        expect(await r(100, false)).toEqual({ outcome: 'refused', rate: rate(1, 1100) });
+        expect(await r(200)).toEqual({ outcome: 'admitted', rate: rate(0, 1200) });
+        expect(await r(300)).toEqual({ outcome: 'rate_limited', rate: rate(0, 1200) });
+        // the first instant has left the window: one place
+        expect(await r(1000)).toEqual({ outcome: 'admitted', rate: rate(0, 2000) });
+        expect(await r(1150)).toEqual({ outcome: 'admitted', rate: rate(0, 2150) });
+        expect((await admit(id, plus(t0, 5000), { rate_limit_per_second: 3 })).rate).toEqual(rate(2, 6000));
+      });
+
+      it('a probe is decided as the request would be and takes its place in the window, but counts nothing', async () => {
+        const id = newId('acc');
+        const now = at('2031-06-05T12:00:00.000Z');
+        const quota = dayQuota(2);
+        const probe = (ms: number, over: Partial<AdmitRequest> = {}) => admit(id, plus(now, ms), { quota, probe: true, ...over });
+        expect(await probe(0)).toMatchObject({ outcome: 'admitted', quota: { used: 0, remaining: 2 }, rate: { remaining: 999 } });
+        expect(await probe(1, { consume: false })).toMatchObject({ outcome: 'refused', quota: { used: 0 }, rate: { remaining: 998 } });
+        expect(await probe(2, { cost: 3 })).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 0, remaining: 2 } });
+        expect(await admit(id, plus(now, 3), { quota, cost: 2 })).toMatchObject({ outcome: 'admitted', quota: { used: 2 } });
+        expect(await probe(4)).toMatchObject({ outcome: 'quota_exceeded', quota: { used: 2, remaining: 0 } });
+        expect(await probe(2000, { rate_limit_per_second: 1 })).toMatchObject({ outcome: 'quota_exceeded', rate: { remaining: 0 } });
+        expect(await probe(2001, { rate_limit_per_second: 1 })).toMatchObject({ outcome: 'rate_limited' });
+        expect(await meter.usage(id, now)).toEqual({ today: { ip: 2, blacklist: 0, mac: 0, rejected: 0 }, month_used: 2 });
       });
 
       it('is kept per account', async () => {
