@@ -209,7 +209,7 @@ function prefixOf(first: bigint, last: bigint, family: 4 | 6): AsnPrefix {
   const width = family === 4 ? 32 : 128;
   const cidrs: string[] = [];
   // The largest aligned block at `at` that ends within the prefix, then the next.
-  for (let at = first; at <= last; ) {
+  for (let at = first; at <= last;) {
     let bits = 0;
     while (bits < width && (at & ((1n << BigInt(bits + 1)) - 1n)) === 0n && at + (1n << BigInt(bits + 1)) - 1n <= last) bits++;
     cidrs.push(`${text(at)}/${width - bits}`);

@@ -10,10 +10,17 @@ import {
   type AsnRecordFull,
   type NotFoundAsnRecord,
 } from './asnRecord.js';
+import type { FieldLevel } from './ipRecord.js';
 import { withMeta } from './metaRecord.openapi.js';
 import { COUNTRY_CODE, arrayOf, constant, int, record, ref, str, strOrNull, stringEnumOrNull, type JsonSchema } from './jsonSchema.js';
 
 const ASN = int('the AS number', { minimum: 1, maximum: 0xffffffff });
+
+/** A response schema whose meta names the field level. */
+function atLevel(schema: JsonSchema, level: FieldLevel): JsonSchema {
+  const meta = { ...ref('Meta'), properties: { fields: { const: level } } };
+  return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), meta } };
+}
 
 export function asnRecordSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
@@ -63,15 +70,16 @@ export function asnRecordSchemas(): Record<string, JsonSchema> {
     ...basic,
     prefixes: ref('AsnPrefixPage'),
   });
-  schemas.AsnNotFoundRecord = record<NotFoundAsnRecord>('An AS number the ASN data lists no prefix for; the same on every plan.', {
+  schemas.AsnNotFound = record<NotFoundAsnRecord>('An AS number the ASN data lists no prefix for; the same on every plan.', {
     success: constant(true),
     asn: ASN,
     found: constant(false),
     message: str(),
   });
-  schemas.AsnRecordBasicResponse = withMeta(schemas.AsnRecordBasic, 'AS record (basic) with meta.');
-  schemas.AsnRecordFullResponse = withMeta(schemas.AsnRecordFull, 'AS record (full) with meta.');
-  schemas.AsnNotFoundResponse = withMeta(schemas.AsnNotFoundRecord, 'Not-found answer with meta.');
+  // The two levels differ only by the prefix list: meta.fields tells them apart.
+  schemas.AsnRecordBasicResponse = atLevel(withMeta(schemas.AsnRecordBasic, 'AS record (basic) with meta.'), 'basic');
+  schemas.AsnRecordFullResponse = atLevel(withMeta(schemas.AsnRecordFull, 'AS record (full) with meta.'), 'full');
+  schemas.AsnNotFoundResponse = withMeta(schemas.AsnNotFound, 'Not-found answer with meta.');
   schemas.AsnLookupResponse = {
     description: "GET /v1/asn/{asn}: the AS record of the plan's field level, or the not-found answer.",
     oneOf: [ref('AsnRecordBasicResponse'), ref('AsnRecordFullResponse'), ref('AsnNotFoundResponse')],

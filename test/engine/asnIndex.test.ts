@@ -37,7 +37,22 @@ describe('AS numbers as clients write them', () => {
   });
 
   it('refuses 0, numbers past 32 bits, asdot, signs, spaces and other text', () => {
-    for (const text of ['0', 'AS0', '4294967296', 'AS99999999999', '1.10', '-5', '+5', ' 15169', 'AS 15169', 'ASN15169', 'AS', '', '15169x', '0x10'])
+    for (const text of [
+      '0',
+      'AS0',
+      '4294967296',
+      'AS99999999999',
+      '1.10',
+      '-5',
+      '+5',
+      ' 15169',
+      'AS 15169',
+      'ASN15169',
+      'AS',
+      '',
+      '15169x',
+      '0x10',
+    ])
       expect(parseAsn(text), text).toBe(-1);
   });
 });
