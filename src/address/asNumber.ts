@@ -3,7 +3,7 @@
  * 4294967295. AS 0 is reserved (RFC 7607) and announces nothing. The asdot form (`1.10`) is not read.
  */
 
-export const MAX_ASN = 0xffffffff;
+const MAX_ASN = 0xffffffff;
 
 const AS_NUMBER = /^(?:as)?(\d{1,10})$/i;
 

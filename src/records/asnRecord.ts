@@ -65,7 +65,7 @@ export interface NotFoundAsnRecord {
 
 export type AsnRecord = AsnRecordBasic | AsnRecordFull | NotFoundAsnRecord;
 
-export const ASN_NOT_FOUND_MESSAGE = 'No data for this AS number: the ASN data lists no prefix announced by it.';
+const ASN_NOT_FOUND_MESSAGE = 'No data for this AS number: the ASN data lists no prefix announced by it.';
 
 /** The record of the level; `page`: the prefixes of the full level, fetched only for it. */
 export function asnRecord(
