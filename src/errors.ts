@@ -5,6 +5,7 @@
 export const errorTable = {
   invalid_ip: { status: 400, message: 'Not a valid IPv4 or IPv6 address.' },
   invalid_mac: { status: 400, message: 'A MAC address or prefix needs 6 to 12 hex digits.' },
+  invalid_asn: { status: 400, message: 'An AS number is AS followed by a number from 1 to 4294967295 (AS15169), or the number alone.' },
   invalid_query: { status: 400, message: 'The search query needs at least 2 characters.' },
   empty_batch: { status: 400, message: 'The batch contains no addresses.' },
   batch_too_large: { status: 400, message: 'The batch has more addresses than the plan allows.' },

@@ -22,8 +22,8 @@ program
 
 program
   .command('lookup')
-  .description('look up IP addresses and MAC addresses offline; reads stdin when no input (or "-") is given')
-  .argument('[inputs...]', 'IPv4, IPv6, MAC addresses or OUI prefixes')
+  .description('look up IP addresses, MAC addresses and AS numbers offline; reads stdin when no input (or "-") is given')
+  .argument('[inputs...]', 'IPv4, IPv6, MAC addresses, OUI prefixes or AS numbers (AS15169)')
   .option('--tables <dir>', 'folder of the tables (default: $NETLOOKUP_TABLES or data/tables)')
   .option('--pretty', 'indented JSON')
   .action(async (inputs: string[], flags) => {

@@ -68,6 +68,15 @@ export const endpoints = [
     counted_as: 'not counted',
     description: 'plan, limits and usage of the account of the key',
   },
+  {
+    method: 'GET',
+    path: '/v1/asn/{asn}',
+    plan: 'all',
+    counted_as: '1 IP lookup',
+    description:
+      'an autonomous system (AS15169 or 15169): name, organisation, domain, country, connection type, IPv4 and IPv6 prefixes ' +
+      'and addresses; on paid plans its prefixes, paged with offset and limit',
+  },
   { method: 'GET', path: '/v1', plan: 'all', counted_as: 'not counted', description: 'this list' },
 ] as const;
 

@@ -13,6 +13,7 @@
  */
 import { errorSchemas } from '../errors.openapi.js';
 import { defaultPlans, planCodes, type PlanCode } from '../plans/plans.js';
+import { asnRecordSchemas } from '../records/asnRecord.openapi.js';
 import { blacklistRecordSchemas } from '../records/blacklistRecord.openapi.js';
 import { ipRecordSchemas } from '../records/ipRecord.openapi.js';
 import { macRecordSchemas } from '../records/macRecord.openapi.js';
@@ -34,6 +35,7 @@ function componentSchemas() {
     ...ipRecordSchemas(),
     ...blacklistRecordSchemas(),
     ...macRecordSchemas(),
+    ...asnRecordSchemas(),
     ...macSearchSchemas(),
     ...usageRecordSchemas(),
     ...batchSchemas(),

@@ -2,6 +2,7 @@
 import type { ErrorCode } from '../errors.js';
 import { defaultPlans, planCodes } from '../plans/plans.js';
 import { arrayOf, constant, int, oneOf, ref, shape, str, stringEnum, type JsonSchema } from '../records/jsonSchema.js';
+import { asnPaths } from './asnLookup.openapi.js';
 import { blacklistRecordSchemas } from '../records/blacklistRecord.openapi.js';
 import { ipRecordSchemas } from '../records/ipRecord.openapi.js';
 import { blacklistPaths } from './blacklistRoutes.openapi.js';
@@ -182,6 +183,7 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
       }),
     },
     '/v1/ip/batch': batchOperations('ip', 'IpBatchResponse'),
+    ...asnPaths(),
     '/v1/blacklist/{ip}': {
       get: operation('get', '/v1/blacklist/{ip}', {
         operationId: 'blacklistCheck',

@@ -30,6 +30,7 @@ import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js'
 import { batchEntriesReader } from './batchBody.js';
 import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
+import { lookupAsn } from './asnLookup.js';
 
 /**
  * A metered record with its meta. `recordJson`, when given, renders the same record as JSON text
@@ -330,6 +331,8 @@ export function v1Router(deps: ServiceDeps): Router {
   });
 
   router.get('/mac/:mac', (ctx) => lookupMac(ctx, deps, ctx.params.mac));
+
+  router.get('/asn/:asn', (ctx) => lookupAsn(ctx, deps, ctx.params.asn, respondMetered));
 
   return router;
 }

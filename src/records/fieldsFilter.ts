@@ -32,7 +32,7 @@ export interface FieldsFilter {
   readonly paths: readonly string[];
 }
 
-export const ALWAYS_KEPT: readonly string[] = ['success', 'input', 'ip', 'mac', 'version', 'found', 'reserved', 'message', 'meta'];
+export const ALWAYS_KEPT: readonly string[] = ['success', 'input', 'ip', 'mac', 'asn', 'version', 'found', 'reserved', 'message', 'meta'];
 const alwaysKept = new Set(ALWAYS_KEPT);
 
 /** Compiles a `fields` parameter; null when there is nothing to filter by. */

@@ -765,6 +765,27 @@ describe('responses of the running service match the document', () => {
       expectError(await call('GET', '/v1/mac/search', `/v1/mac/search?q=apple&${paging}`, { key: business.secret }), 400, 'invalid_input');
   });
 
+  it('AS lookup: both plans, the three input forms, paging, not found, fields, invalid input', async () => {
+    for (const [key, plan] of [
+      [free.secret, 'free'],
+      [business.secret, 'business'],
+    ] as const) {
+      for (const asn of ['AS15169', 'as13335', '3320']) {
+        const ex = await call('GET', '/v1/asn/{asn}', `/v1/asn/${asn}`, { key });
+        expect(ex.status, asn).toBe(200);
+        expectSchema(plan === 'free' ? 'AsnRecordBasicResponse' : 'AsnRecordFullResponse', ex.body);
+        expectQuotaHeadersMatchMeta(ex, plan);
+        capture(plan === 'free' ? 'asnBasic' : 'asnFull', ex);
+      }
+      const unknown = await call('GET', '/v1/asn/{asn}', '/v1/asn/AS4294967295', { key });
+      expectSchema('AsnNotFoundResponse', unknown.body);
+      capture('asnNotFound', unknown);
+      await call('GET', '/v1/asn/{asn}', '/v1/asn/AS15169?offset=70&limit=5&fields=name,prefixes.results', { key });
+      expectError(await call('GET', '/v1/asn/{asn}', '/v1/asn/AS0', { key }), 400, 'invalid_asn');
+      expectError(await call('GET', '/v1/asn/{asn}', '/v1/asn/AS15169?limit=1001', { key }), 400, 'invalid_input');
+    }
+  });
+
   it('IP batch: the three body forms, GET ?ips=, duplicates, invalid entries, fields, and every refusal', async () => {
     const ips = [
       '8.8.8.8',
@@ -1335,6 +1356,9 @@ describe('record schemas are exact', () => {
         'blacklistReport',
         'blacklistExport',
         'adminBlacklistDeleted',
+        'asnBasic',
+        'asnFull',
+        'asnNotFound',
         'endpointList',
         'health',
         'ipBasic',

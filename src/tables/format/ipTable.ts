@@ -331,6 +331,16 @@ export class IpTable extends RangeTable {
     return this.networks.getUint32(row * layout.bytes + layout.asRow, true);
   }
 
+  /** The AS number of AS row `row`, without decoding its strings (the ASN index reads every row). */
+  asnOfAsRow(row: number): number {
+    return this.asRows.getUint32(row * AS_ROW.bytes + AS_ROW.asn, true);
+  }
+
+  /** The country code of location row `row`, without decoding its strings. */
+  countryOfLocation(row: number): string | null {
+    return unpackCountryCode(this.locations.getUint16(row * LOCATION_ROW.bytes + LOCATION_ROW.countryCode, true));
+  }
+
   asRow(row: number): AsRow {
     const v = this.asRows;
     const at = row * AS_ROW.bytes;
