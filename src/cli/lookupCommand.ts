@@ -8,7 +8,7 @@
  *   does not list (is_threat false, threat_confidence 0, threat_reports 0, the others null);
  * - input of no kind, or a refusal (a table not loaded): the API's error envelope in its place.
  * JSON, indented when stdout is a terminal (or with --pretty), else one record per line.
- * Exit status: 0 every input answered (found or not), 1 some input refused or no tables, 2 bad usage.
+ * Exit status: 0 every input answered (found or not), 1 some input refused, 2 bad usage or no tables.
  */
 import { Option, type Command } from 'commander';
 import readline from 'node:readline';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * The netlookup command line. Exit statuses: 0 done; 1 understood but refused or failed (the
- * command's own refusals, src/cli/storeAccess.ts CliErrorCode; a lookup's refused input; a server
- * that cannot start); 2 bad usage, reported by the parser (unknown command or option, missing
- * argument, conflicting options, a value of the wrong form). Help exits with 0.
+ * The netlookup command line. Exit statuses (docs/api.md "Command line"): 0 done; 1 the command ran
+ * and refused or failed (an admin command's refusal, src/cli/storeAccess.ts CliErrorCode; a
+ * lookup's refused input; an import's refused rows); 2 the command could not start: bad usage,
+ * reported by the parser (unknown command or option, missing argument, conflicting options, a value
+ * of the wrong form), or an unusable environment (a refused variable, missing tables, a data
+ * directory another server uses). Help exits with 0.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { registerAccountCommand } from './accountCommand.js';
@@ -55,5 +57,5 @@ registerBlacklistCommand(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {
   process.stderr.write(`netlookup: ${error.message}\n`);
-  process.exitCode = 1;
+  process.exitCode = 2;
 });
