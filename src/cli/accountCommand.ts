@@ -8,7 +8,7 @@
 import { Option, type Command } from 'commander';
 import { planCodes, type PlanCode } from '../plans/plans.js';
 import type { AccountPatch } from '../store/store.js';
-import { emailOrNone, instantOrNone } from './optionValues.js';
+import { emailOrNone, instantOrNone, noneAsNull } from './optionValues.js';
 import {
   accountText,
   CliError,
@@ -22,17 +22,17 @@ import {
   type AdminFlags,
 } from './storeAccess.js';
 
+/** `expires` and `email`: an ISO instant or address, or "none" (noneAsNull). */
 interface CreateFlags extends AdminFlags {
   plan: PlanCode;
-  /** null: "none" */
-  expires?: string | null;
-  email?: string | null;
+  expires?: string;
+  email?: string;
 }
 
 interface UpdateFlags extends AdminFlags {
   plan?: PlanCode;
-  expires?: string | null;
-  email?: string | null;
+  expires?: string;
+  email?: string;
   suspend?: boolean;
   unsuspend?: boolean;
 }
@@ -57,8 +57,9 @@ export function registerAccountCommand(program: Command): Command {
       .option('--email <address>', 'contact address (default: none)', emailOrNone),
   ).action((flags: CreateFlags) =>
     runAdmin(flags, { createIfMissing: true }, async ({ accounts }) => {
-      refuseFreeExpiry(flags.plan, flags.expires);
-      const created = await accounts.createAccount({ plan: flags.plan, expires_at: flags.expires ?? null, email: flags.email ?? null });
+      const expires = noneAsNull(flags.expires) ?? null;
+      refuseFreeExpiry(flags.plan, expires);
+      const created = await accounts.createAccount({ plan: flags.plan, expires_at: expires, email: noneAsNull(flags.email) ?? null });
       return { json: created, text: `${accountText(created.account)}\n\n${keyText(created.key)}` };
     }),
   );
@@ -86,10 +87,10 @@ export function registerAccountCommand(program: Command): Command {
   ).action((id: string, flags: UpdateFlags, command: Command) => {
     const patch: AccountPatch = {};
     if (flags.plan !== undefined) patch.plan = flags.plan;
-    if (flags.expires !== undefined) patch.expires_at = flags.expires;
+    if (flags.expires !== undefined) patch.expires_at = noneAsNull(flags.expires);
     if (flags.suspend) patch.suspended = true;
     if (flags.unsuspend) patch.suspended = false;
-    if (flags.email !== undefined) patch.email = flags.email;
+    if (flags.email !== undefined) patch.email = noneAsNull(flags.email);
     refuseEmptyUpdate(command, Object.keys(patch).length > 0, '--plan, --expires, --email, --suspend or --unsuspend');
     return runAdmin(flags, {}, async ({ accounts }) => {
       const current = (await accounts.getAccount(id)) ?? notFound('account', id);

@@ -9,7 +9,15 @@ import { hostOf } from '../config/config.js';
 import { normalizeWebsites, StoreInputError } from '../store/keyWebsites.js';
 
 /** The word that stands for the admin API's JSON null in `--expires` and `--email`. */
-export const NONE = 'none';
+const NONE = 'none';
+
+/**
+ * An option value with `none` read as null (commander stores a parser's null as ""; so the
+ * parsers keep the word and the action reads it here); undefined when the option is not given.
+ */
+export function noneAsNull(value: string | undefined): string | null | undefined {
+  return value === NONE ? null : value;
+}
 
 function refuse(message: string): never {
   throw new InvalidArgumentError(message);
@@ -32,10 +40,10 @@ const isoInstant = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\
 
 /**
  * An ISO 8601 date (2027-01-01: its start in UTC) or instant with its zone (2027-01-01T12:00:00Z,
- * …+02:00), as a full ISO instant; `none`: null. A real calendar day and clock time only.
+ * …+02:00), as a full ISO instant, or `none`. A real calendar day and clock time only.
  */
-export function instantOrNone(text: string): string | null {
-  if (text === NONE) return null;
+export function instantOrNone(text: string): string {
+  if (text === NONE) return text;
   const match = isoInstant.exec(text);
   const [year, month, day, hour, minute, second] = (match?.slice(1, 7) ?? []).map((part) => Number(part ?? 0));
   const calendarDay = match !== null && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
@@ -44,8 +52,8 @@ export function instantOrNone(text: string): string | null {
   return new Date(text).toISOString();
 }
 
-export function emailOrNone(text: string): string | null {
-  if (text === NONE) return null;
+export function emailOrNone(text: string): string {
+  if (text === NONE) return text;
   if (!/^[^\s@]+@[^\s@]+$/.test(text)) refuse('An email address (name@example.com) or "none" is expected.');
   return text;
 }
