@@ -4,7 +4,6 @@
  * the basic one) answer the same JSON, `meta` aside; the clock fields may differ by the seconds
  * between the two questions.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,8 +12,8 @@ import { configFromEnv } from '../../src/config/config.js';
 import { defaultTablesDir } from '../../src/engine/node.js';
 import { startService, type RunningService } from '../../src/http/server.js';
 import { defaultPlans } from '../../src/plans/plans.js';
-import { projectRoot } from '../http/harness.js';
 import type { CliRun } from '../http/serveProcess.js';
+import { runBuiltCli } from './cliProcess.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-cli-lookup-'));
 const tablesDir = defaultTablesDir();
@@ -23,19 +22,7 @@ const plansFile = path.join(root, 'plans.json');
 
 const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tablesDir, NETLOOKUP_DATA_DIR: dataDir, NETLOOKUP_PLANS: plansFile };
 
-/** `node dist/cli/main.js ARGS` to its end (the test setup keeps dist current), `stdin` piped in when given. */
-function cli(args: string[], stdin?: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', ...args], { cwd: projectRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const cli = (args: string[], stdin?: string) => runBuiltCli(args, env, stdin);
 
 const lines = (run: CliRun) =>
   run.stdout
