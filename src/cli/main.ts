@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The netlookup command line. Exit statuses (docs/api.md "Command line"): 0 done; 1 the command ran
+ * The netlookup command line. Exit statuses (docs/api.md "Administration"): 0 done; 1 the command ran
  * and refused or failed (an admin command's refusal, src/cli/storeAccess.ts CliErrorCode; a
  * lookup's refused input; an import's refused rows); 2 the command could not start: bad usage,
  * reported by the parser (unknown command or option, missing argument, conflicting options, a value
