@@ -89,8 +89,8 @@ async function runLookup(inputs: string[], flags: LookupFlags): Promise<number> 
 export function registerLookupCommand(program: Command): Command {
   return program
     .command('lookup')
-    .description('answer inputs offline from the tables with the records of the API; reads stdin when no input (or "-") is given')
-    .argument('[inputs...]', `what to look up, each ${nouns.join('; ')}`)
+    .description('print the API\'s records of the inputs, offline from the tables; reads stdin when no input (or "-") is given')
+    .argument('[inputs...]', `what to look up (${nouns.join(', ')})`)
     .addOption(
       new Option('--level <level>', "field level: full (the paid plans' records) or basic (the free plan's)")
         .choices(['basic', 'full'])
