@@ -5,10 +5,10 @@
  * (src/blacklist/reportDraft.ts); saved rows are written in batched transactions, each refused
  * row is listed with its line and reason. A running server sees the import within a second.
  *
- * Exit codes: 0 every row saved; 1 some rows refused (the others are saved) or the store failed;
- * 2 bad usage.
+ * Exit codes: 0 every row saved; 1 some rows refused (the others are saved), a file missing or
+ * the store failed; 2 bad usage.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import fs from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
@@ -21,13 +21,15 @@ import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
 import type { ReportInput } from '../blacklist/listing.js';
 import { ProgressDisplay } from './progressDisplay.js';
-import { CliError, runAdmin, usageErrorsExitWith2, withAdminOptions, type AdminFlags } from './storeAccess.js';
+import { utcOffsetMinutes } from './optionValues.js';
+import { CliError, runAdmin, withAdminOptions, type AdminFlags } from './storeAccess.js';
 
 interface ImportFlags extends AdminFlags {
   format: 'auto' | 'fail2ban' | 'csv';
   reporter?: string;
   source?: string;
-  utcOffset: string;
+  /** minutes east of UTC */
+  utcOffset: number;
   tables?: string;
 }
 
@@ -49,12 +51,6 @@ interface ImportSummary {
 }
 
 const BATCH = 500;
-
-function offsetMinutes(text: string): number {
-  const match = /^([+-])(\d{2}):?(\d{2})$/.exec(text.trim());
-  if (!match) throw new CliError('invalid_input', `--utc-offset must look like +01:00 or -0500 (got ${JSON.stringify(text)})`);
-  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
-}
 
 /** One candidate row of an import: the report's fields, or a refusal found while reading. */
 type Row =
@@ -98,7 +94,7 @@ async function importFiles(
   engine: LookupEngine | null,
   retentionMs: number,
 ): Promise<ImportSummary> {
-  const offset = offsetMinutes(flags.utcOffset);
+  const offset = flags.utcOffset;
   const reporter = flags.reporter ?? `import:${os.hostname()}`;
   const summary: ImportSummary = { saved: 0, merged: 0, refused: [], restored: 0, ignored: 0 };
   const progress = new ProgressDisplay();
@@ -156,31 +152,51 @@ function summaryText(summary: ImportSummary): string {
   ];
   if (summary.restored > 0)
     lines.push(`left out ${summary.restored} restored ban${summary.restored === 1 ? '' : 's'} (reported when first banned)`);
-  if (summary.ignored > 0) lines.push(`ignored ${summary.ignored} line${summary.ignored === 1 ? '' : 's'} that are no ban event`);
+  if (summary.ignored > 0)
+    lines.push(
+      summary.ignored === 1 ? 'ignored 1 line that is not a ban event' : `ignored ${summary.ignored} lines that are not ban events`,
+    );
   return lines.join('\n');
 }
 
+/** Files that cannot be read are refused before any row is read: nothing is half imported. */
+function checkReadable(files: string[]): void {
+  for (const file of files) {
+    if (file === '-') continue;
+    try {
+      fs.accessSync(file, fs.constants.R_OK);
+      if (!fs.statSync(file).isFile()) throw new Error('not a file');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+      throw new CliError('invalid_input', `${file}: ${reason}`);
+    }
+  }
+}
+
 export function registerBlacklistCommand(program: Command): Command {
-  const blacklist = usageErrorsExitWith2(
-    program.command('blacklist').description("the service's own blacklist in the store (NETLOOKUP_DATA_DIR)"),
-  );
+  const blacklist = program.command('blacklist').description("the service's own blacklist in the store (NETLOOKUP_DATA_DIR)");
   withAdminOptions(
     blacklist
       .command('import')
       .description('import fail2ban logs (ban events) or bulk-report CSV (IP,Categories,ReportDate,Comment); "-" reads stdin')
-      .argument('<files...>', 'log or CSV files')
-      .option('--format <format>', 'auto (by extension: .csv is CSV), fail2ban or csv', 'auto')
+      .argument('<files...>', 'log or CSV files, or "-" for stdin')
+      .addOption(
+        new Option('--format <format>', 'how to read the files: auto (by extension: .csv is CSV, else fail2ban)')
+          .choices(['auto', 'fail2ban', 'csv'])
+          .default('auto'),
+      )
       .option('--reporter <id>', 'who reports (an account id; default import:<hostname>)')
       .option('--source <name>', "the reports' source (default fail2ban or csv-import)")
-      .option('--utc-offset <offset>', 'UTC offset of the times in fail2ban logs (they carry no zone)', '+00:00')
+      .addOption(
+        new Option('--utc-offset <offset>', 'UTC offset of the times in fail2ban logs, which carry no zone (+01:00, -0500)')
+          .argParser(utcOffsetMinutes)
+          .default(0, '+00:00'),
+      )
       .option('--tables <dir>', 'folder of the tables, for country and provider (default: $NETLOOKUP_TABLES or data/tables)'),
   ).action(async (files: string[], flags: ImportFlags) => {
-    if (!['auto', 'fail2ban', 'csv'].includes(flags.format)) {
-      process.stderr.write(`netlookup: --format must be auto, fail2ban or csv\n`);
-      process.exit(2);
-    }
     let refused = 0;
     await runAdmin(flags, { createIfMissing: true }, async ({ blacklist }) => {
+      checkReadable(files);
       let engine: LookupEngine | null = null;
       try {
         engine = await loadEngine({ tablesDir: flags.tables });

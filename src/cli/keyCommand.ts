@@ -9,18 +9,8 @@
  */
 import type { Command } from 'commander';
 import type { KeyPatch } from '../store/store.js';
-import {
-  collect,
-  exclusive,
-  keysText,
-  keyText,
-  nameOf,
-  notFound,
-  runAdmin,
-  usageErrorsExitWith2,
-  withAdminOptions,
-  type AdminFlags,
-} from './storeAccess.js';
+import { keyName, websiteHost } from './optionValues.js';
+import { exclusive, keysText, keyText, notFound, refuseEmptyUpdate, runAdmin, withAdminOptions, type AdminFlags } from './storeAccess.js';
 
 interface CreateFlags extends AdminFlags {
   name: string;
@@ -34,25 +24,27 @@ interface UpdateFlags extends AdminFlags {
   websites: boolean;
 }
 
-const websiteHelp = 'allowed website host, exact (example.com) or wildcard (*.example.com); repeat for more';
+const websiteHelp =
+  'answer only requests whose Origin (else Referer) host is this: exact (example.com) or its subdomains (*.example.com); repeat for more';
 
 export function registerKeyCommand(program: Command): Command {
-  const key = usageErrorsExitWith2(
-    program.command('key').description('create, change, roll, delete and list API keys in the store (NETLOOKUP_DATA_DIR)'),
-  );
+  const key = program.command('key').description('create, change, roll, delete and list API keys in the store (NETLOOKUP_DATA_DIR)');
 
   withAdminOptions(
     key
       .command('create')
       .description("create a key for an account (up to the plan's max_keys); prints its secret (shown only this once)")
       .argument('<account-id>', 'account id (acc_…)')
-      .requiredOption('--name <name>', 'a name for the key')
-      .option('--website <host>', `${websiteHelp}; none: any origin`, collect),
+      .requiredOption('--name <name>', 'a name for the key (1 to 100 characters)', keyName)
+      .option('--website <host>', `${websiteHelp}; without it, the key answers any website`, websiteHost),
   ).action((accountId: string, flags: CreateFlags) =>
     runAdmin(flags, {}, async ({ accounts, plans }) => {
-      const name = nameOf(flags.name);
       const account = (await accounts.getAccount(accountId)) ?? notFound('account', accountId);
-      const created = await accounts.createKey(account.id, { name, websites: flags.website ?? [] }, plans()[account.plan].max_keys);
+      const created = await accounts.createKey(
+        account.id,
+        { name: flags.name, websites: flags.website ?? [] },
+        plans()[account.plan].max_keys,
+      );
       return { json: { key: created }, text: keyText(created) };
     }),
   );
@@ -60,21 +52,22 @@ export function registerKeyCommand(program: Command): Command {
   withAdminOptions(
     key
       .command('update')
-      .description("change a key's name or its websites")
+      .description("change a key's name or its websites (at least one)")
       .argument('<key-id>', 'key id (key_…)')
-      .option('--name <name>', 'a new name')
-      .addOption(exclusive('--website <host>', `${websiteHelp}; replaces the list`, 'websites').argParser(collect))
-      .addOption(exclusive('--no-websites', 'empty the list: any origin', 'website')),
-  ).action((keyId: string, flags: UpdateFlags) =>
-    runAdmin(flags, {}, async ({ accounts }) => {
-      const patch: KeyPatch = {};
-      if (flags.name !== undefined) patch.name = nameOf(flags.name);
-      if (flags.website !== undefined) patch.websites = flags.website;
-      if (flags.websites === false) patch.websites = [];
+      .option('--name <name>', 'a new name (1 to 100 characters)', keyName)
+      .addOption(exclusive('--website <host>', `${websiteHelp}; replaces the list`, 'websites').argParser(websiteHost))
+      .addOption(exclusive('--no-websites', 'empty the list: the key answers any website', 'website')),
+  ).action((keyId: string, flags: UpdateFlags, command: Command) => {
+    const patch: KeyPatch = {};
+    if (flags.name !== undefined) patch.name = flags.name;
+    if (flags.website !== undefined) patch.websites = flags.website;
+    if (flags.websites === false) patch.websites = [];
+    refuseEmptyUpdate(command, Object.keys(patch).length > 0, '--name, --website or --no-websites');
+    return runAdmin(flags, {}, async ({ accounts }) => {
       const updated = (await accounts.updateKey(keyId, patch)) ?? notFound('key', keyId);
       return { json: { key: updated }, text: keyText(updated) };
-    }),
-  );
+    });
+  });
 
   withAdminOptions(
     key
@@ -98,7 +91,7 @@ export function registerKeyCommand(program: Command): Command {
   );
 
   withAdminOptions(
-    key.command('list').description("an account's keys (never their secrets)").argument('<account-id>', 'account id (acc_…)'),
+    key.command('list').description("list an account's keys (never their secrets)").argument('<account-id>', 'account id (acc_…)'),
   ).action((accountId: string, flags: AdminFlags) =>
     runAdmin(flags, {}, async ({ accounts }) => {
       const account = (await accounts.getAccount(accountId)) ?? notFound('account', accountId);

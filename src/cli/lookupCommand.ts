@@ -1,29 +1,96 @@
 /**
- * `netlookup lookup`: offline answers of the engine as JSON, one line per input (inputs from the
- * arguments, or from stdin one per line when none is given or the argument is "-"). An input of AS
- * followed by digits (AS15169) answers the AS record of the full level with every prefix.
+ * `netlookup lookup`: the API's records, offline, one per input (inputs from the arguments, or from
+ * stdin one per line when none is given or the argument is "-"):
+ * - an IP address: the record of GET /v1/ip/{ip}; a MAC address or prefix: of GET /v1/mac/{mac}; an
+ *   AS number written AS15169: of GET /v1/asn/{asn}, with every prefix at the full level; the same
+ *   keys, values and rounding, without `meta` (no plan, no quota);
+ * - the full field level unless `--level basic` (what the free plan answers);
+ * - no store, so no blacklist: the threat fields say what the API says of an address its blacklist
+ *   does not list (is_threat false, threat_confidence 0, threat_reports 0, the others null);
+ * - input of no kind, or a refusal (a table not loaded): the API's error envelope in its place.
+ * JSON, indented when stdout is a terminal (or with --pretty), else one record per line.
+ * Exit status: 0 every input answered (found or not), 1 some input refused, 2 bad usage or no tables.
  */
+import { Option, type Command } from 'commander';
 import readline from 'node:readline';
-import { loadEngine } from '../engine/node.js';
-import { answerInput } from '../engine/typedInput.js';
-import { asnAnswer, asnPrefixes } from '../engine/asnIndex.js';
-import type { LookupEngine } from '../engine/lookupEngine.js';
+import { parseIp } from '../address/ipAddress.js';
+import { parseMac } from '../address/macAddress.js';
 import { parseAsn } from '../address/asNumber.js';
+import { asnAnswer, asnPrefixes } from '../engine/asnIndex.js';
+import { loadEngine } from '../engine/node.js';
+import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
+import { errorEnvelope } from '../http/respond.js';
 import { asnRecord } from '../records/asnRecord.js';
+import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
+import { macRecord } from '../records/macRecord.js';
 
-export interface LookupFlags {
+interface LookupFlags {
   tables?: string;
+  level: FieldLevel;
+  /** undefined: indented when stdout is a terminal */
   pretty?: boolean;
 }
 
-export async function runLookup(inputs: string[], flags: LookupFlags): Promise<number> {
+interface InputKind {
+  /** the kind as help and refusals name it */
+  noun: string;
+  accepts(text: string): boolean;
+  /** the API's record for text of this kind; throws ApiError where the API refuses */
+  record(engine: LookupEngine, text: string, level: FieldLevel, now: Date): object;
+}
+
+const macParts = { hi24: 0, lo24: 0, digits: 0 };
+
+/** What each input is, decided here only: the first kind that accepts the text answers it. */
+const inputKinds: readonly InputKind[] = [
+  {
+    noun: 'an IP address',
+    accepts: (text) => parseIp(text) !== null,
+    record: (engine, text, level, now) => ipRecord(engine.answerOf(parseIp(text)!), level, now),
+  },
+  {
+    noun: 'a MAC address or prefix',
+    accepts: (text) => parseMac(text, macParts),
+    record: (engine, text, level) => macRecord(engine.lookupMac(text), level),
+  },
+  {
+    // Bare digits stay unclaimed: six of them are a MAC prefix.
+    noun: 'an AS number (AS15169)',
+    accepts: (text) => /^as\d/i.test(text),
+    record: (engine, text, level) => {
+      const asn = parseAsn(text);
+      if (asn < 0) throw new ApiError('invalid_asn');
+      const answer = asnAnswer(engine, asn);
+      const all = answer.ipv4.prefixes + answer.ipv6.prefixes;
+      return asnRecord(answer, level, () => ({ offset: 0, limit: all, results: asnPrefixes(engine, asn, 0, all) }));
+    },
+  },
+];
+
+const nouns = inputKinds.map((kind) => kind.noun);
+const NO_KIND_MESSAGE = `Neither ${nouns.slice(0, -1).join(', ')} nor ${nouns[nouns.length - 1]}.`;
+
+/** The record of one input, or the API's error envelope; `refused` tells which. */
+function answerOf(engine: LookupEngine, text: string, level: FieldLevel): { output: object; refused: boolean } {
+  const kind = inputKinds.find((candidate) => candidate.accepts(text));
+  if (kind === undefined) return { output: errorEnvelope('invalid_input', NO_KIND_MESSAGE), refused: true };
+  try {
+    return { output: kind.record(engine, text, level, new Date()), refused: false };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { output: errorEnvelope(error.code, error.message), refused: true };
+  }
+}
+
+async function runLookup(inputs: string[], flags: LookupFlags): Promise<number> {
   const engine = await loadEngine({ tablesDir: flags.tables });
-  let failed = 0;
+  const indent = (flags.pretty ?? process.stdout.isTTY === true) ? 2 : undefined;
+  let refused = 0;
   const print = (input: string) => {
-    const answer = /^as\d/i.test(input.trim()) ? answerAsn(engine, input.trim()) : answerInput(engine, input.trim());
-    if (answer.kind === 'invalid') failed++;
-    process.stdout.write(JSON.stringify(answer, null, flags.pretty ? 2 : undefined) + '\n');
+    const answer = answerOf(engine, input.trim(), flags.level);
+    if (answer.refused) refused++;
+    process.stdout.write(JSON.stringify(answer.output, null, indent) + '\n');
   };
   const fromStdin = inputs.length === 0 || (inputs.length === 1 && inputs[0] === '-');
   if (!fromStdin) inputs.forEach(print);
@@ -32,18 +99,23 @@ export async function runLookup(inputs: string[], flags: LookupFlags): Promise<n
       if (line.trim().length > 0) print(line);
     }
   }
-  return failed > 0 ? 1 : 0;
+  return refused > 0 ? 1 : 0;
 }
 
-/** The AS record with all its prefixes, or the invalid_asn refusal beside the input. */
-function answerAsn(engine: LookupEngine, input: string) {
-  const asn = parseAsn(input);
-  if (asn < 0) {
-    const { code, message } = new ApiError('invalid_asn');
-    return { input, kind: 'invalid' as const, error: { code, message } };
-  }
-  const answer = asnAnswer(engine, asn);
-  const all = answer.ipv4.prefixes + answer.ipv6.prefixes;
-  const prefixes = () => ({ offset: 0, limit: all, results: asnPrefixes(engine, asn, 0, all) });
-  return { input, kind: 'asn' as const, ...asnRecord(answer, 'full', prefixes) };
+export function registerLookupCommand(program: Command): Command {
+  return program
+    .command('lookup')
+    .description('print the API\'s records of the inputs, offline from the tables; reads stdin when no input (or "-") is given')
+    .argument('[inputs...]', `what to look up (${nouns.join(', ')})`)
+    .addOption(
+      new Option('--level <level>', "field level: full (the paid plans' records) or basic (the free plan's)")
+        .choices(['basic', 'full'])
+        .default('full'),
+    )
+    .option('--tables <dir>', 'folder of the tables (default: $NETLOOKUP_TABLES or data/tables)')
+    .option('--pretty', 'indented JSON (the default when stdout is a terminal)')
+    .option('--no-pretty', 'one record per line (the default when stdout is not a terminal)')
+    .action(async (inputs: string[], flags: LookupFlags) => {
+      process.exitCode = await runLookup(inputs, flags);
+    });
 }

@@ -1,43 +1,53 @@
 #!/usr/bin/env node
-/** The netlookup command line. */
-import { Command } from 'commander';
+/**
+ * The netlookup command line. Exit statuses (docs/api.md "Administration"): 0 done; 1 the command ran
+ * and refused or failed (an admin command's refusal, src/cli/storeAccess.ts CliErrorCode; a
+ * lookup's refused input; an import's refused rows); 2 the command could not start: bad usage,
+ * reported by the parser (unknown command or option, missing argument, conflicting options, a value
+ * of the wrong form), or an unusable environment (a refused variable, missing tables, a data
+ * directory another server uses). Help exits with 0.
+ */
+import { Command, CommanderError, Option } from 'commander';
 import { registerAccountCommand } from './accountCommand.js';
 import { registerBlacklistCommand } from './blacklistCommand.js';
 import { runBuildTables } from './buildTablesCommand.js';
 import { registerKeyCommand } from './keyCommand.js';
-import { runLookup } from './lookupCommand.js';
-import { runServe } from './serveCommand.js';
+import { registerLookupCommand } from './lookupCommand.js';
+import { listenHost, wholeNumber } from './optionValues.js';
+import { MAX_WORKERS, runServe } from './serveCommand.js';
 
 const program = new Command();
-program.name('netlookup').description('Self-hostable IP, blacklist and MAC lookup: tables, offline lookups and the API server.');
+program
+  .name('netlookup')
+  .description('Self-hostable IP, blacklist and MAC lookup: tables, offline lookups, the API server and its administration.')
+  // Set before the commands are added: they inherit it. commander's default status for usage errors is 1.
+  .exitOverride((error: CommanderError) => process.exit(error.exitCode === 0 ? 0 : 2));
 
 program
   .command('build-tables')
   .description('build the lookup tables from the installed public sources and data/curated')
   .option('--out <dir>', 'folder for the tables (default: $NETLOOKUP_TABLES or data/tables)')
   .option('--city-mmdb <file>', 'use an official MaxMind GeoLite2/GeoIP2 City .mmdb instead of DB-IP Lite')
-  .option('--compact', 'only derive the compact sets (browsers, edge) from the tables already built in --out')
+  .addOption(
+    new Option('--compact', 'only derive the compact sets (browsers, edge) from the tables already built in --out').conflicts('cityMmdb'),
+  )
   .option('--compact-out <dir>', 'folder for the compact sets (default: $NETLOOKUP_COMPACT_TABLES or data/compact)')
   .action((flags) => runBuildTables(flags));
 
-program
-  .command('lookup')
-  .description('look up IP addresses, MAC addresses and AS numbers offline; reads stdin when no input (or "-") is given')
-  .argument('[inputs...]', 'IPv4, IPv6, MAC addresses, OUI prefixes or AS numbers (AS15169)')
-  .option('--tables <dir>', 'folder of the tables (default: $NETLOOKUP_TABLES or data/tables)')
-  .option('--pretty', 'indented JSON')
-  .action(async (inputs: string[], flags) => {
-    process.exitCode = await runLookup(inputs, flags);
-  });
+registerLookupCommand(program);
 
 program
   .command('serve')
   .description(
     'run the HTTP API (PORT, HOST, NETLOOKUP_DATA_DIR, REDIS_URL, NETLOOKUP_TABLES, NETLOOKUP_PLANS, NETLOOKUP_ADMIN_TOKEN, NETLOOKUP_TRUST_PROXY)',
   )
-  .option('--port <port>', 'port (default: $PORT or 8080)')
-  .option('--host <host>', 'address to listen on (default: $HOST or 127.0.0.1)')
-  .option('--workers <n>', 'worker processes sharing the port (Node cluster); more than 1 needs REDIS_URL', '1')
+  .option('--port <port>', 'port to listen on, 0 for any free one (default: $PORT or 8080)', wholeNumber(0, 65535))
+  .option('--host <host>', 'address or host name to listen on (default: $HOST or 127.0.0.1)', listenHost)
+  .addOption(
+    new Option('--workers <n>', 'worker processes sharing the port (Node cluster); more than 1 needs REDIS_URL')
+      .argParser(wholeNumber(1, MAX_WORKERS))
+      .default(1),
+  )
   .action((flags) => runServe(flags));
 
 // Administration on the server's store (docs/api.md "Administration"): the admin API's operations.

@@ -11,10 +11,13 @@ import { createFirstAccount, startService, type RunningService } from '../http/s
 import { openStore } from '../store/openStore.js';
 
 export interface ServeFlags {
-  port?: string;
+  port?: number;
   host?: string;
-  workers?: string;
+  /** 1 to MAX_WORKERS */
+  workers: number;
 }
+
+export const MAX_WORKERS = 256;
 
 /** What a worker tells its primary once it listens. */
 interface ListeningMessage {
@@ -25,11 +28,11 @@ interface ListeningMessage {
 export async function runServe(flags: ServeFlags): Promise<void> {
   const config = configFromEnv({
     ...process.env,
-    ...(flags.port ? { PORT: flags.port } : {}),
+    ...(flags.port !== undefined ? { PORT: String(flags.port) } : {}),
     ...(flags.host ? { HOST: flags.host } : {}),
   });
   if (cluster.isWorker) return runWorker(config);
-  const workers = workerCount(flags.workers);
+  const workers = flags.workers;
   if (workers > 1 && !config.redisUrl) {
     throw new Error(
       `--workers ${workers} needs the shared store: set REDIS_URL. The embedded SQLite store keeps the per-second windows and usage counters in one process's memory, so several workers on it would each let the full limits through.`,
@@ -37,12 +40,6 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   }
   if (workers === 1) return runSingle(config);
   return runPrimary(config, workers);
-}
-
-function workerCount(text: string | undefined): number {
-  const n = Number(text ?? '1');
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--workers ${text} is not a number of processes (1 to 256)`);
-  return n;
 }
 
 async function runSingle(config: ServiceConfig): Promise<void> {

@@ -1,21 +1,22 @@
 /**
- * What the admin commands (`netlookup account …`, `netlookup key …`) share: the store the server
- * uses (Redis when REDIS_URL is set, else the embedded SQLite file under NETLOOKUP_DATA_DIR,
- * default ./var, or `--data-dir`), the
- * admin API's input checks (src/http/adminRoutes.ts), output as text or JSON, and exit codes.
+ * What the admin commands (`netlookup account …`, `netlookup key …`, `netlookup blacklist …`) share:
+ * the store the server uses (Redis when REDIS_URL is set, else the embedded SQLite file under
+ * NETLOOKUP_DATA_DIR, default ./var, or `--data-dir`), output as text or JSON, and the refusals.
  *
- * Exit codes: 0 done; 1 the command was understood but refused or failed (unknown id, invalid
- * value, key limit, store unavailable); 2 the command line could not be parsed (commander: unknown
- * option, missing argument or required option, conflicting options).
+ * Exit statuses (docs/api.md "Administration"): 0 done; 1 the command was understood but refused
+ * or failed, with one of the CliErrorCode codes (unknown id, a value the store's rules refuse, key
+ * limit, store unavailable, unusable plan file); 2 bad usage, reported by the parser before the
+ * store is opened (unknown command or option, missing argument, conflicting options, a value of
+ * the wrong form: src/cli/optionValues.ts).
  *
  * The store is closed (its counters flushed) before the command's output is written. A running
  * server sees the change at its next request (SqliteStore watches `PRAGMA data_version`; the Redis
  * store caches nothing).
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadPlans, PlanFileError, planCodes, type PlanCode, type PlanTable } from '../plans/plans.js';
+import { loadPlans, PlanFileError, type PlanTable } from '../plans/plans.js';
 import type { BlacklistStore } from '../store/blacklistStore.js';
 import { StoreInputError } from '../store/keyWebsites.js';
 import { openStore } from '../store/openStore.js';
@@ -23,7 +24,12 @@ import { DATABASE_FILE } from '../store/sqliteStore.js';
 import { configFromEnv } from '../config/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, type ApiKey, type KeyWithSecret } from '../store/store.js';
 
-/** The error codes of the admin commands, the same as the admin API's where they overlap. */
+/**
+ * The error codes of the admin commands (exit status 1), the same as the admin API's where they
+ * overlap: not_found (no such account or key), invalid_input (the store's rules refuse a value, a
+ * file to import is missing), key_limit (the plan's max_keys), unavailable (no store at the data
+ * directory, Redis unreachable), invalid_config (NETLOOKUP_PLANS unusable), internal_error.
+ */
 export type CliErrorCode = 'not_found' | 'invalid_input' | 'key_limit' | 'unavailable' | 'invalid_config' | 'internal_error';
 
 export class CliError extends Error {
@@ -59,42 +65,10 @@ function dataDirOf(flags: AdminFlags, env: NodeJS.ProcessEnv = process.env): str
   return path.resolve(flags.dataDir ?? env.NETLOOKUP_DATA_DIR ?? './var');
 }
 
-function invalid(message: string): never {
-  throw new CliError('invalid_input', message);
-}
-
-// The admin API's checks (adminRoutes.ts), with `none` standing for its JSON null.
-
-export function planOf(value: string): PlanCode {
-  if (!planCodes.includes(value as PlanCode)) invalid(`plan must be one of ${planCodes.join(', ')} (got ${JSON.stringify(value)})`);
-  return value as PlanCode;
-}
-
-/** An ISO 8601 date or instant, or `none` (no expiry); stored as a full ISO instant. */
-export function dateOrNone(value: string, name: string): string | null {
-  if (value === 'none') return null;
-  if (Number.isNaN(Date.parse(value))) invalid(`${name} must be an ISO 8601 date (2027-01-01) or "none" (got ${JSON.stringify(value)})`);
-  return new Date(value).toISOString();
-}
-
-export function textOrNone(value: string): string | null {
-  return value === 'none' ? null : value;
-}
-
-export function nameOf(value: string): string {
-  if (value.trim().length === 0 || value.length > 100) invalid('name must be a non-empty string of at most 100 characters');
-  return value.trim();
-}
-
-/** commander's collector for a repeatable option (`--website a --website b`). */
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 /** The common options of every admin command. */
 export function withAdminOptions(command: Command): Command {
   return command
-    .option('--json', 'machine-readable JSON output')
+    .option('--json', 'print the result as one line of JSON; a refusal as {success: false, error: {code, message}} on stderr')
     .option('--data-dir <dir>', 'folder of the store (default: $NETLOOKUP_DATA_DIR or ./var)');
 }
 
@@ -103,14 +77,9 @@ export function exclusive(flags: string, description: string, other: string): Op
   return new Option(flags, description).conflicts(other);
 }
 
-/**
- * Parse errors of the admin commands exit with 2 (commander's default is 1); help exits with 0.
- * Set on the group before its subcommands are added: they inherit it.
- */
-export function usageErrorsExitWith2(command: Command): Command {
-  return command.exitOverride((error: CommanderError) => {
-    process.exit(error.exitCode === 0 ? 0 : 2);
-  });
+/** An update that names nothing to change is a mistake (bad usage), not a request to print the record. */
+export function refuseEmptyUpdate(command: Command, changed: boolean, options: string): void {
+  if (!changed) command.error(`error: nothing to change: give ${options}`);
 }
 
 function asCliError(error: unknown): CliError {

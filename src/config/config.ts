@@ -91,7 +91,7 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
 /** No control characters, no spaces: a value an operator pasted with a stray newline is a mistake. */
 const printable = (text: string) => (/^[\x21-\x7e]+$/.test(text) ? text : undefined);
 
-function hostOf(text: string): string | undefined {
+export function hostOf(text: string): string | undefined {
   // an IP address (IPv6 without brackets) or a DNS name
   if (/^[0-9A-Fa-f:.]+$/.test(text) && text.includes(':')) return text;
   return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(text)

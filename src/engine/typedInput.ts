@@ -1,7 +1,7 @@
 /**
  * The answer for a typed input: an IP address is looked up as an IP, anything else as a MAC
- * address or prefix; refusals become an error object beside the input. One place for the CLI's
- * `lookup`, the web build and the demo page, so that they answer alike.
+ * address or prefix; refusals become an error object beside the input. One place for the web
+ * build and the demo page, so that they answer alike.
  */
 import { ApiError } from '../errors.js';
 import { parseIPv4, parseIPv6 } from '../address/ipAddress.js';

@@ -115,7 +115,8 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof KeyLimitError) throw new ApiError('key_limit', `The plan allows ${error.maxKeys} keys.`);
+    if (error instanceof KeyLimitError)
+      throw new ApiError('key_limit', `The plan allows ${error.maxKeys} key${error.maxKeys === 1 ? '' : 's'}.`);
     if (error instanceof StoreInputError) invalid(error.message);
     throw error;
   }

@@ -153,24 +153,46 @@ describe('netlookup account', () => {
     expect(missing.stderr).toBe('netlookup: No such account: acc_0000000000000000.\n');
   });
 
-  it('refuses unknown ids, bad plans and bad dates with exit 1', async () => {
-    const [showMissing, updateMissing, badPlan, badPlanUpdate, badDate, freeExpiry] = await Promise.all([
+  it('refuses unknown ids and an expiry of the free plan with exit 1', async () => {
+    const [showMissing, updateMissing, freeExpiry, freeUpdateExpiry] = await Promise.all([
       refused(dir, ['account', 'show', 'acc_doesnotexist']),
       refused(dir, ['account', 'update', 'acc_doesnotexist', '--plan', 'pro']),
-      refused(dir, ['account', 'create', '--plan', 'gold']),
-      refused(dir, ['account', 'update', accountId, '--plan', 'enterprise']),
-      refused(dir, ['account', 'create', '--plan', 'pro', '--expires', '2027-13-45']),
       refused(dir, ['account', 'create', '--plan', 'free', '--expires', '2027-01-01']),
+      refused(dir, ['account', 'update', accountId, '--plan', 'free', '--expires', '2027-01-01']),
     ]);
     expect(showMissing).toEqual({ code: 'not_found', message: 'No such account: acc_doesnotexist.' });
     expect(updateMissing.code).toBe('not_found');
-    expect(badPlan).toEqual({ code: 'invalid_input', message: 'plan must be one of free, starter, pro, business (got "gold")' });
-    expect(badPlanUpdate.code).toBe('invalid_input');
-    expect(badDate.code).toBe('invalid_input');
-    expect(badDate.message).toMatch(/expires must be an ISO 8601 date/);
-    expect(freeExpiry).toEqual({ code: 'invalid_input', message: 'expires_at applies to paid plans only' });
+    const freeRefusal = { code: 'invalid_input', message: '--expires applies to paid plans only: the free plan does not end.' };
+    expect(freeExpiry).toEqual(freeRefusal);
+    expect(freeUpdateExpiry).toEqual(freeRefusal);
     // nothing was changed by the refused update
     expect((await ok(dir, ['account', 'show', accountId])).account.plan).toBe('pro');
+  });
+
+  it('refuses values of the wrong form as bad usage (exit 2), naming the option and what it expects', async () => {
+    const cases: [string[], RegExp][] = [
+      [['account', 'create', '--plan', 'gold'], /--plan <plan>.*'gold' is invalid\. Allowed choices are free, starter, pro, business/],
+      [['account', 'update', accountId, '--plan', 'enterprise'], /Allowed choices are free, starter, pro, business/],
+      [['account', 'create', '--plan', 'pro', '--expires', '2027-13-45'], /--expires <date>.*'2027-13-45' is invalid\. An ISO 8601 date/],
+      // a day that does not exist, a bare year, a local time (another instant on every machine), hour 24
+      [['account', 'create', '--plan', 'pro', '--expires', '2027-02-30'], /'2027-02-30' is invalid/],
+      [['account', 'create', '--plan', 'pro', '--expires', '2027'], /'2027' is invalid/],
+      [['account', 'create', '--plan', 'pro', '--expires', '2027-01-01T12:00:00'], /'2027-01-01T12:00:00' is invalid/],
+      [['account', 'update', accountId, '--expires', '2027-01-01T24:00:00Z'], /'2027-01-01T24:00:00Z' is invalid/],
+      [['account', 'create', '--email', 'nobody'], /--email <address>.*'nobody' is invalid\. An email address/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => cli(dir, [...args, '--json'])));
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, cases[i][0].join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(cases[i][1]);
+    }
+    expect((await ok(dir, ['account', 'show', accountId])).account.plan).toBe('pro');
+  });
+
+  it('an expiry with its zone is kept as that instant', async () => {
+    const out = await ok(dir, ['account', 'create', '--plan', 'pro', '--expires', '2027-03-01T01:30:00+02:00']);
+    expect(out.account.expires_at).toBe('2027-02-28T23:30:00.000Z');
   });
 
   it('refuses to work on a data directory without a store (exit 1), and creates none', async () => {
@@ -188,6 +210,7 @@ describe('netlookup account', () => {
       cli(dir, ['account', 'update', accountId, '--suspend', '--unsuspend']),
       cli(dir, ['account', 'frobnicate']),
       cli(dir, ['account']),
+      cli(dir, ['account', 'update', accountId]),
     ]);
     for (const run of runs) {
       expect(run.code).toBe(2);
@@ -195,6 +218,7 @@ describe('netlookup account', () => {
       expect(run.stderr.length).toBeGreaterThan(0);
     }
     expect(runs[2].stderr).toMatch(/--suspend.*cannot be used with.*--unsuspend/);
+    expect(runs[5].stderr).toBe('error: nothing to change: give --plan, --expires, --email, --suspend or --unsuspend\n');
     expect((await ok(dir, ['account', 'show', accountId])).account.suspended).toBe(false);
   });
 });
@@ -265,7 +289,10 @@ describe('netlookup key', () => {
       message: `The plan allows ${defaultPlans.starter.max_keys} keys; delete one first or change the plan.`,
     });
     const free = await ok(dir, ['account', 'create', '--plan', 'free']);
-    expect((await refused(dir, ['key', 'create', free.account.id, '--name', 'second'])).code).toBe('key_limit');
+    expect(await refused(dir, ['key', 'create', free.account.id, '--name', 'second'])).toEqual({
+      code: 'key_limit',
+      message: 'The plan allows 1 key; delete one first or change the plan.',
+    });
   });
 
   it("create respects NETLOOKUP_PLANS's max_keys", async () => {
@@ -295,7 +322,7 @@ describe('netlookup key', () => {
     expect(await refused(dir, ['key', 'delete', webKey.id])).toEqual({ code: 'not_found', message: `No such key: ${webKey.id}.` });
   });
 
-  it('refuses unknown ids, bad websites and names with exit 1', async () => {
+  it('refuses unknown ids with exit 1', async () => {
     const errors = await Promise.all([
       refused(dir, ['key', 'create', 'acc_doesnotexist', '--name', 'x']),
       refused(dir, ['key', 'list', 'acc_doesnotexist']),
@@ -304,18 +331,33 @@ describe('netlookup key', () => {
       refused(dir, ['key', 'delete', 'key_doesnotexist']),
     ]);
     for (const error of errors) expect(error.code).toBe('not_found');
+  });
+
+  it('refuses websites that are no host and empty names as bad usage (exit 2); none is no host', async () => {
     const pro = await ok(dir, ['account', 'create', '--plan', 'pro']);
-    const [badWebsite, badUpdateWebsite, emptyName] = await Promise.all([
-      refused(dir, ['key', 'create', pro.account.id, '--name', 'x', '--website', 'https://example.com/']),
-      refused(dir, ['key', 'update', defaultKeyId, '--website', 'example.com:8080']),
-      refused(dir, ['key', 'create', pro.account.id, '--name', '  ']),
-    ]);
-    expect(badWebsite.code).toBe('invalid_input');
-    expect(badWebsite.message).toMatch(/^website "https:\/\/example\.com\/" is not a host/);
-    expect(badUpdateWebsite.code).toBe('invalid_input');
-    expect(emptyName).toEqual({ code: 'invalid_input', message: 'name must be a non-empty string of at most 100 characters' });
-    // refused creations left no key behind
+    const cases: [string[], RegExp][] = [
+      [
+        ['key', 'create', pro.account.id, '--name', 'x', '--website', 'https://example.com/'],
+        /--website <host>.*is invalid\. Website "https:\/\/example\.com\/" is not a host: give example\.com or \*\.example\.com/,
+      ],
+      [['key', 'update', defaultKeyId, '--website', 'example.com:8080'], /Website "example\.com:8080" is not a host/],
+      [
+        ['key', 'create', pro.account.id, '--name', 'x', '--website', 'none'],
+        /'none' is invalid\. A host is expected; a key without --website answers any website \(key update: --no-websites empties the list\)/,
+      ],
+      [['key', 'update', defaultKeyId, '--website', 'ANY'], /'ANY' is invalid\. A host is expected/],
+      [['key', 'create', pro.account.id, '--name', '  '], /--name <name>.*is invalid\. A name of 1 to 100 characters is expected/],
+      [['key', 'update', defaultKeyId, '--name', 'x'.repeat(101)], /A name of 1 to 100 characters is expected/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => cli(dir, [...args, '--json'])));
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, cases[i][0].join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(cases[i][1]);
+    }
+    // refused creations left no key behind, refused updates changed nothing
     expect((await ok(dir, ['key', 'list', pro.account.id])).keys).toHaveLength(1);
+    expect((await ok(dir, ['key', 'list', accountId])).keys.find((k: { id: string }) => k.id === defaultKeyId).websites).toEqual([]);
   });
 
   it('bad usage exits with 2', async () => {
@@ -325,6 +367,7 @@ describe('netlookup key', () => {
       cli(dir, ['key', 'update', defaultKeyId, '--website', 'a.example', '--no-websites']),
       cli(dir, ['key', 'delete', defaultKeyId, '--force']),
       cli(dir, ['key']),
+      cli(dir, ['key', 'update', defaultKeyId]),
     ]);
     for (const run of runs) {
       expect(run.code).toBe(2);
@@ -332,6 +375,7 @@ describe('netlookup key', () => {
       expect(run.stderr.length).toBeGreaterThan(0);
     }
     expect(runs[0].stderr).toMatch(/--name/);
+    expect(runs[5].stderr).toBe('error: nothing to change: give --name, --website or --no-websites\n');
     // the default key is still there
     expect((await ok(dir, ['key', 'list', accountId])).keys.map((k: { id: string }) => k.id)).toContain(defaultKeyId);
   });

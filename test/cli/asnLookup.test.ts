@@ -4,16 +4,16 @@ import { runCli } from '../http/serveProcess.js';
 
 describe('netlookup lookup with AS numbers', () => {
   it('prints the AS record with all its prefixes, found false for an unknown AS and invalid_asn for AS0', async () => {
-    const run = await runCli(['lookup', 'AS15169', 'as4294967295', 'AS0'], { ...process.env });
+    const run = await runCli(['lookup', '--no-pretty', 'AS15169', 'as4294967295', 'AS0'], { ...process.env });
     const [google, unknown, invalid] = run.stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(google).toMatchObject({ input: 'AS15169', kind: 'asn', asn: 15169, found: true, name: 'Google LLC', country_code: 'US' });
+    expect(google).toMatchObject({ success: true, asn: 15169, found: true, name: 'Google LLC', country_code: 'US' });
     expect(google.prefixes.total).toBe(google.ipv4.prefixes + google.ipv6.prefixes);
     expect(google.prefixes.results).toHaveLength(google.prefixes.total);
-    expect(unknown).toMatchObject({ input: 'as4294967295', kind: 'asn', asn: 4294967295, found: false });
-    expect(invalid).toEqual({ input: 'AS0', kind: 'invalid', error: { code: 'invalid_asn', message: expect.stringMatching(/AS15169/) } });
+    expect(unknown).toMatchObject({ success: true, asn: 4294967295, found: false });
+    expect(invalid).toEqual({ success: false, error: { code: 'invalid_asn', message: expect.stringMatching(/AS15169/) } });
     expect(run.code).toBe(1);
   });
 });

@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { LiveEngine } from '../../src/engine/liveEngine.js';
 import fc from 'fast-check';
 import { cidrPrefixWithin, LookupEngine } from '../../src/engine/lookupEngine.js';
-import { defaultTablesDir, defaultWasmPath, loadEngine, packageRoot } from '../../src/engine/node.js';
+import { defaultTablesDir, defaultWasmPath, loadEngine } from '../../src/engine/node.js';
 import { writeIpTable } from '../../src/tables/format/ipTable.js';
 import { NONE } from '../../src/tables/format/ipTableLayout.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
@@ -253,36 +251,5 @@ describe('hot reload', () => {
     await live.reload();
     expect(live.engine).not.toBe(before);
     expect(live.engine.lookupIp('8.8.8.8').network?.asn).toBe(15169);
-  });
-});
-
-describe('netlookup lookup (CLI)', () => {
-  const run = promisify(execFile);
-  const cli = ['--import', 'tsx', path.join(packageRoot, 'src/cli/main.ts'), 'lookup'];
-
-  it('prints one JSON answer per argument', async () => {
-    const { stdout } = await run(process.execPath, [...cli, '8.8.8.8', '00:00:0c:12:34:56'], { cwd: packageRoot });
-    const lines = stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ input: '8.8.8.8', status: 'found', network: { asn: 15169 } });
-    expect(lines[1]).toMatchObject({ input: '00:00:0c:12:34:56', found: true, vendor: { company: 'Cisco Systems, Inc' } });
-  });
-
-  it('reads stdin, reports bad lines and exits 1', async () => {
-    const child = execFile(process.execPath, cli, { cwd: packageRoot });
-    child.stdin!.end('1.1.1.1\nnot-an-address\n2606:4700:4700::1111\n');
-    let stdout = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    const lines = stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.input)).toEqual(['1.1.1.1', 'not-an-address', '2606:4700:4700::1111']);
-    expect(lines[1].error.code).toBe('invalid_input');
-    expect(lines[2].network.asn).toBe(13335);
-    expect(code).toBe(1);
   });
 });

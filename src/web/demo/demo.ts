@@ -1,6 +1,6 @@
 /**
  * The demo page: loads the engine and the compact sets from beside the page, then answers what is
- * typed in the page itself (answerInput, as the CLI does). Nothing typed is sent anywhere; the
+ * typed in the page itself (answerInput). Nothing typed is sent anywhere; the
  * page's Content-Security-Policy allows fetching its own assets only.
  */
 import {
