@@ -69,7 +69,7 @@ const inputKinds: readonly InputKind[] = [
 ];
 
 const nouns = inputKinds.map((kind) => kind.noun);
-const NO_KIND_MESSAGE = `Neither ${nouns.slice(0, -1).join(', ')} nor ${nouns[nouns.length - 1]}.`;
+const NO_KIND_MESSAGE = `Not ${nouns.slice(0, -1).join(', ')}, or ${nouns[nouns.length - 1]}.`;
 
 /** The record of one input, or the API's error envelope; `refused` tells which. */
 function answerOf(engine: LookupEngine, text: string, level: FieldLevel): { output: object; refused: boolean } {

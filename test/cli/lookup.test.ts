@@ -127,7 +127,10 @@ describe('netlookup lookup: input, output and exit status', () => {
     const records = lines(run);
     expect(records).toHaveLength(4);
     expect(records[0]).toMatchObject({ success: true, ip: '1.1.1.1' });
-    const refusal = { success: false, error: { code: 'invalid_input', message: 'Neither an IP address nor a MAC address or prefix.' } };
+    const refusal = {
+      success: false,
+      error: { code: 'invalid_input', message: 'Not an IP address, a MAC address or prefix, or an AS number (AS15169).' },
+    };
     expect(records.slice(1)).toEqual([refusal, refusal, refusal]);
   });
 
