@@ -151,12 +151,14 @@ describe('AS records', () => {
     expect((await h.call('/v1/mac/00:00:0C', { key: free })).status).toBe(200);
   });
 
-  it('fields keeps the listed parts; pretty indents', async () => {
+  it('fields keeps the listed parts, and always the AS number and whether it was found; pretty indents', async () => {
     const r = await h.call('/v1/asn/AS15169?fields=name,ipv4.prefixes,prefixes.total', { key: pro });
     expect(r.status).toBe(200);
     const { meta, ...record } = r.body;
     expect(record).toEqual({
       success: true,
+      asn: 15169,
+      found: true,
       name: 'Google LLC',
       ipv4: { prefixes: expect.any(Number) },
       prefixes: { total: expect.any(Number) },
