@@ -121,24 +121,31 @@ export function secondsUntil(resetsAt: Date, now: Date): string {
 }
 
 /**
- * The headers of a metered answer (docs/api.md "Quota headers"): the plan, the per-second window
- * (X-RateLimit-*) and the quota (X-Quota-*), the same numbers as its meta.quota.
+ * The headers of a metered answer (docs/api.md "Quota headers"), each handed to `set`: the plan,
+ * the per-second window (X-RateLimit-*) and the quota (X-Quota-*), the same numbers as its
+ * meta.quota. Handed over one by one: every lookup sets them, and no object is built on the way.
  */
+function eachMeterHeader(caller: Caller, quota: QuotaState, rate: RateWindowState, set: (name: string, value: string) => void): void {
+  const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
+  set('X-Plan', headers['X-Plan']);
+  set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
+  set('X-Quota-Limit', headers['X-Quota-Limit']);
+  set('X-Quota-Remaining', headers['X-Quota-Remaining']);
+  set('X-Quota-Reset', headers['X-Quota-Reset']);
+  set('X-RateLimit-Remaining', String(rate.remaining));
+  set('X-RateLimit-Reset', String(Math.ceil(rate.resets_at.getTime() / 1000)));
+}
+
+/** The headers of a metered refusal (429), as one object for the ApiError that carries them. */
 function meterHeaders(caller: Caller, quota: QuotaState, rate: RateWindowState): Record<string, string> {
-  const headers: Record<string, string> = { ...quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota) };
-  headers['X-RateLimit-Remaining'] = String(rate.remaining);
-  headers['X-RateLimit-Reset'] = String(Math.ceil(rate.resets_at.getTime() / 1000));
+  const headers: Record<string, string> = {};
+  eachMeterHeader(caller, quota, rate, (name, value) => {
+    headers[name] = value;
+  });
   return headers;
 }
 
-/** The headers of a metered success (SPEC 8.3): those of meterHeaders, set one by one (every lookup sets them). */
+/** The headers of a metered success (SPEC 8.3). */
 export function setQuotaHeaders(ctx: Exchange, caller: Caller, admission: Admission): void {
-  const quota = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, admission);
-  ctx.set('X-Plan', quota['X-Plan']);
-  ctx.set('X-RateLimit-Limit', quota['X-RateLimit-Limit']);
-  ctx.set('X-Quota-Limit', quota['X-Quota-Limit']);
-  ctx.set('X-Quota-Remaining', quota['X-Quota-Remaining']);
-  ctx.set('X-Quota-Reset', quota['X-Quota-Reset']);
-  ctx.set('X-RateLimit-Remaining', String(admission.rate.remaining));
-  ctx.set('X-RateLimit-Reset', String(Math.ceil(admission.rate.resets_at.getTime() / 1000)));
+  eachMeterHeader(caller, admission, admission.rate, (name, value) => ctx.set(name, value));
 }
