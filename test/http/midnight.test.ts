@@ -24,6 +24,11 @@ interface Wave {
   healthMs: number[];
 }
 
+/** One more of `key` in the tally. */
+function tally<K>(counts: Map<K, number>, key: K): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
 const clientOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
 /** Every client once, IN_FLIGHT at a time, with /health asked every 500 requests. */
@@ -40,14 +45,12 @@ async function wave(h: Harness): Promise<Wave> {
         const at = performance.now();
         const health = await request(h.url, '/health');
         healthMs.push(performance.now() - at);
-        statuses.set(health.status === 200 ? -200 : -health.status, (statuses.get(health.status === 200 ? -200 : -health.status) ?? 0) + 1);
+        // /health statuses are tallied negated, apart from the checks'.
+        tally(statuses, -health.status);
       }
       const reply = await request(h.url, '/api/check?ip=8.8.8.8', { headers: { 'x-forwarded-for': clientOf(i) } });
-      statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-      remaining.set(
-        reply.headers.get('x-quota-remaining') ?? 'none',
-        (remaining.get(reply.headers.get('x-quota-remaining') ?? 'none') ?? 0) + 1,
-      );
+      tally(statuses, reply.status);
+      tally(remaining, reply.headers.get('x-quota-remaining') ?? 'none');
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
