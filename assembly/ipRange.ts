@@ -103,7 +103,7 @@ export function v4FindBatch(input: usize, output: usize, count: i32): void {
 }
 
 /** Range index of an IPv6 address given as two 64-bit halves. */
-function v6Find(hi: u64, lo: u64): i32 {
+export function v6Find(hi: u64, lo: u64): i32 {
   const bucket = <usize>(hi >>> v6Shift);
   const first = load<i32>(v6Index + (bucket << 2));
   let base = first > 0 ? first - 1 : 0;

@@ -14,6 +14,7 @@ import { MacAnswers } from './macAnswers.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
 import type { IpAnswer, IpBlock, MacAnswer, NetworkAnswer } from './answers.js';
+import { IpJsonWriter, MacJsonWriter, type IpJsonShape, type MacJsonShape } from './recordJson.js';
 
 export type { IpAnswer, MacAnswer } from './answers.js';
 
@@ -38,6 +39,8 @@ export class LookupEngine {
   private readonly batchFlags32: Uint32Array;
 
   private readonly macAnswers: MacAnswers | null;
+  private readonly ipJsonWriters = new WeakMap<IpJsonShape, IpJsonWriter | null>();
+  private readonly macJsonWriters = new WeakMap<MacJsonShape, MacJsonWriter | null>();
 
   private constructor(private readonly placed: PlacedTables) {
     this.macAnswers = placed.mac ? new MacAnswers(placed.exports, placed.mac) : null;
@@ -81,6 +84,23 @@ export class LookupEngine {
       });
     }
     return list;
+  }
+
+  /**
+   * The WASM writer of found IP records' JSON for a record shape (one per shape and table set,
+   * made on first use), or null when these tables have none: the object path then answers.
+   */
+  ipJsonWriter(shape: IpJsonShape): IpJsonWriter | null {
+    let writer = this.ipJsonWriters.get(shape);
+    if (writer === undefined) this.ipJsonWriters.set(shape, (writer = IpJsonWriter.of(this.placed, shape)));
+    return writer;
+  }
+
+  /** The same for MAC records. */
+  macJsonWriter(shape: MacJsonShape): MacJsonWriter | null {
+    let writer = this.macJsonWriters.get(shape);
+    if (writer === undefined) this.macJsonWriters.set(shape, (writer = MacJsonWriter.of(this.placed, shape)));
+    return writer;
   }
 
   // Every search below throws ApiError unavailable ("The IPv4 table is not loaded.") when its

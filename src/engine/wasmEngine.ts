@@ -35,6 +35,15 @@ export interface WasmExports {
   firstRowAtOrAbove(rows: number, from: number, to: number, limit: number): number;
   firstBadKey4(keys: number, index: number, shift: number, from: number, to: number): number;
   firstBadKey6(keysHi: number, keysLo: number, index: number, shift: bigint, from: number, to: number): number;
+  jsonOutput(at: number, end: number): void;
+  mapSet(map: number, mask: number, key: number, value: number): boolean;
+  ipJsonConfigure(family: number, description: number): void;
+  ip4Json(address: number, level: number, ms: number, quiet: number): number;
+  ip6Json(w0: number, w1: number, w2: number, w3: number, level: number, ms: number, quiet: number): number;
+  jsonPendingZone(): number;
+  jsonHosting(): number;
+  macJsonConfigure(description: number): void;
+  macJson(hi24: number, lo24: number, digits: number, level: number, text: number, length: number): number;
 }
 
 /** Elements per call of a long check: short calls let V8 switch to optimised code early. */
@@ -103,13 +112,23 @@ export interface TableReaders<I extends RangeTable> {
   indexBits: Readonly<Record<Family, number>>;
   /** memory to reserve after an IP table, from its first bytes (at least its header and directory) */
   reserve(family: Family, head: Uint8Array | undefined, name: string): number;
+  /** bytes of the area where the engine writes records' JSON (0: none) */
+  jsonAreaBytes: number;
 }
+
+/**
+ * The record JSON area of the full tables: output, fragments and clock slots (recordJson.ts).
+ * Reserved before the tables because memory cannot grow under their views; pages never written
+ * cost no resident memory.
+ */
+const JSON_AREA_BYTES = 4 << 20;
 
 const fullReaders: TableReaders<IpTable> = {
   ip: (bytes, name, family, checks) => new IpTable(bytes, name, family, checks),
   mac: (bytes, name, checks) => new MacTable(bytes, name, checks),
   indexBits: INDEX_BITS,
   reserve: () => 0,
+  jsonAreaBytes: JSON_AREA_BYTES,
 };
 
 export const compactReaders: TableReaders<CompactIpTable> = {
@@ -121,6 +140,7 @@ export const compactReaders: TableReaders<CompactIpTable> = {
     if (!head) throw new TableFormatError(name, 'a compact IPv6 table needs its first bytes before placement (TableSource.head)');
     return compactReserve(family, head, name);
   },
+  jsonAreaBytes: 0,
 };
 
 export interface PlacedTables<I extends RangeTable = IpTable> {
@@ -132,6 +152,9 @@ export interface PlacedTables<I extends RangeTable = IpTable> {
   batchInput: number;
   batchOutput: number;
   batchFlags: number;
+  /** the record JSON area (src/engine/recordJson.ts): address and bytes (0: none) */
+  jsonArea: number;
+  jsonAreaBytes: number;
 }
 
 /** Tables are placed at SECTION_ALIGN boundaries so that their sections are aligned in WASM memory too. */
@@ -161,6 +184,8 @@ export async function placeTables<I extends RangeTable = IpTable>(
   cursor += BATCH_CAPACITY * 4;
   const batchFlags = cursor;
   cursor += BATCH_CAPACITY * 4;
+  const jsonArea = cursor;
+  cursor += readers.jsonAreaBytes;
   const offsets: Partial<Record<(typeof kinds)[number], number>> = {};
   const scratch: Partial<Record<(typeof kinds)[number], [number, number]>> = {};
   for (const kind of kinds) {
@@ -180,7 +205,17 @@ export async function placeTables<I extends RangeTable = IpTable>(
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
   const memory = new Uint8Array(exports.memory.buffer);
   const checks = wasmTableChecks(exports);
-  const placed: PlacedTables<I> = { exports, ip4: null, ip6: null, mac: null, batchInput, batchOutput, batchFlags };
+  const placed: PlacedTables<I> = {
+    exports,
+    ip4: null,
+    ip6: null,
+    mac: null,
+    batchInput,
+    batchOutput,
+    batchFlags,
+    jsonArea,
+    jsonAreaBytes: readers.jsonAreaBytes,
+  };
   const destinations = new Map(kinds.map((kind) => [kind, memory.subarray(offsets[kind]!, offsets[kind]! + sources[kind]!.byteLength)]));
   const reads = new Map(
     kinds.map((kind) => {

@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Exchange } from './exchange.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
-import type { IpAnswer, MacAnswer } from '../engine/answers.js';
+import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
@@ -14,7 +14,7 @@ import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
-import { MacRecordRenderer } from '../records/macRecordJson.js';
+import { macRecordJson } from '../records/macRecordJson.js';
 import { macRecord } from '../records/macRecord.js';
 import { metaJson, metaRecord } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
@@ -61,10 +61,7 @@ function fieldsOf(ctx: Exchange): FieldsFilter | null {
   return parseFields(Array.isArray(value) ? value.join(',') : value);
 }
 
-/** MAC templates are per block object, which each loaded table set makes anew: one renderer serves all. */
-const macRenderer = new MacRecordRenderer();
-
-/** The JSON renderer of the loaded tables (its templates are per range of those tables). */
+/** The JSON renderer of each loaded table set. */
 const renderers = new WeakMap<object, IpRecordRenderer>();
 
 function rendererOf(engine: LookupEngine): IpRecordRenderer {
@@ -101,22 +98,23 @@ function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<vo
 
 function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
-    let answer: MacAnswer | null = null;
+    const engine = deps.engine.engine;
+    const level = caller.plan.field_level;
+    let json: string | null = null;
     let refusal: ApiError | undefined;
     try {
-      answer = deps.engine.engine.lookupMac(text);
+      json = macRecordJson(engine, text, level);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       refusal = error;
     }
     return whenReady(admit(deps, caller, { api: 'mac', cost: 1, refusal }), (quota) => {
-      const level = caller.plan.field_level;
       respondMetered(
         ctx,
         caller,
         quota,
-        () => macRecord(answer!, level) as unknown as Record<string, unknown>,
-        () => macRenderer.render(answer!, level),
+        () => macRecord(engine.lookupMac(text), level) as unknown as Record<string, unknown>,
+        () => json!,
       );
     });
   });

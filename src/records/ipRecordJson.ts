@@ -1,127 +1,148 @@
 /**
  * The IP record (SPEC 2.2) as JSON text, for the single-lookup hot path: the same text as
- * `JSON.stringify(ipRecord(answer, level, now, feeds))`, made from a template per matched range
- * and level (src/records/jsonTemplate.ts). Of a found record only these parts change between two
- * addresses of one range: the echoed `ip`, the full level's clock fields (`timezone`), the
- * `security` block (the blacklist's threat facts) and, for IPv6, `network.range` (the CIDR block
- * around the address). Everything else is the range's location and network rows, rendered once.
+ * `JSON.stringify(ipRecord(answer, level, now, feeds))`, written by the WASM engine straight from
+ * the tables (src/engine/recordJson.ts) without an answer object.
+ *
+ * What the engine writes comes from the object path: the record's JSON split at its values (made
+ * here from ipRecord itself), and per country, connection type, time zone and is_hosting the
+ * fragments ipRecord would give. The engine puts the table's values in between.
  *
  * Reserved and not-found answers, and records with VPN/proxy/RPKI feed facts (which change the
- * connection type and RPKI fields per address), take the object path: they are rare. A range seen
- * before costs no decoding of table rows at all: the range index is the template's key.
+ * connection type and RPKI fields), take the object path: they are rare. Threat facts from the
+ * blacklist (a listed address, or a blacklist that cannot be read) are rendered here and appended
+ * to the engine's text, which then stops where the security block starts.
  */
 import type { ParsedIp } from '../address/ipAddress.js';
-import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
+import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
+import { NO_THREAT_FACTS } from '../blacklist/threatFacts.js';
+import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
-import type { ConnectionType } from '../tables/format/ipTable.js';
+import type { IpJsonShape } from '../engine/recordJson.js';
+import { connectionTypes } from '../tables/format/ipTable.js';
+import type { CountryFacts } from '../tables/format/tableMeta.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import {
   ipRecord,
-  isHostingOf,
   NO_SECURITY_FACTS,
-  rangeOf,
   securityRecord,
   timezoneFull,
   type FieldLevel,
   type IpRecordFeeds,
+  type IpRecordFull,
 } from './ipRecord.js';
 
-/** Templates kept per renderer; past this many the cache starts afresh (memory stays bounded). */
-const TEMPLATE_LIMIT = 65_536;
-/**
- * A template costs several object-path renders to make, so it is made on a range's second
- * request: traffic that never comes back to a range (a scan) pays only for remembering it.
- */
-const SEEN_ONCE_LIMIT = 4 * TEMPLATE_LIMIT;
+const LOCATION_HOLES = [
+  'continent',
+  'continent_code',
+  'country',
+  'country_code',
+  'region',
+  'city',
+  'district',
+  'postal_code',
+  'latitude',
+  'longitude',
+  'accuracy_radius_km',
+  'is_eu',
+].map((key) => `location.${key}`);
+const NETWORK_HOLES = ['asn', 'isp', 'organization', 'domain', 'connection_type'].map((key) => `network.${key}`);
 
-const holesOf = (level: FieldLevel, version: 4 | 6): readonly string[] =>
-  level === 'basic' ? ['ip'] : version === 4 ? ['ip', 'timezone', 'security'] : ['ip', 'timezone', 'network.range', 'security'];
+/** The values the engine writes, in its order (assembly/ipRecordJson.ts). */
+const holesOf = (level: FieldLevel, version: 4 | 6): string[] =>
+  level === 'basic'
+    ? ['ip', ...LOCATION_HOLES, 'timezone.id', ...NETWORK_HOLES]
+    : [
+        'ip',
+        ...LOCATION_HOLES,
+        'timezone',
+        ...NETWORK_HOLES,
+        'network.asn_name',
+        'network.org_domain',
+        'network.range.start',
+        'network.range.end',
+        version === 4 ? 'network.range.size' : 'network.range.prefix',
+        'country_info',
+        'security',
+      ];
 
-interface RangeTemplate {
-  template: JsonTemplate;
-  zone: string | null;
-  isHosting: boolean | null;
+/** A found answer with every part present, for the object path to show where the values go. */
+function foundAnswer(version: 4 | 6, country: CountryFacts | null): IpAnswer {
+  return {
+    ip: '',
+    version,
+    status: 'found',
+    reserved: null,
+    location: {
+      country_code: country?.code ?? null,
+      region: null,
+      city: null,
+      district: null,
+      postal_code: null,
+      latitude: null,
+      longitude: null,
+      accuracy_radius_km: null,
+      timezone: null,
+    },
+    country,
+    network: { asn: null, organization: null, domain: null, connection_type: null },
+    block: { start: '', end: '', size: version === 4 ? 1 : null, prefix: version === 4 ? null : 1 },
+    range: 0,
+  };
 }
 
-/** One renderer per loaded table set: templates are per range of those tables. */
+const templateOf = (version: 4 | 6, level: FieldLevel) =>
+  JsonTemplate.compile(ipRecord(foundAnswer(version, null), level, new Date(0)), holesOf(level, version)).parts;
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+
+const SHAPE: IpJsonShape = {
+  templates: {
+    4: { basic: templateOf(4, 'basic'), full: templateOf(4, 'full') },
+    6: { basic: templateOf(6, 'basic'), full: templateOf(6, 'full') },
+  },
+  country(facts) {
+    const record = ipRecord(foundAnswer(4, facts), 'full', new Date(0)) as IpRecordFull;
+    const { location } = record;
+    const texts = [location.continent, location.continent_code, location.country, location.is_eu, record.country_info].map((value) =>
+      JSON.stringify(value),
+    );
+    // a value JSON cannot show (is_eu missing from the facts) drops its key: the object path answers
+    return texts.every((text) => typeof text === 'string') ? texts : null;
+  },
+  connectionTypes: connectionTypes.map((type) => JSON.stringify(type)),
+  quietSecurity: [false, true, null].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS))) as [
+    string,
+    string,
+    string,
+  ],
+  clock(zone, ms) {
+    const timezone = timezoneFull(zone, ms);
+    const text = JSON.stringify(timezone);
+    if (timezone.current_time === null || timezone.utc_offset === null) return [text];
+    // current_time ends in the seconds and the offset: the slot keeps what lies around the seconds
+    const tail = `${timezone.utc_offset}"}`;
+    const head = text.slice(0, text.length - tail.length - 2);
+    const seconds = TWO_DIGITS[Math.floor((ms - Math.floor(ms / 60000) * 60000) / 1000)];
+    return text.endsWith(seconds + tail) ? [head, tail] : null;
+  },
+};
+
+/** The found record's JSON without the security block and the rest (the template's last part). */
+const AFTER_SECURITY = { 4: SHAPE.templates[4].full.at(-1)!, 6: SHAPE.templates[6].full.at(-1)! };
+
 export class IpRecordRenderer {
-  /** by range and level; null: the range has no data (a not-found answer) */
-  private readonly templates = new Map<number, RangeTemplate | null>();
-  /** ranges (with level) asked for once, not yet worth a template */
-  private readonly seenOnce = new Set<number>();
-  /** the full level's timezone JSON per zone, for the second it was made in */
-  private readonly clocks = new Map<string | null, { second: number; json: string }>();
-  /** the security block without threat facts, by is_hosting (false, true, null) */
-  private readonly quietSecurity = [false, true, null].map((hosting) =>
-    JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS)),
-  );
-
-  /**
-   * The record of a parsed address, range first: a range seen before needs no answer decoded
-   * from the tables at all, only its template and this request's parts.
-   */
+  /** The record of a parsed address as JSON text: the engine's when it can write it, else the object path's. */
   render(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): string {
-    const range = feeds?.security || feeds?.rpki ? -1 : engine.rangeOf(ip);
-    const version = ip.v4 >= 0 ? 4 : 6;
-    const entry = range < 0 ? null : this.templateOf(engine, ip, range, version, level, now);
-    if (entry === null) return JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds));
-    const text = JSON.stringify(ip.text);
-    if (level === 'basic') return entry.template.render([text]);
-    const ms = now.getTime();
-    const timezone = this.timezoneJson(entry.zone, ms);
-    const security = this.securityJson(entry.isHosting, feeds?.threat ?? NO_THREAT_FACTS);
-    if (version === 4) return entry.template.render([text, timezone, security]);
-    return entry.template.render([text, timezone, JSON.stringify(rangeOf(engine.blockOfIPv6(ip.words, range), 6)), security]);
-  }
-
-  private templateOf(
-    engine: LookupEngine,
-    ip: ParsedIp,
-    range: number,
-    version: 4 | 6,
-    level: FieldLevel,
-    now: Date,
-  ): RangeTemplate | null {
-    // Ranges of both families in one map: IPv6 ranges on the negative side, the level in the low bit.
-    const id = (version === 4 ? range : -1 - range) * 2 + (level === 'full' ? 1 : 0);
-    let entry = this.templates.get(id);
-    if (entry === undefined) {
-      if (!this.seenOnce.has(id)) {
-        if (this.seenOnce.size >= SEEN_ONCE_LIMIT) this.seenOnce.clear();
-        this.seenOnce.add(id);
-        return null;
+    if (!feeds?.security && !feeds?.rpki && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))) {
+      const writer = engine.ipJsonWriter(SHAPE);
+      const threat = feeds?.threat ?? NO_THREAT_FACTS;
+      const quiet = threat === NO_THREAT_FACTS;
+      const json = writer?.write(ip, level, now.getTime(), quiet) ?? null;
+      if (json !== null) {
+        if (quiet || level === 'basic') return json;
+        return json + JSON.stringify(securityRecord(NO_SECURITY_FACTS, writer!.hosting, threat)) + AFTER_SECURITY[ip.v4 >= 0 ? 4 : 6];
       }
-      this.seenOnce.delete(id);
-      const answer = engine.answerOf(ip);
-      entry = null;
-      if (answer.status === 'found') {
-        const record = ipRecord(answer, level, now) as {
-          timezone: { id: string | null };
-          network: { connection_type: ConnectionType | null };
-        };
-        const zone = record.timezone.id;
-        const isHosting = isHostingOf(record.network.connection_type);
-        entry = { template: JsonTemplate.compile(record, holesOf(level, version)), zone, isHosting };
-      }
-      if (this.templates.size >= TEMPLATE_LIMIT) this.templates.clear();
-      this.templates.set(id, entry);
     }
-    return entry;
-  }
-
-  private timezoneJson(zone: string | null, ms: number): string {
-    const second = Math.floor(ms / 1000);
-    let clock = this.clocks.get(zone);
-    if (clock === undefined || clock.second !== second) {
-      clock = { second, json: JSON.stringify(timezoneFull(zone, ms)) };
-      this.clocks.set(zone, clock);
-    }
-    return clock.json;
-  }
-
-  private securityJson(isHosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): string {
-    return threat === NO_THREAT_FACTS
-      ? this.quietSecurity[isHosting === null ? 2 : isHosting ? 1 : 0]
-      : JSON.stringify(securityRecord(NO_SECURITY_FACTS, isHosting, threat));
+    return JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds));
   }
 }

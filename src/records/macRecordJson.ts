@@ -1,45 +1,71 @@
 /**
  * The MAC record (SPEC 2.5) as JSON text for the single-lookup hot path: the same text as
- * `JSON.stringify(macRecord(answer, level))`, made from a template per matched block (the engine
- * hands out one frozen block object per table row), level and virtualisation platform. The parts
- * that come from the input (the echo, OUI, normalized form and the I/G and U/L bits) fill its holes.
+ * `JSON.stringify(macRecord(engine.lookupMac(text), level))`, written by the WASM engine straight
+ * from the MAC table (src/engine/recordJson.ts) into the object path's JSON split at its values.
  */
 import type { MacAnswer } from '../engine/answers.js';
+import type { LookupEngine } from '../engine/lookupEngine.js';
+import type { MacJsonShape } from '../engine/recordJson.js';
+import { blockTypes } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import { macRecord } from './macRecord.js';
 
-const HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized'] as const;
+const INPUT_HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized'];
+const VENDOR_FULL_HOLES = ['short_name', 'website', 'country', 'address', 'total_ouis', 'is_private'].map((key) => `vendor.${key}`);
+const BLOCK_HOLES = ['type', 'start', 'end', 'size'].map((key) => `block.${key}`);
+const DEVICE_HOLES = ['device.is_virtual_machine', 'device.vm_platform'];
 
-export class MacRecordRenderer {
-  /** templates of found answers, by block object, then by level and platform */
-  private readonly byBlock = new WeakMap<object, Map<string, JsonTemplate>>();
-  /** templates of answers without a registered block, by level and platform */
-  private readonly unregistered = new Map<string, JsonTemplate>();
+/** The values the engine writes, in its order (assembly/macRecordJson.ts). */
+function holesOf(found: boolean, level: FieldLevel): string[] {
+  const vendor = found ? ['vendor.company', 'vendor.country_code'] : [];
+  if (level === 'basic') return [...INPUT_HOLES, ...vendor];
+  return [...INPUT_HOLES, ...vendor, ...(found ? [...VENDOR_FULL_HOLES, ...BLOCK_HOLES] : []), ...DEVICE_HOLES];
+}
 
-  render(answer: MacAnswer, level: FieldLevel): string {
-    return this.templateOf(answer, level).render([
-      JSON.stringify(answer.mac),
-      JSON.stringify(answer.oui),
-      JSON.stringify(answer.normalized),
-      String(answer.is_multicast),
-      String(answer.is_local),
-      String(answer.is_randomized),
-    ]);
-  }
+/** An answer with every part present (or absent, when not found), for the object path to show where the values go. */
+function answer(found: boolean): MacAnswer {
+  return {
+    mac: '',
+    oui: '',
+    normalized: null,
+    is_multicast: false,
+    is_local: false,
+    is_randomized: false,
+    found,
+    block: found ? { type: 'MA-L', registry: 'MA-L', start: '', end: '', size: 1 } : null,
+    vendor: found
+      ? {
+          company: null,
+          address: null,
+          country_code: null,
+          country: null,
+          short_name: null,
+          website: null,
+          total_ouis: null,
+          is_private: false,
+        }
+      : null,
+    vm_platform: null,
+  };
+}
 
-  private templateOf(answer: MacAnswer, level: FieldLevel): JsonTemplate {
-    let templates = this.unregistered;
-    if (answer.found && answer.block) {
-      templates = this.byBlock.get(answer.block) ?? new Map();
-      this.byBlock.set(answer.block, templates);
-    }
-    const key = `${level} ${answer.vm_platform ?? ''}`;
-    let template = templates.get(key);
-    if (template === undefined) {
-      template = JsonTemplate.compile(macRecord(answer, level), HOLES);
-      templates.set(key, template);
-    }
-    return template;
-  }
+const templateOf = (found: boolean, level: FieldLevel) =>
+  JsonTemplate.compile(macRecord(answer(found), level), holesOf(found, level)).parts;
+
+const SHAPE: MacJsonShape = {
+  templates: {
+    found: { basic: templateOf(true, 'basic'), full: templateOf(true, 'full') },
+    missing: { basic: templateOf(false, 'basic'), full: templateOf(false, 'full') },
+  },
+  countryName: (facts) => JSON.stringify(facts?.name ?? null),
+  // IAB blocks show as MA-S (src/engine/macAnswers.ts)
+  blockTypes: blockTypes.map((type) => JSON.stringify(type === 'IAB' ? 'MA-S' : type)),
+  platform: (name) => JSON.stringify(name),
+};
+
+/** The record of a MAC address or prefix in text as JSON: the engine's when it can write it, else the object path's. Throws ApiError invalid_mac. */
+export function macRecordJson(engine: LookupEngine, text: string, level: FieldLevel): string {
+  const json = engine.macJsonWriter(SHAPE)?.write(text, level) ?? null;
+  return json ?? JSON.stringify(macRecord(engine.lookupMac(text), level));
 }

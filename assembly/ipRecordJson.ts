@@ -1,0 +1,371 @@
+// The found IP record (SPEC 2.2) as JSON, written straight from the packed range tables.
+//
+// The host describes each family once (ipJsonConfigure): where the table's sections lie, the
+// template of each field level (the object path's own JSON split at its values, so every key and
+// constant comes from there) and the fragments it rendered: per country, per connection type, the
+// quiet security blocks, and per time zone the full level's clock, refreshed once a minute. Here
+// the values go into the template's holes, in its order:
+//
+//   ip, location.{continent, continent_code, country, country_code, region, city, district,
+//   postal_code, latitude, longitude, accuracy_radius_km, is_eu}, timezone.id (basic) or timezone
+//   (full), network.{asn, isp, organization, domain, connection_type}; full level only:
+//   network.{asn_name, org_domain, range.start, range.end, range.size (IPv4) or range.prefix
+//   (IPv6)}, country_info, security.
+//
+// Answers without table data (not found) and values this writer does not print return a code and
+// leave the record to the object path.
+
+import { v4Find, v6Find } from './ipRange';
+import { mapGet } from './smallMap';
+import {
+  begin,
+  byte,
+  copy,
+  copyBack,
+  countryCode,
+  finish,
+  fragment,
+  ipv4,
+  ipv6,
+  mark,
+  poolString,
+  rounded4,
+  twoDigits,
+  unsigned,
+  writeNull,
+  OBJECT_PATH,
+} from './jsonWriter';
+
+// src/tables/FORMAT.md, "ip4 and ip6" (src/tables/format/ipTableLayout.ts; test/tables/layout.test.ts
+// holds the two equal).
+const NONE: u32 = 0xffffffff;
+const LOCATION_ROW_BYTES: usize = 40;
+const LATITUDE_AT: usize = 0;
+const LONGITUDE_AT: usize = 8;
+const REGION_AT: usize = 16;
+const CITY_AT: usize = 20;
+const POSTAL_CODE_AT: usize = 24;
+const TIME_ZONE_AT: usize = 28;
+const COUNTRY_CODE_AT: usize = 32;
+const ACCURACY_RADIUS_AT: usize = 34;
+const DISTRICT_AT: usize = 36;
+const NETWORK_ROW4_BYTES: usize = 16;
+const NETWORK_ROW6_BYTES: usize = 40;
+const NETWORK_AS_ROW4_AT: usize = 8;
+const NETWORK_AS_ROW6_AT: usize = 32;
+const AS_ROW_BYTES: usize = 16;
+const AS_ORGANIZATION_AT: usize = 4;
+const AS_DOMAIN_AT: usize = 8;
+const AS_CONNECTION_TYPE_AT: usize = 12;
+const HOSTING: u32 = 4;
+
+// The description of one family, u32 fields written by the host (src/engine/recordJson.ts).
+const RANGE_LOCATIONS: usize = 0;
+const RANGE_NETWORKS: usize = 4;
+const LOCATION_ROWS: usize = 8;
+const NETWORK_ROWS: usize = 12;
+const AS_ROWS: usize = 16;
+const STRING_OFFSETS: usize = 20;
+const STRING_BYTES: usize = 24;
+const KEYS_HIGH: usize = 28;
+const KEYS_LOW: usize = 32;
+const RANGE_COUNT: usize = 36;
+const COUNTRIES: usize = 40;
+const COUNTRY_MASK: usize = 44;
+const NO_COUNTRY: usize = 48;
+const ZONES: usize = 52;
+const ZONE_MASK: usize = 56;
+const TEMPLATE_BASIC: usize = 60;
+const TEMPLATE_FULL: usize = 64;
+const CONNECTION_TYPES: usize = 68;
+const QUIET_SECURITY: usize = 72;
+
+// A country's fragments: continent, continent_code, country, is_eu, country_info.
+const CONTINENT: usize = 0;
+const CONTINENT_CODE: usize = 8;
+const COUNTRY_NAME: usize = 16;
+const IS_EU: usize = 24;
+const COUNTRY_INFO: usize = 32;
+
+// A time zone's slot: the full level's timezone object for one UTC minute, `head` up to the
+// seconds of current_time and `tail` after them; a constant slot is all head.
+const SLOT_MINUTE: usize = 0;
+const SLOT_CONSTANT: usize = 8;
+const SLOT_HEAD_LENGTH: usize = 12;
+const SLOT_TAIL_LENGTH: usize = 16;
+const SLOT_TEXT: usize = 24;
+
+/** A map value that sends the record to the object path. */
+const OBJECT_PATH_VALUE: u32 = 1;
+
+const NOT_FOUND: i32 = -1;
+const NEED_ZONE: i32 = -2;
+
+let family4: usize = 0;
+let family6: usize = 0;
+/** the zone string id of the last NEED_ZONE */
+let pendingZone: u32 = 0;
+/** is_hosting of the last record written without its security block: 0 false, 1 true, 2 null */
+let hosting: u32 = 2;
+
+export function ipJsonConfigure(family: u32, description: usize): void {
+  if (family == 4) family4 = description;
+  else family6 = description;
+}
+
+export function jsonPendingZone(): u32 {
+  return pendingZone;
+}
+
+export function jsonHosting(): u32 {
+  return hosting;
+}
+
+@inline function field(description: usize, at: usize): usize {
+  return <usize>load<u32>(description + at);
+}
+
+/**
+ * The record of a public IPv4 address at the field level (0 basic, 1 full) and instant `ms` (Unix
+ * milliseconds, finite). `quiet`: 1 writes the security block without threat facts, 0 stops
+ * before it (the host appends the block and the rest). Returns the length of the text written at
+ * the output (jsonOutput), or NOT_FOUND (-1), NEED_ZONE (-2) or OBJECT_PATH (-3).
+ */
+export function ip4Json(address: u32, level: u32, ms: f64, quiet: u32): i32 {
+  const d = family4;
+  const range = v4Find(address);
+  return record(d, 4, <u64>address, 0, range, level, ms, quiet);
+}
+
+/** The same for a public IPv6 address given as four words, most significant first. */
+export function ip6Json(w0: u32, w1: u32, w2: u32, w3: u32, level: u32, ms: f64, quiet: u32): i32 {
+  const hi = (<u64>w0 << 32) | <u64>w1;
+  const lo = (<u64>w2 << 32) | <u64>w3;
+  return record(family6, 6, hi, lo, v6Find(hi, lo), level, ms, quiet);
+}
+
+function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, level: u32, ms: f64, quiet: u32): i32 {
+  const locationRow = load<u32>(field(d, RANGE_LOCATIONS) + (<usize>range << 2));
+  const networkRow = load<u32>(field(d, RANGE_NETWORKS) + (<usize>range << 2));
+  if (locationRow == NONE && networkRow == NONE) return NOT_FOUND;
+  const offsets = field(d, STRING_OFFSETS);
+  const bytes = field(d, STRING_BYTES);
+
+  // Every row this record reads, first, so that their memory loads overlap.
+  const location: usize = locationRow == NONE ? 0 : field(d, LOCATION_ROWS) + <usize>locationRow * LOCATION_ROW_BYTES;
+  let network: usize = 0;
+  let as: usize = 0;
+  if (networkRow != NONE) {
+    network = field(d, NETWORK_ROWS) + <usize>networkRow * (family == 4 ? NETWORK_ROW4_BYTES : NETWORK_ROW6_BYTES);
+    as = field(d, AS_ROWS) + <usize>load<u32>(network + (family == 4 ? NETWORK_AS_ROW4_AT : NETWORK_AS_ROW6_AT)) * AS_ROW_BYTES;
+  }
+  const packedCountry: u32 = location == 0 ? 0 : <u32>load<u16>(location + COUNTRY_CODE_AT);
+  let country = field(d, NO_COUNTRY);
+  if (packedCountry != 0) {
+    const known = mapGet(field(d, COUNTRIES), <u32>field(d, COUNTRY_MASK), packedCountry);
+    if (known == OBJECT_PATH_VALUE) return OBJECT_PATH;
+    if (known != 0) country = <usize>known;
+  }
+  const zone: u32 = location == 0 ? 0 : load<u32>(location + TIME_ZONE_AT);
+  let zoneSlot: usize = 0;
+  let minute: f64 = 0;
+  if (level != 0) {
+    const value = mapGet(field(d, ZONES), <u32>field(d, ZONE_MASK), zone);
+    if (value == OBJECT_PATH_VALUE) return OBJECT_PATH;
+    minute = Math.floor(ms / 60000);
+    zoneSlot = <usize>value;
+    if (zoneSlot == 0 || (load<u32>(zoneSlot + SLOT_CONSTANT) == 0 && load<f64>(zoneSlot + SLOT_MINUTE) != minute)) {
+      pendingZone = zone;
+      return NEED_ZONE;
+    }
+  }
+  const connectionType: u32 = as == 0 ? 0 : <u32>load<u8>(as + AS_CONNECTION_TYPE_AT);
+  const organization: u32 = as == 0 ? 0 : load<u32>(as + AS_ORGANIZATION_AT);
+  const domain: u32 = as == 0 ? 0 : load<u32>(as + AS_DOMAIN_AT);
+
+  const parts = field(d, level == 0 ? TEMPLATE_BASIC : TEMPLATE_FULL);
+  begin();
+  fragment(parts);
+  byte(0x22);
+  if (family == 4) ipv4(<u32>hi);
+  else ipv6(hi, lo);
+  byte(0x22);
+  fragment(parts + 8);
+  fragment(country + CONTINENT);
+  fragment(parts + 16);
+  fragment(country + CONTINENT_CODE);
+  fragment(parts + 24);
+  fragment(country + COUNTRY_NAME);
+  fragment(parts + 32);
+  countryCode(packedCountry);
+  fragment(parts + 40);
+  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + REGION_AT));
+  fragment(parts + 48);
+  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + CITY_AT));
+  fragment(parts + 56);
+  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + DISTRICT_AT));
+  fragment(parts + 64);
+  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + POSTAL_CODE_AT));
+  fragment(parts + 72);
+  if (!coordinate(location, LATITUDE_AT)) return OBJECT_PATH;
+  fragment(parts + 80);
+  if (!coordinate(location, LONGITUDE_AT)) return OBJECT_PATH;
+  fragment(parts + 88);
+  const radius: u32 = location == 0 ? 0 : <u32>load<u16>(location + ACCURACY_RADIUS_AT);
+  if (radius == 0) writeNull();
+  else unsigned(radius);
+  fragment(parts + 96);
+  fragment(country + IS_EU);
+  fragment(parts + 104);
+  if (level == 0) poolString(offsets, bytes, zone);
+  else clock(zoneSlot, ms, minute);
+  fragment(parts + 112);
+  const asn: u32 = as == 0 ? 0 : load<u32>(as);
+  if (asn == 0) writeNull();
+  else unsigned(asn);
+  fragment(parts + 120);
+  const organizationAt = mark();
+  poolString(offsets, bytes, organization);
+  const organizationLength = mark() - organizationAt;
+  fragment(parts + 128);
+  copyBack(organizationAt, organizationLength);
+  fragment(parts + 136);
+  const domainAt = mark();
+  poolString(offsets, bytes, domain);
+  const domainLength = mark() - domainAt;
+  fragment(parts + 144);
+  fragment(field(d, CONNECTION_TYPES) + (<usize>connectionType << 3));
+  fragment(parts + 152);
+  if (level == 0) return finish();
+
+  copyBack(organizationAt, organizationLength);
+  fragment(parts + 160);
+  copyBack(domainAt, domainLength);
+  fragment(parts + 168);
+  if (family == 4) block4(d, range, network);
+  else block6(d, range, network, hi, lo, parts + 176);
+  fragment(parts + 192);
+  fragment(country + COUNTRY_INFO);
+  fragment(parts + 200);
+  const hostingState: u32 = connectionType == 0 ? 2 : connectionType == HOSTING ? 1 : 0;
+  if (quiet == 0) {
+    hosting = hostingState;
+    return finish();
+  }
+  fragment(field(d, QUIET_SECURITY) + (<usize>hostingState << 3));
+  fragment(parts + 208);
+  return finish();
+}
+
+/** A latitude or longitude (NaN: unknown) as ipRecord rounds it; false for one it cannot print. */
+function coordinate(location: usize, at: usize): bool {
+  const value = location == 0 ? NaN : load<f64>(location + at);
+  if (isNaN(value)) {
+    writeNull();
+    return true;
+  }
+  return rounded4(value);
+}
+
+/** The full level's timezone object: the zone's slot, with the seconds of `ms` in current_time. */
+function clock(slot: usize, ms: f64, minute: f64): void {
+  copy(slot + SLOT_TEXT, <usize>load<u32>(slot + SLOT_HEAD_LENGTH));
+  if (load<u32>(slot + SLOT_CONSTANT) != 0) return;
+  twoDigits(<u32>Math.floor((ms - minute * 60000) / 1000));
+  copy(slot + SLOT_TEXT + <usize>load<u32>(slot + SLOT_HEAD_LENGTH), <usize>load<u32>(slot + SLOT_TAIL_LENGTH));
+}
+
+/**
+ * IPv4 network.range: the network block when a network row covers the range, else the range
+ * itself (to the next range's start, or the end of the space). Parts 22 and 23 separate the values.
+ */
+function block4(d: usize, range: i32, network: usize): void {
+  let first: u32;
+  let last: u32;
+  if (network != 0) {
+    first = load<u32>(network);
+    last = load<u32>(network, 4);
+  } else {
+    const keys = field(d, KEYS_HIGH);
+    first = load<u32>(keys + (<usize>range << 2));
+    last = range + 1 < <i32>field(d, RANGE_COUNT) ? load<u32>(keys + (<usize>(range + 1) << 2)) - 1 : 0xffffffff;
+  }
+  const parts = field(d, TEMPLATE_FULL);
+  byte(0x22);
+  ipv4(first);
+  byte(0x22);
+  fragment(parts + 176);
+  byte(0x22);
+  ipv4(last);
+  byte(0x22);
+  fragment(parts + 184);
+  unsigned(<u64>last - <u64>first + 1);
+}
+
+/**
+ * IPv6 network.range: the largest CIDR block around the address within the network block (or
+ * the range, as for IPv4): the shortest prefix whose block fits, found by binary search.
+ */
+function block6(d: usize, range: i32, network: usize, hi: u64, lo: u64, parts: usize): void {
+  let startHi: u64;
+  let startLo: u64;
+  let endHi: u64;
+  let endLo: u64;
+  if (network != 0) {
+    startHi = load<u64>(network);
+    startLo = load<u64>(network, 8);
+    endHi = load<u64>(network, 16);
+    endLo = load<u64>(network, 24);
+  } else {
+    const keysHi = field(d, KEYS_HIGH);
+    const keysLo = field(d, KEYS_LOW);
+    startHi = load<u64>(keysHi + (<usize>range << 3));
+    startLo = load<u64>(keysLo + (<usize>range << 3));
+    if (range + 1 < <i32>field(d, RANGE_COUNT)) {
+      endHi = load<u64>(keysHi + (<usize>(range + 1) << 3));
+      endLo = load<u64>(keysLo + (<usize>(range + 1) << 3));
+      if (endLo == 0) endHi -= 1;
+      endLo -= 1;
+    } else {
+      endHi = 0xffffffffffffffff;
+      endLo = 0xffffffffffffffff;
+    }
+  }
+  let low: u32 = 0;
+  let high: u32 = 128;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const maskHi = highMask(middle);
+    const maskLo = lowMask(middle);
+    const firstHi = hi & maskHi;
+    const firstLo = lo & maskLo;
+    const lastHi = hi | ~maskHi;
+    const lastLo = lo | ~maskLo;
+    const startsInside = firstHi > startHi || (firstHi == startHi && firstLo >= startLo);
+    const endsInside = lastHi < endHi || (lastHi == endHi && lastLo <= endLo);
+    if (startsInside && endsInside) high = middle;
+    else low = middle + 1;
+  }
+  const maskHi = highMask(low);
+  const maskLo = lowMask(low);
+  byte(0x22);
+  ipv6(hi & maskHi, lo & maskLo);
+  byte(0x22);
+  fragment(parts);
+  byte(0x22);
+  ipv6(hi | ~maskHi, lo | ~maskLo);
+  byte(0x22);
+  fragment(parts + 8);
+  unsigned(low);
+}
+
+/** The high 64 bits of a /prefix mask. */
+@inline function highMask(prefix: u32): u64 {
+  if (prefix >= 64) return 0xffffffffffffffff;
+  return prefix == 0 ? 0 : 0xffffffffffffffff << <u64>(64 - prefix);
+}
+
+@inline function lowMask(prefix: u32): u64 {
+  if (prefix <= 64) return 0;
+  return 0xffffffffffffffff << <u64>(128 - prefix);
+}

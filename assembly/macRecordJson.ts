@@ -1,0 +1,169 @@
+// The MAC record (SPEC 2.5) as JSON, written straight from the MAC table.
+//
+// As for IP records, the host hands over the object path's JSON split at its values (one template
+// per field level and found / not found) and the fragments it rendered (country names, block
+// types, virtualisation platforms). The holes, in order:
+//
+//   mac, oui, normalized, is_multicast, is_local, is_randomized, then, when found,
+//   vendor.{company, country_code} and at the full level vendor.{short_name, website, country,
+//   address, total_ouis, is_private}, block.{type, start, end, size}; at the full level, found or
+//   not, device.{is_virtual_machine, vm_platform}.
+
+import { macFlags, LOCAL, MULTICAST, RANDOMIZED } from './macBits';
+import { ouiFind } from './ouiBlock';
+import { mapGet } from './smallMap';
+import { begin, byte, colonHex, countryCode, finish, fragment, poolString, quoted, unsigned, upperHex, writeBool, writeNull } from './jsonWriter';
+
+// src/tables/FORMAT.md, "mac" (src/tables/format/macTableLayout.ts; test/tables/layout.test.ts holds
+// the two equal).
+const BLOCK_ROW_BYTES: usize = 16;
+const BLOCK_LO24_AT: usize = 4;
+const BLOCK_PREFIX_LENGTH_AT: usize = 8;
+const BLOCK_TYPE_AT: usize = 9;
+const BLOCK_COMPANY_AT: usize = 12;
+const COMPANY_ROW_BYTES: usize = 24;
+const COMPANY_ADDRESS_AT: usize = 4;
+const COMPANY_COUNTRY_CODE_AT: usize = 8;
+const COMPANY_FLAGS_AT: usize = 10;
+const COMPANY_TOTAL_OUIS_AT: usize = 12;
+const COMPANY_SHORT_NAME_AT: usize = 16;
+const COMPANY_WEBSITE_AT: usize = 20;
+const COMPANY_PRIVATE: u32 = 1;
+
+// The description of the MAC table, u32 fields written by the host (src/engine/recordJson.ts).
+const BLOCK_ROWS: usize = 0;
+const COMPANY_ROWS: usize = 4;
+const STRING_OFFSETS: usize = 8;
+const STRING_BYTES: usize = 12;
+const COUNTRIES: usize = 16;
+const COUNTRY_MASK: usize = 20;
+const NO_COUNTRY: usize = 24;
+const TEMPLATE_FOUND_BASIC: usize = 28;
+const TEMPLATE_FOUND_FULL: usize = 32;
+const TEMPLATE_MISSING_BASIC: usize = 36;
+const TEMPLATE_MISSING_FULL: usize = 40;
+const BLOCK_TYPES: usize = 44;
+const VM_PREFIXES: usize = 48;
+const VM_PREFIX_COUNT: usize = 52;
+
+// A virtualisation prefix: the prefix left-aligned in 48 bits u64, its hex digits u32, 4 zero
+// bytes, the fragment of its platform name.
+const VM_VALUE_AT: usize = 0;
+const VM_DIGITS_AT: usize = 8;
+const VM_PLATFORM_AT: usize = 16;
+const VM_PREFIX_BYTES: usize = 24;
+
+let table: usize = 0;
+
+export function macJsonConfigure(description: usize): void {
+  table = description;
+}
+
+@inline function field(at: usize): usize {
+  return <usize>load<u32>(table + at);
+}
+
+/**
+ * The record of a parsed MAC address or prefix (`digits` hex digits given) at the field level
+ * (0 basic, 1 full); `text` (`length` bytes) is the input as the client sent it. Returns the length
+ * of the text written at the output (jsonOutput), or OBJECT_PATH when a string does not fit.
+ */
+export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usize, length: usize): i32 {
+  const row = ouiFind(hi24, lo24, digits << 2);
+  const block: usize = row < 0 ? 0 : field(BLOCK_ROWS) + <usize>row * BLOCK_ROW_BYTES;
+  const company: usize = block == 0 ? 0 : field(COMPANY_ROWS) + <usize>load<u32>(block + BLOCK_COMPANY_AT) * COMPANY_ROW_BYTES;
+  const offsets = field(STRING_OFFSETS);
+  const bytes = field(STRING_BYTES);
+  const parts = field(block == 0 ? (level == 0 ? TEMPLATE_MISSING_BASIC : TEMPLATE_MISSING_FULL) : level == 0 ? TEMPLATE_FOUND_BASIC : TEMPLATE_FOUND_FULL);
+  const mac = (<u64>hi24 << 24) | <u64>lo24;
+
+  begin();
+  fragment(parts);
+  quoted(text, length);
+  fragment(parts + 8);
+  byte(0x22);
+  colonHex(<u64>hi24, 3);
+  byte(0x22);
+  fragment(parts + 16);
+  if (digits == 12) {
+    byte(0x22);
+    colonHex(mac, 6);
+    byte(0x22);
+  } else writeNull();
+  fragment(parts + 24);
+  const flags = macFlags(hi24);
+  writeBool((flags & MULTICAST) != 0);
+  fragment(parts + 32);
+  writeBool((flags & LOCAL) != 0);
+  fragment(parts + 40);
+  writeBool((flags & RANDOMIZED) != 0);
+  fragment(parts + 48);
+  let next = parts + 56;
+  if (block != 0) {
+    poolString(offsets, bytes, load<u32>(company));
+    fragment(next);
+    const packed = <u32>load<u16>(company + COMPANY_COUNTRY_CODE_AT);
+    countryCode(packed);
+    fragment(next + 8);
+    next += 16;
+    if (level != 0) {
+      const isPrivate = (<u32>load<u16>(company + COMPANY_FLAGS_AT) & COMPANY_PRIVATE) != 0;
+      poolString(offsets, bytes, load<u32>(company + COMPANY_SHORT_NAME_AT));
+      fragment(next);
+      poolString(offsets, bytes, load<u32>(company + COMPANY_WEBSITE_AT));
+      fragment(next + 8);
+      let country = field(NO_COUNTRY);
+      if (packed != 0) {
+        const known = mapGet(field(COUNTRIES), <u32>field(COUNTRY_MASK), packed);
+        if (known != 0) country = <usize>known;
+      }
+      fragment(country);
+      fragment(next + 16);
+      poolString(offsets, bytes, load<u32>(company + COMPANY_ADDRESS_AT));
+      fragment(next + 24);
+      if (isPrivate) writeNull();
+      else unsigned(load<u32>(company + COMPANY_TOTAL_OUIS_AT));
+      fragment(next + 32);
+      writeBool(isPrivate);
+      fragment(next + 40);
+      fragment(field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
+      fragment(next + 48);
+      const first = ((<u64>load<u32>(block)) << 24) | <u64>load<u32>(block + BLOCK_LO24_AT);
+      const size = <u64>1 << <u64>(48 - <u32>load<u8>(block + BLOCK_PREFIX_LENGTH_AT));
+      byte(0x22);
+      upperHex(first, 12);
+      byte(0x22);
+      fragment(next + 56);
+      byte(0x22);
+      upperHex(first + size - 1, 12);
+      byte(0x22);
+      fragment(next + 64);
+      unsigned(size);
+      fragment(next + 72);
+      next += 80;
+    }
+  }
+  if (level != 0) {
+    const platform = vmPlatform(mac, digits);
+    writeBool(platform != 0);
+    fragment(next);
+    if (platform == 0) writeNull();
+    else fragment(platform);
+    fragment(next + 8);
+  }
+  return finish();
+}
+
+/** The platform fragment of the first virtualisation prefix the address starts with, or 0. */
+function vmPlatform(mac: u64, digits: u32): usize {
+  const list = field(VM_PREFIXES);
+  const count = field(VM_PREFIX_COUNT);
+  for (let i: usize = 0; i < count; i++) {
+    const at = list + i * VM_PREFIX_BYTES;
+    const prefixDigits = load<u32>(at + VM_DIGITS_AT);
+    if (prefixDigits > digits) continue;
+    const shift = <u64>((12 - prefixDigits) << 2);
+    if (mac >>> shift == load<u64>(at + VM_VALUE_AT) >>> shift) return at + VM_PLATFORM_AT;
+  }
+  return 0;
+}

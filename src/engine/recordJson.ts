@@ -1,0 +1,399 @@
+/**
+ * The records' JSON written by the WASM engine straight from the tables in its memory
+ * (assembly/ipRecordJson.ts, assembly/macRecordJson.ts): no answer object, no JSON.stringify.
+ *
+ * The engine knows where the values go, not what the records look like: the records layer hands
+ * it a shape (IpJsonShape, MacJsonShape) with the object path's own JSON split at the values and
+ * the fragments it rendered (country facts, connection types, security blocks, clocks). Placed in
+ * the JSON area of WASM memory once per loaded table set, they are bounded by the tables' country
+ * list (a few hundred), the time zones their rows name (a few hundred, one slot each, refreshed
+ * once per UTC minute) and a few constants: nothing grows with traffic.
+ *
+ * The JSON area: the output (one record at a time), the MAC input text, then the fragments,
+ * allocated upwards. A table set whose fragments do not fit has no writer (the object path serves).
+ */
+import type { ParsedIp } from '../address/ipAddress.js';
+import { parseMac, type MacParts } from '../address/macAddress.js';
+import { ApiError } from '../errors.js';
+import type { IpTable } from '../tables/format/ipTable.js';
+import type { MacTable } from '../tables/format/macTable.js';
+import { MAC_SECTION } from '../tables/format/macTableLayout.js';
+import { SHARED_SECTION } from '../tables/format/containerLayout.js';
+import type { CountryFacts } from '../tables/format/tableMeta.js';
+import type { PlacedTables, WasmExports } from './wasmEngine.js';
+
+export type JsonLevel = 'basic' | 'full';
+
+/** The object path's JSON of a found IP record and what it is made of; see assembly/ipRecordJson.ts. */
+export interface IpJsonShape {
+  /** the record's JSON split at its values, in the writer's hole order, by family and level */
+  templates: Readonly<Record<4 | 6, Readonly<Record<JsonLevel, readonly string[]>>>>;
+  /** JSON of continent, continent_code, country, is_eu and country_info for a country (null: none); null: the object path */
+  country(facts: CountryFacts | null): readonly string[] | null;
+  /** JSON of each connection type, by its code in the tables (0: unknown) */
+  connectionTypes: readonly string[];
+  /** the security block without any feed or threat facts, for is_hosting false, true and null */
+  quietSecurity: readonly [string, string, string];
+  /**
+   * The full level's timezone JSON of a zone (null: none) at instant `ms`, for the whole UTC
+   * minute: [head, tail] around the two digits of the seconds, or [text] when it does not tick;
+   * null sends the zone to the object path.
+   */
+  clock(zone: string | null, ms: number): readonly [string] | readonly [string, string] | null;
+}
+
+/** The object path's JSON of a MAC record and its fragments; see assembly/macRecordJson.ts. */
+export interface MacJsonShape {
+  templates: Readonly<Record<'found' | 'missing', Readonly<Record<JsonLevel, readonly string[]>>>>;
+  /** JSON of the vendor's country name for a country (null: none) */
+  countryName(facts: CountryFacts | null): string;
+  /** JSON of each block type, by its code in the table */
+  blockTypes: readonly string[];
+  /** JSON of a virtualisation platform's name */
+  platform(name: string): string;
+}
+
+const OUTPUT_BYTES = 64 << 10;
+/** Room past the output's checked end for everything of bounded size: a record's few dozen fragments of at most FRAGMENT_LIMIT bytes. */
+const OUTPUT_SLACK = 64 << 10;
+const FRAGMENT_LIMIT = 1024;
+const MAC_INPUT_BYTES = 64;
+const COUNTRY_SLOTS = 1024;
+const ZONE_SLOTS = 2048;
+const ZONE_LIMIT = 1024;
+/** assembly/ipRecordJson.ts: minute f64, constant u32, head and tail lengths u32, text */
+const ZONE_SLOT_BYTES = 256;
+const ZONE_TEXT_AT = 24;
+/** the map value that sends a country or zone to the object path */
+const OBJECT_PATH_VALUE = 1;
+const NOT_FOUND = -1;
+const NEED_ZONE = -2;
+const LEVEL = { basic: 0, full: 1 } as const;
+
+class OutOfArea extends Error {}
+
+/** UTF-8 text of WASM memory: Buffer#utf8Slice where the runtime has it (Node), else TextDecoder. */
+function utf8Reader(buffer: ArrayBuffer): (start: number, end: number) => string {
+  const NodeBuffer = (
+    globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): { utf8Slice(start: number, end: number): string } } }
+  ).Buffer;
+  if (NodeBuffer) {
+    const view = NodeBuffer.from(buffer);
+    return (start, end) => view.utf8Slice(start, end);
+  }
+  const decoder = new TextDecoder();
+  const bytes = new Uint8Array(buffer);
+  return (start, end) => decoder.decode(bytes.subarray(start, end));
+}
+
+/** Allocation in the JSON area, upwards from past the output and the MAC input. */
+class JsonArea {
+  readonly output: number;
+  readonly macInput: number;
+  private next: number;
+  private readonly end: number;
+  private readonly memory: Uint8Array;
+  private readonly words: DataView;
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    readonly exports: WasmExports,
+    start: number,
+    bytes: number,
+  ) {
+    this.output = start;
+    this.macInput = start + OUTPUT_BYTES + OUTPUT_SLACK;
+    this.next = this.macInput + MAC_INPUT_BYTES;
+    this.end = start + bytes;
+    this.memory = new Uint8Array(exports.memory.buffer);
+    this.words = new DataView(exports.memory.buffer);
+    exports.jsonOutput(this.output, this.output + OUTPUT_BYTES);
+  }
+
+  /** `bytes` zeroed bytes at a multiple of 8. */
+  allocate(bytes: number): number {
+    const at = Math.ceil(this.next / 8) * 8;
+    if (at + bytes > this.end) throw new OutOfArea();
+    this.next = at + bytes;
+    this.memory.fill(0, at, at + bytes);
+    return at;
+  }
+
+  /** Writes UTF-8 text at `at`; its byte length. */
+  writeText(at: number, text: string, room: number): number {
+    const { read, written } = this.encoder.encodeInto(text, this.memory.subarray(at, at + room));
+    if (read !== text.length) throw new OutOfArea();
+    return written;
+  }
+
+  /** Fragments of JSON texts: an array of (address, length) pairs, its address. */
+  fragments(texts: readonly string[]): number {
+    const refs = this.allocate(8 * texts.length);
+    texts.forEach((text, i) => this.fragment(refs + 8 * i, text));
+    return refs;
+  }
+
+  /** Places a JSON text and its (address, length) pair at `ref`. */
+  fragment(ref: number, text: string): void {
+    const room = text.length * 3;
+    if (room > FRAGMENT_LIMIT * 3) throw new OutOfArea();
+    const at = this.allocate(room);
+    const length = this.writeText(at, text, room);
+    if (length > FRAGMENT_LIMIT) throw new OutOfArea();
+    this.setU32(ref, at);
+    this.setU32(ref + 4, length);
+  }
+
+  setU32(at: number, value: number): void {
+    this.words.setUint32(at, value, true);
+  }
+
+  setF64(at: number, value: number): void {
+    this.words.setFloat64(at, value, true);
+  }
+
+  /** A small map (assembly/smallMap.ts) of `slots` slots, a power of two. */
+  map(slots: number): { at: number; mask: number } {
+    return { at: this.allocate(8 * slots), mask: slots - 1 };
+  }
+
+  /** Countries by packed code: their fragments, or the object path where `render` gives none. */
+  countries(map: { at: number; mask: number }, facts: Map<string, CountryFacts>, render: (facts: CountryFacts) => number | null): void {
+    for (const [code, country] of facts) {
+      // the tables store a code as two bytes; no other code can be asked for
+      if (code.length !== 2 || code.charCodeAt(0) > 255 || code.charCodeAt(1) > 255) continue;
+      const packed = code.charCodeAt(0) | (code.charCodeAt(1) << 8);
+      if (packed === 0) continue;
+      if (!this.exports.mapSet(map.at, map.mask, packed, render(country) ?? OBJECT_PATH_VALUE)) throw new OutOfArea();
+    }
+  }
+}
+
+/** The JSON area of a placed table set, shared by its IP and MAC writers. */
+function areaOf(placed: PlacedTables): JsonArea | null {
+  let area = areas.get(placed);
+  if (area === undefined && placed.jsonAreaBytes > 0) {
+    area = new JsonArea(placed.exports, placed.jsonArea, placed.jsonAreaBytes);
+    areas.set(placed, area);
+  }
+  return area ?? null;
+}
+const areas = new WeakMap<PlacedTables, JsonArea>();
+
+/** What the WASM record writer needs of one IP family; assembly/ipRecordJson.ts names the fields. */
+const IP_DESCRIPTION_WORDS = 19;
+
+class FamilyWriter {
+  /** zone string id → its slot, in WASM memory */
+  private readonly zones: { at: number; mask: number };
+  /** the same on this side: slots are made once and rewritten */
+  private readonly slots = new Map<number, number>();
+
+  constructor(
+    private readonly area: JsonArea,
+    private readonly table: IpTable,
+    private readonly shape: IpJsonShape,
+  ) {
+    const { exports } = area;
+    const d = area.allocate(4 * IP_DESCRIPTION_WORDS);
+    const section = (id: string) => table.bytes.byteOffset + table.sectionOffset(id);
+    const countries = area.map(COUNTRY_SLOTS);
+    area.countries(countries, table.countries, (facts) => {
+      const texts = shape.country(facts);
+      return texts && area.fragments(texts);
+    });
+    const noCountry = shape.country(null);
+    if (!noCountry) throw new OutOfArea();
+    this.zones = area.map(ZONE_SLOTS);
+    const templates = shape.templates[table.family];
+    const words = [
+      table.rangeLocation.byteOffset,
+      table.rangeNetwork.byteOffset,
+      section('LROW'),
+      section('NROW'),
+      section('AROW'),
+      section(SHARED_SECTION.stringOffsets),
+      section(SHARED_SECTION.strings),
+      table.family === 4 ? table.keys!.byteOffset : table.keysHi!.byteOffset,
+      table.family === 4 ? 0 : table.keysLo!.byteOffset,
+      table.rangeCount,
+      countries.at,
+      countries.mask,
+      area.fragments(noCountry),
+      this.zones.at,
+      this.zones.mask,
+      area.fragments(templates.basic),
+      area.fragments(templates.full),
+      area.fragments(shape.connectionTypes),
+      area.fragments(shape.quietSecurity),
+    ];
+    words.forEach((word, i) => area.setU32(d + 4 * i, word));
+    exports.ipJsonConfigure(table.family, d);
+  }
+
+  /** Gives the zone (string id) its slot for the UTC minute of `ms`; false when it has none. */
+  refreshZone(id: number, ms: number): boolean {
+    const { area } = this;
+    const clock = this.shape.clock(this.table.strings.get(id), ms);
+    let value = OBJECT_PATH_VALUE;
+    try {
+      const slot = clock === null ? 0 : this.slotOf(id);
+      if (clock !== null && slot !== 0) {
+        const room = ZONE_SLOT_BYTES - ZONE_TEXT_AT;
+        const head = area.writeText(slot + ZONE_TEXT_AT, clock[0], room);
+        const tail = clock.length === 2 ? area.writeText(slot + ZONE_TEXT_AT + head, clock[1], room - head) : 0;
+        area.setF64(slot, Math.floor(ms / 60000));
+        area.setU32(slot + 8, clock.length === 2 ? 0 : 1);
+        area.setU32(slot + 12, head);
+        area.setU32(slot + 16, tail);
+        value = slot;
+      }
+    } catch (error) {
+      if (!(error instanceof OutOfArea)) throw error;
+    }
+    return area.exports.mapSet(this.zones.at, this.zones.mask, id, value) && value !== OBJECT_PATH_VALUE;
+  }
+
+  /** The slot of a zone, made on its first request (0: past ZONE_LIMIT zones). */
+  private slotOf(id: number): number {
+    let slot = this.slots.get(id);
+    if (slot === undefined) {
+      if (this.slots.size >= ZONE_LIMIT) return 0;
+      slot = this.area.allocate(ZONE_SLOT_BYTES);
+      this.slots.set(id, slot);
+    }
+    return slot;
+  }
+}
+
+/** The found IP records of one loaded table set as JSON text, written by the WASM engine. */
+export class IpJsonWriter {
+  private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
+  private readonly exports: WasmExports;
+  private readonly text: (start: number, end: number) => string;
+  private readonly output: number;
+
+  private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
+    this.exports = area.exports;
+    this.output = area.output;
+    this.text = utf8Reader(area.exports.memory.buffer);
+    if (placed.ip4) this.families[4] = new FamilyWriter(area, placed.ip4, shape);
+    if (placed.ip6) this.families[6] = new FamilyWriter(area, placed.ip6, shape);
+  }
+
+  /** The writer of a placed table set, or null when it has no JSON area or the shape does not fit. */
+  static of(placed: PlacedTables, shape: IpJsonShape): IpJsonWriter | null {
+    const area = areaOf(placed);
+    if (area === null) return null;
+    try {
+      return new IpJsonWriter(area, placed, shape);
+    } catch (error) {
+      if (error instanceof OutOfArea) return null;
+      throw error;
+    }
+  }
+
+  /** is_hosting of the last record written without its security block: false, true or null. */
+  get hosting(): boolean | null {
+    const state = this.exports.jsonHosting();
+    return state === 2 ? null : state === 1;
+  }
+
+  /**
+   * The JSON text of the found record of a public (not special-purpose) address at `ms`, or null
+   * when the object path must answer (not found, or a value this writer does not print). `quiet`
+   * false: the text stops where the security block's value starts (`hosting` tells its is_hosting).
+   */
+  write(ip: ParsedIp, level: JsonLevel, ms: number, quiet: boolean): string | null {
+    const family = this.families[ip.v4 >= 0 ? 4 : 6];
+    if (family === undefined || !Number.isFinite(ms)) return null;
+    const { exports } = this;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const length =
+        ip.v4 >= 0
+          ? exports.ip4Json(ip.v4, LEVEL[level], ms, quiet ? 1 : 0)
+          : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], LEVEL[level], ms, quiet ? 1 : 0);
+      if (length >= 0) return this.text(this.output, this.output + length);
+      if (length === NOT_FOUND || length !== NEED_ZONE) return null;
+      if (!family.refreshZone(exports.jsonPendingZone(), ms)) return null;
+    }
+    return null;
+  }
+}
+
+/** The virtualisation prefixes of the MAC writer: value u64, digits u32, 4 zero bytes, platform fragment. */
+const VM_PREFIX_BYTES = 24;
+const MAC_DESCRIPTION_WORDS = 14;
+
+/** MAC records of one loaded MAC table (kind mac) as JSON text, written by the WASM engine. */
+export class MacJsonWriter {
+  private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
+  private readonly exports: WasmExports;
+  private readonly input: Uint8Array;
+  private readonly text: (start: number, end: number) => string;
+
+  private constructor(
+    private readonly area: JsonArea,
+    table: MacTable,
+    shape: MacJsonShape,
+  ) {
+    this.exports = area.exports;
+    this.input = new Uint8Array(area.exports.memory.buffer, area.macInput, MAC_INPUT_BYTES);
+    this.text = utf8Reader(area.exports.memory.buffer);
+    const section = (id: string) => table.bytes.byteOffset + table.sectionOffset(id);
+    const countries = area.map(COUNTRY_SLOTS);
+    area.countries(countries, table.countries, (facts) => area.fragments([shape.countryName(facts)]));
+    const vm = area.allocate(VM_PREFIX_BYTES * table.vmPrefixes.length);
+    table.vmPrefixes.forEach((prefix, i) => {
+      const at = vm + VM_PREFIX_BYTES * i;
+      const value = parseInt(prefix.prefix.padEnd(12, '0'), 16);
+      area.setU32(at, value % 2 ** 32);
+      area.setU32(at + 4, Math.floor(value / 2 ** 32));
+      area.setU32(at + 8, prefix.prefix.length);
+      area.fragment(at + 16, shape.platform(prefix.platform));
+    });
+    const words = [
+      section(MAC_SECTION.blockRows),
+      section(MAC_SECTION.companyRows),
+      section(SHARED_SECTION.stringOffsets),
+      section(SHARED_SECTION.strings),
+      countries.at,
+      countries.mask,
+      area.fragments([shape.countryName(null)]),
+      area.fragments(shape.templates.found.basic),
+      area.fragments(shape.templates.found.full),
+      area.fragments(shape.templates.missing.basic),
+      area.fragments(shape.templates.missing.full),
+      area.fragments(shape.blockTypes),
+      vm,
+      table.vmPrefixes.length,
+    ];
+    const d = area.allocate(4 * MAC_DESCRIPTION_WORDS);
+    words.forEach((word, i) => area.setU32(d + 4 * i, word));
+    area.exports.macJsonConfigure(d);
+  }
+
+  /** The writer of a placed MAC table, or null without one (or for the compact set, whose vendors have no address). */
+  static of(placed: PlacedTables, shape: MacJsonShape): MacJsonWriter | null {
+    const area = areaOf(placed);
+    if (area === null || !placed.mac || placed.mac.kind !== 'mac') return null;
+    try {
+      return new MacJsonWriter(area, placed.mac, shape);
+    } catch (error) {
+      if (error instanceof OutOfArea) return null;
+      throw error;
+    }
+  }
+
+  /** The JSON text of the record of a MAC address or prefix; throws ApiError invalid_mac; null: the object path. */
+  write(text: string, level: JsonLevel): string | null {
+    const parts = this.parts;
+    if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
+    // parseMac accepts only hex digits and separators: one byte per character
+    const input = this.input;
+    for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);
+    const length = this.exports.macJson(parts.hi24, parts.lo24, parts.digits, LEVEL[level], this.input.byteOffset, text.length);
+    const output = this.area.output;
+    return length < 0 ? null : this.text(output, output + length);
+  }
+}
