@@ -3,12 +3,22 @@
 // here equal the object path's text byte for byte.
 //
 // Texts the host renders (template parts, per-country fragments, clock and security blocks) are
-// "fragments": 8 bytes in memory, the address (u32) and byte length (u32) of UTF-8 JSON text.
+// "fragments": 8 bytes in memory, the address (u32) of UTF-8 JSON text, its byte length (u16) and
+// its characters (u16: 0 ASCII, 1 some beyond ASCII, 3 some beyond Latin-1).
+//
+// A record is written as UTF-8 and handed over in the form its host turns into a string fastest
+// (V8 keeps strings as Latin-1 or UTF-16; decoding UTF-8 with a non-ASCII character in it costs
+// several times more than copying either): as it is when all ASCII, else converted to Latin-1 in
+// place where every character fits and the host reads Latin-1, else to UTF-16.
 
 let output: usize = 0;
 let safeEnd: usize = 0;
 let cursor: usize = 0;
 let overflowed = false;
+/** what the record holds: bit 0 some character beyond ASCII, bit 1 some beyond Latin-1 */
+let characters: u32 = 0;
+let utf16Output: usize = 0;
+let latin1Allowed = false;
 
 /** A record the writer cannot give: the host takes the object path. */
 export const OBJECT_PATH: i32 = -3;
@@ -50,20 +60,103 @@ function fillTables(): void {
  * Where records are written. The area past `end` leaves room for everything of bounded size
  * (fragments, numbers, addresses): only strings from the tables are checked against `end`.
  */
-export function jsonOutput(at: usize, end: usize): void {
+export function jsonOutput(at: usize, end: usize, utf16At: usize, latin1: bool): void {
   output = at;
   safeEnd = end;
+  utf16Output = utf16At;
+  latin1Allowed = latin1;
   fillTables();
 }
 
 export function begin(): void {
   cursor = output;
   overflowed = false;
+  characters = 0;
 }
 
-/** The length of the record written, or OBJECT_PATH when a string did not fit. */
+/** Record forms: ASCII or Latin-1 bytes at the output, or UTF-16LE code units at the UTF-16 output. */
+const FORM_SHIFT = 20;
+const LATIN1_FORM: i32 = 1 << FORM_SHIFT;
+const UTF16_FORM: i32 = 2 << FORM_SHIFT;
+
+/**
+ * The record written: its length (bytes, or UTF-16 code units) plus its form (0 ASCII, 1 Latin-1,
+ * 2 UTF-16, times 2^20), or OBJECT_PATH when a string did not fit.
+ */
 export function finish(): i32 {
-  return overflowed ? OBJECT_PATH : <i32>(cursor - output);
+  if (overflowed) return OBJECT_PATH;
+  if (characters == 0) return <i32>(cursor - output);
+  if (characters == 1 && latin1Allowed) return LATIN1_FORM | toLatin1();
+  return UTF16_FORM | toUtf16();
+}
+
+/** Rewrites the UTF-8 output, all of whose characters are below 0x100, as Latin-1 in place; its length. */
+function toLatin1(): i32 {
+  let from = output;
+  let to = output;
+  const stop = cursor;
+  while (from < stop) {
+    if (from + 8 <= stop && (load<u64>(from) & HIGHS) == 0) {
+      store<u64>(to, load<u64>(from));
+      from += 8;
+      to += 8;
+      continue;
+    }
+    const c = <u32>load<u8>(from);
+    if (c < 0x80) {
+      store<u8>(to, <u8>c);
+      from += 1;
+    } else {
+      store<u8>(to, <u8>(((c & 0x1f) << 6) | (<u32>load<u8>(from, 1) & 0x3f)));
+      from += 2;
+    }
+    to += 1;
+  }
+  return <i32>(to - output);
+}
+
+/** Writes the UTF-8 output as UTF-16LE at the UTF-16 output; its length in code units. */
+function toUtf16(): i32 {
+  let from = output;
+  let to = utf16Output;
+  const stop = cursor;
+  while (from < stop) {
+    if (from + 8 <= stop && (load<u64>(from) & HIGHS) == 0) {
+      store<u64>(to, widen(load<u32>(from)));
+      store<u64>(to, widen(load<u32>(from, 4)), 8);
+      from += 8;
+      to += 16;
+      continue;
+    }
+    const c = <u32>load<u8>(from);
+    let code: u32;
+    if (c < 0x80) {
+      code = c;
+      from += 1;
+    } else if (c < 0xe0) {
+      code = ((c & 0x1f) << 6) | (<u32>load<u8>(from, 1) & 0x3f);
+      from += 2;
+    } else if (c < 0xf0) {
+      code = ((c & 0x0f) << 12) | ((<u32>load<u8>(from, 1) & 0x3f) << 6) | (<u32>load<u8>(from, 2) & 0x3f);
+      from += 3;
+    } else {
+      const point =
+        ((c & 0x07) << 18) | ((<u32>load<u8>(from, 1) & 0x3f) << 12) | ((<u32>load<u8>(from, 2) & 0x3f) << 6) | (<u32>load<u8>(from, 3) & 0x3f);
+      from += 4;
+      store<u16>(to, <u16>(0xd800 + ((point - 0x10000) >>> 10)));
+      to += 2;
+      code = 0xdc00 + ((point - 0x10000) & 0x3ff);
+    }
+    store<u16>(to, <u16>code);
+    to += 2;
+  }
+  return <i32>((to - utf16Output) >>> 1);
+}
+
+/** Four ASCII bytes as four UTF-16 code units. */
+@inline function widen(x: u32): u64 {
+  const w = <u64>x;
+  return (w & 0xff) | ((w & 0xff00) << 8) | ((w & 0xff0000) << 16) | ((w & 0xff000000) << 24);
 }
 
 @inline export function byte(c: u32): void {
@@ -97,7 +190,9 @@ export function finish(): i32 {
 
 /** The JSON text of fragment `ref`. */
 @inline export function fragment(ref: usize): void {
-  copy(<usize>load<u32>(ref), <usize>load<u32>(ref, 4));
+  const word = load<u32>(ref, 4);
+  copy(<usize>load<u32>(ref), <usize>(word & 0xffff));
+  characters |= word >>> 16;
 }
 
 export function writeNull(): void {
@@ -123,11 +218,13 @@ export function quoted(from: usize, length: usize): void {
   // Copied eight bytes at a time while looking for bytes to escape; the usual string has none.
   const to = cursor;
   let found: u64 = 0;
+  let high: u64 = 0;
   let done: usize = 0;
   for (; done + 8 <= length; done += 8) {
     const w = load<u64>(from + done);
     store<u64>(to + done, w);
     found |= escapeBits(w);
+    high |= w;
   }
   if (done < length) {
     // the last bytes, the rest of the word filled with a byte that needs no escaping
@@ -135,7 +232,9 @@ export function quoted(from: usize, length: usize): void {
     const w = load<u64>(from + done);
     store<u64>(to + done, w);
     found |= escapeBits((w & keep) | (ONES * 0x41 & ~keep));
+    high |= w & keep;
   }
+  if ((high & HIGHS) != 0) characters |= charactersOf(from, length);
   if (found == 0) {
     cursor = to + length;
     byte(0x22);
@@ -156,6 +255,12 @@ export function quoted(from: usize, length: usize): void {
 
 const ONES: u64 = 0x0101010101010101;
 const HIGHS: u64 = 0x8080808080808080;
+
+/** 1 for UTF-8 text beyond ASCII, 3 when some character is beyond Latin-1 (a lead byte from 0xC4). */
+function charactersOf(from: usize, length: usize): u32 {
+  for (let p = from; p < from + length; p++) if (load<u8>(p) >= 0xc4) return 3;
+  return 1;
+}
 
 /** Bits set where one of eight bytes is below 0x20, a quote or a backslash (0: none is). */
 @inline function escapeBits(w: u64): u64 {
@@ -215,6 +320,7 @@ function latin1(c: u32): void {
   if (c < 0x20 || c == 0x22 || c == 0x5c) escapeByte(c);
   else if (c < 0x80) byte(c);
   else {
+    characters |= 1;
     byte(0xc0 | (c >>> 6));
     byte(0x80 | (c & 0x3f));
   }

@@ -66,29 +66,62 @@ const ZONE_SLOT_BYTES = 256;
 const ZONE_TEXT_AT = 24;
 /** the map value that sends a country or zone to the object path */
 const OBJECT_PATH_VALUE = 1;
-const NOT_FOUND = -1;
 const NEED_ZONE = -2;
 const LEVEL = { basic: 0, full: 1 } as const;
 
 class OutOfArea extends Error {}
 
-/** UTF-8 text of WASM memory: Buffer#utf8Slice where the runtime has it (Node), else TextDecoder. */
-function utf8Reader(buffer: ArrayBuffer): (start: number, end: number) => string {
-  const NodeBuffer = (
-    globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): { utf8Slice(start: number, end: number): string } } }
-  ).Buffer;
+interface NodeBufferView {
+  latin1Slice(start: number, end: number): string;
+  ucs2Slice(start: number, end: number): string;
+}
+
+/** Record forms of assembly/jsonWriter.ts finish(): length + form × 2^20. */
+const FORM_SHIFT = 20;
+const LENGTH_MASK = (1 << FORM_SHIFT) - 1;
+const UTF16_FORM = 2;
+
+/** Turns a record the engine wrote (finish()'s result) into a string: Buffer's slices under Node, else TextDecoder. */
+function recordReader(area: JsonArea): (result: number) => string {
+  const { buffer } = area.exports.memory;
+  const { output, utf16Output } = area;
+  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
   if (NodeBuffer) {
     const view = NodeBuffer.from(buffer);
-    return (start, end) => view.utf8Slice(start, end);
+    return (result) => {
+      const length = result & LENGTH_MASK;
+      return result >>> FORM_SHIFT === UTF16_FORM ? view.ucs2Slice(utf16Output, utf16Output + 2 * length) : view.latin1Slice(output, output + length);
+    };
   }
-  const decoder = new TextDecoder();
+  const ascii = new TextDecoder();
+  const utf16 = new TextDecoder('utf-16le');
   const bytes = new Uint8Array(buffer);
-  return (start, end) => decoder.decode(bytes.subarray(start, end));
+  return (result) => {
+    const length = result & LENGTH_MASK;
+    return result >>> FORM_SHIFT === UTF16_FORM
+      ? utf16.decode(bytes.subarray(utf16Output, utf16Output + 2 * length))
+      : ascii.decode(bytes.subarray(output, output + length));
+  };
+}
+
+/** Whether the runtime turns Latin-1 bytes into a string as they are (TextDecoder's "latin1" is windows-1252). */
+const READS_LATIN1 = (globalThis as { Buffer?: unknown }).Buffer !== undefined;
+
+/** 0 for ASCII text, 1 with characters beyond ASCII, 3 with some beyond Latin-1 (assembly/jsonWriter.ts). */
+function charactersOf(text: string): number {
+  let characters = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0xff) return 3;
+    if (c > 0x7f) characters = 1;
+  }
+  return characters;
 }
 
 /** Allocation in the JSON area, upwards from past the output and the MAC input. */
 class JsonArea {
   readonly output: number;
+  readonly utf16Output: number;
   readonly macInput: number;
   private next: number;
   private readonly end: number;
@@ -102,12 +135,13 @@ class JsonArea {
     bytes: number,
   ) {
     this.output = start;
-    this.macInput = start + OUTPUT_BYTES + OUTPUT_SLACK;
+    this.utf16Output = start + OUTPUT_BYTES + OUTPUT_SLACK;
+    this.macInput = this.utf16Output + 2 * (OUTPUT_BYTES + OUTPUT_SLACK);
     this.next = this.macInput + MAC_INPUT_BYTES;
     this.end = start + bytes;
     this.memory = new Uint8Array(exports.memory.buffer);
     this.words = new DataView(exports.memory.buffer);
-    exports.jsonOutput(this.output, this.output + OUTPUT_BYTES);
+    exports.jsonOutput(this.output, this.output + OUTPUT_BYTES, this.utf16Output, READS_LATIN1);
   }
 
   /** `bytes` zeroed bytes at a multiple of 8. */
@@ -141,7 +175,7 @@ class JsonArea {
     const length = this.writeText(at, text, room);
     if (length > FRAGMENT_LIMIT) throw new OutOfArea();
     this.setU32(ref, at);
-    this.setU32(ref + 4, length);
+    this.setU32(ref + 4, length | (charactersOf(text) << 16));
   }
 
   setU32(at: number, value: number): void {
@@ -270,13 +304,11 @@ class FamilyWriter {
 export class IpJsonWriter {
   private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
   private readonly exports: WasmExports;
-  private readonly text: (start: number, end: number) => string;
-  private readonly output: number;
+  private readonly text: (result: number) => string;
 
   private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
     this.exports = area.exports;
-    this.output = area.output;
-    this.text = utf8Reader(area.exports.memory.buffer);
+    this.text = recordReader(area);
     if (placed.ip4) this.families[4] = new FamilyWriter(area, placed.ip4, shape);
     if (placed.ip6) this.families[6] = new FamilyWriter(area, placed.ip6, shape);
   }
@@ -309,12 +341,12 @@ export class IpJsonWriter {
     if (family === undefined || !Number.isFinite(ms)) return null;
     const { exports } = this;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const length =
+      const result =
         ip.v4 >= 0
           ? exports.ip4Json(ip.v4, LEVEL[level], ms, quiet ? 1 : 0)
           : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], LEVEL[level], ms, quiet ? 1 : 0);
-      if (length >= 0) return this.text(this.output, this.output + length);
-      if (length === NOT_FOUND || length !== NEED_ZONE) return null;
+      if (result >= 0) return this.text(result);
+      if (result !== NEED_ZONE) return null;
       if (!family.refreshZone(exports.jsonPendingZone(), ms)) return null;
     }
     return null;
@@ -330,16 +362,16 @@ export class MacJsonWriter {
   private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
   private readonly exports: WasmExports;
   private readonly input: Uint8Array;
-  private readonly text: (start: number, end: number) => string;
+  private readonly text: (result: number) => string;
 
   private constructor(
-    private readonly area: JsonArea,
+    area: JsonArea,
     table: MacTable,
     shape: MacJsonShape,
   ) {
     this.exports = area.exports;
     this.input = new Uint8Array(area.exports.memory.buffer, area.macInput, MAC_INPUT_BYTES);
-    this.text = utf8Reader(area.exports.memory.buffer);
+    this.text = recordReader(area);
     const section = (id: string) => table.bytes.byteOffset + table.sectionOffset(id);
     const countries = area.map(COUNTRY_SLOTS);
     area.countries(countries, table.countries, (facts) => area.fragments([shape.countryName(facts)]));
@@ -392,8 +424,7 @@ export class MacJsonWriter {
     // parseMac accepts only hex digits and separators: one byte per character
     const input = this.input;
     for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);
-    const length = this.exports.macJson(parts.hi24, parts.lo24, parts.digits, LEVEL[level], this.input.byteOffset, text.length);
-    const output = this.area.output;
-    return length < 0 ? null : this.text(output, output + length);
+    const result = this.exports.macJson(parts.hi24, parts.lo24, parts.digits, LEVEL[level], this.input.byteOffset, text.length);
+    return result < 0 ? null : this.text(result);
   }
 }

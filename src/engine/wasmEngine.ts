@@ -35,7 +35,7 @@ export interface WasmExports {
   firstRowAtOrAbove(rows: number, from: number, to: number, limit: number): number;
   firstBadKey4(keys: number, index: number, shift: number, from: number, to: number): number;
   firstBadKey6(keysHi: number, keysLo: number, index: number, shift: bigint, from: number, to: number): number;
-  jsonOutput(at: number, end: number): void;
+  jsonOutput(at: number, end: number, utf16At: number, latin1: boolean): void;
   mapSet(map: number, mask: number, key: number, value: number): boolean;
   ipJsonConfigure(family: number, description: number): void;
   ip4Json(address: number, level: number, ms: number, quiet: number): number;
@@ -200,6 +200,8 @@ export async function placeTables<I extends RangeTable = IpTable>(
     scratch[kind] = [cursor, reserved];
     cursor = alignUp(cursor + reserved);
   }
+  // The record writer reads whole words, up to 15 bytes past a table's last string.
+  cursor += SECTION_ALIGN;
   if (cursor > MAX_MEMORY) throw new RangeError(`the tables need ${cursor} bytes of WASM memory, more than its ${MAX_MEMORY} (4 GiB)`);
   const have = exports.memory.buffer.byteLength;
   if (cursor > have) exports.memory.grow(Math.ceil((cursor - have) / PAGE));
