@@ -35,6 +35,8 @@ export interface CaseResult {
   /** this case's lookups/s divided by each peer's, by peer id */
   ratios: Record<string, number>;
   target: Target | null;
+  /** the answer as the API serves it: text in, the complete record's JSON out */
+  served?: boolean;
   note?: string;
 }
 
@@ -109,7 +111,7 @@ function caseRows(results: CaseResult[], names: Map<string, string>): { group: G
     const cases = results.filter((c) => c.group === group);
     if (cases.length === 0) continue;
     const rows = cases.map((c) => [
-      `${c.ours ? '★ ' : ''}${c.name}`,
+      `${c.served ? '★ ' : ''}${c.name}`,
       `${fmtRate(c.lookups_per_sec)}/s`,
       fmtNs(c.ns_per_lookup),
       `±${c.rme.toFixed(1)}%`,
@@ -158,7 +160,7 @@ export function textTable({ cases, load, memory, shortNames }: Summary): string 
       .join('\n'),
   );
   out.push(
-    "\n★ = ours; ratios are lookups/s of the case over the peer's; PASS/FAIL on the case the target names, (pass/fail) for information.",
+    "\n★ = the answer as the API serves it (text in, the complete record's JSON out); ratios (on our cases) are lookups/s of the case over the peer's; PASS/FAIL on the case the target names, (pass/fail) for information.",
   );
   return out.join('\n');
 }
@@ -197,7 +199,7 @@ export function markdownTable({ cases, load, memory, shortNames }: Summary, head
   for (const l of loadLines(load, memory)) out.push(`- ${esc(l)}`);
   out.push(
     '',
-    "★ = ours. Ratios: the case's lookups/s over the peer's. PASS/FAIL on the case the target names; (pass/fail) on other engine cases for information.",
+    "★ = the answer as the API serves it (text in, the complete record's JSON out). Ratios (on our cases): the case's lookups/s over the peer's. PASS/FAIL on the case the target names; (pass/fail) on other engine cases for information.",
   );
   return out.join('\n') + '\n';
 }

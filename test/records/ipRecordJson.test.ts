@@ -1,8 +1,9 @@
 /**
- * The hot path's JSON text of IP records against the object path: for random addresses of both
- * families, both levels, several instants and with or without threat facts, the renderer must give
- * exactly `JSON.stringify(ipRecord(...))`, byte for byte. Addresses share ranges (and so templates)
- * on purpose, so a value cached per range that should not be would show.
+ * The hot path's JSON text of IP records, written by the WASM engine, against the object path: for
+ * random addresses of both families, both levels, random instants (across years and daylight-saving
+ * changes) and with or without threat facts, the renderer must give exactly
+ * `JSON.stringify(ipRecord(...))`, byte for byte. Addresses share ranges and zones on purpose, so a
+ * value kept per range, zone or minute that should not be would show.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,16 @@ let engine: LookupEngine;
 beforeAll(async () => {
   engine = await loadEngine();
 });
+
+/** Daylight-saving changes: Europe and the US in March and in October/November 2026, Sydney in April and October. */
+const DST_CHANGES = [
+  Date.UTC(2026, 2, 29, 1),
+  Date.UTC(2026, 9, 25, 1),
+  Date.UTC(2026, 2, 8, 7),
+  Date.UTC(2026, 10, 1, 6),
+  Date.UTC(2026, 3, 4, 16),
+  Date.UTC(2026, 9, 3, 16),
+];
 
 const threat: IpRecordFeeds = {
   threat: {
@@ -64,7 +75,11 @@ describe('IpRecordRenderer', () => {
           fc.constantFrom('8.8.8.8', '8.8.4.4', '2001:4860:4860::8888', '2001:4860:4860::8844', '10.0.0.1', '::1'),
         ),
         fc.constantFrom(...levels),
-        fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
+        fc.oneof(
+          fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }),
+          // the seconds around daylight-saving changes of both hemispheres
+          fc.tuple(fc.constantFrom(...DST_CHANGES), fc.integer({ min: -90_000, max: 90_000 })).map(([change, offset]) => change + offset),
+        ),
         fc.constantFrom<IpRecordFeeds | undefined>(undefined, threat, { threat: UNKNOWN_THREAT_FACTS }),
         (text, level, ms, feeds) => {
           const ip = parseIp(text)!;
@@ -72,8 +87,21 @@ describe('IpRecordRenderer', () => {
           expect(renderer.render(engine, ip, level, now, feeds)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now, feeds)));
         },
       ),
-      { numRuns: 4000 },
+      { numRuns: 6000 },
     );
+  });
+
+  it('follows each zone through the minutes and daylight-saving changes, second by second', () => {
+    const renderer = new IpRecordRenderer();
+    // Berlin, New York, Sydney, São Paulo, Tokyo, Delhi, Kathmandu and their IPv6 neighbours
+    const texts = ['81.0.0.1', '8.8.8.8', '1.1.1.1', '200.147.67.142', '133.11.0.1', '49.44.0.1', '202.166.192.1', '2a00:1450:4001::1'];
+    for (const change of DST_CHANGES) {
+      for (let ms = change - 65_000; ms < change + 65_000; ms += 3_700) {
+        const now = new Date(ms);
+        for (const text of texts)
+          expect(renderer.render(engine, parseIp(text)!, 'full', now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), 'full', now)));
+      }
+    }
   });
 
   it('gives each address of one range its own ip (and IPv6 block), and each second its own clock', () => {

@@ -1,7 +1,7 @@
 /**
- * The hot path's JSON text of MAC records against the object path: for registered prefixes of
- * every block size, random addresses, every input format and both levels, the renderer must give
- * exactly `JSON.stringify(macRecord(...))`. Many inputs share a block (and so a template) on purpose.
+ * The hot path's JSON text of MAC records, written by the WASM engine, against the object path: for
+ * registered prefixes of every block size, random addresses, every input format and both levels,
+ * it must give exactly `JSON.stringify(macRecord(...))`. Many inputs share a block on purpose.
  */
 import fc from 'fast-check';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { macRecord } from '../../src/records/macRecord.js';
-import { MacRecordRenderer } from '../../src/records/macRecordJson.js';
+import { macRecordJson } from '../../src/records/macRecordJson.js';
 import { modulePath } from '../engine/differential/reference.js';
 
 let engine: LookupEngine;
@@ -34,9 +34,8 @@ function formatted(hex: string, style: number): string {
   }
 }
 
-describe('MacRecordRenderer', () => {
+describe('macRecordJson', () => {
   it('gives the object path JSON for registered prefixes, random addresses and every format', () => {
-    const renderer = new MacRecordRenderer();
     const hexDigits = (n: number) =>
       fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n }).map((d) => d.join(''));
     fc.assert(
@@ -52,11 +51,16 @@ describe('MacRecordRenderer', () => {
         (hex, style, level) => {
           // Grouped formats need whole groups; bare hex takes any length from 6 to 12.
           const text = formatted(hex, style);
-          const answer = engine.lookupMac(hex.length === 12 || style === 3 || (style < 2 && hex.length % 2 === 0) ? text : hex);
-          expect(renderer.render(answer, level)).toBe(JSON.stringify(macRecord(answer, level)));
+          const input = hex.length === 12 || style === 3 || (style < 2 && hex.length % 2 === 0) ? text : hex;
+          expect(macRecordJson(engine, input, level)).toBe(JSON.stringify(macRecord(engine.lookupMac(input), level)));
         },
       ),
       { numRuns: 5000 },
     );
+  });
+
+  it('refuses what is not a MAC address as the object path does', () => {
+    for (const text of ['', '00:11', 'zz:zz:zz', '00:11:22:33:44:55:66', '"00:11:22"'])
+      expect(() => macRecordJson(engine, text, 'full')).toThrow(expect.objectContaining({ code: 'invalid_mac' }));
   });
 });
