@@ -90,7 +90,9 @@ function recordReader(area: JsonArea): (result: number) => string {
     const view = NodeBuffer.from(buffer);
     return (result) => {
       const length = result & LENGTH_MASK;
-      return result >>> FORM_SHIFT === UTF16_FORM ? view.ucs2Slice(utf16Output, utf16Output + 2 * length) : view.latin1Slice(output, output + length);
+      return result >>> FORM_SHIFT === UTF16_FORM
+        ? view.ucs2Slice(utf16Output, utf16Output + 2 * length)
+        : view.latin1Slice(output, output + length);
     };
   }
   const ascii = new TextDecoder();
@@ -364,11 +366,7 @@ export class MacJsonWriter {
   private readonly input: Uint8Array;
   private readonly text: (result: number) => string;
 
-  private constructor(
-    area: JsonArea,
-    table: MacTable,
-    shape: MacJsonShape,
-  ) {
+  private constructor(area: JsonArea, table: MacTable, shape: MacJsonShape) {
     this.exports = area.exports;
     this.input = new Uint8Array(area.exports.memory.buffer, area.macInput, MAC_INPUT_BYTES);
     this.text = recordReader(area);

@@ -304,7 +304,7 @@ export function timezoneFull(zone: string | null, ms: number): TimezoneFull {
 }
 
 /** SPEC 2.2 is_hosting from the connection type (a VPN range already reads as hosting); null when unknown. */
-export function isHostingOf(connectionType: ConnectionType | null): boolean | null {
+function isHostingOf(connectionType: ConnectionType | null): boolean | null {
   return connectionType === null ? null : connectionType === 'hosting';
 }
 
@@ -345,7 +345,7 @@ function reservedRecord(answer: IpAnswer): ReservedIpRecord {
   };
 }
 
-export function rangeOf(block: IpBlock | null, version: IpVersion): Ipv4Range | Ipv6Range | null {
+function rangeOf(block: IpBlock | null, version: IpVersion): Ipv4Range | Ipv6Range | null {
   if (!block) return null;
   if (version === 4) return block.size === null ? null : { start: block.start, end: block.end, size: block.size };
   return block.prefix === null ? null : { start: block.start, end: block.end, prefix: block.prefix };
