@@ -11,7 +11,7 @@ import type { LoadGenerator, LoadResult, RunOptions } from './httpLoad.js';
 import { summariseProfile, type ProfileSummary } from './httpProfile.js';
 import { sentRequests } from './httpRandom.js';
 import type { CaseDef } from './httpCases.js';
-import { CLOCK_TICKS, cpuTicks, processTicks, ticksOf, type Pinning } from './httpMachine.js';
+import { CLOCK_TICKS, childrenTicks, cpuTicks, processTicks, ticksOf, type Pinning } from './httpMachine.js';
 import { cpuList, pinnedKind, type Server, type ServerProcesses } from './httpServerProcesses.js';
 import {
   DURATION,
@@ -51,7 +51,14 @@ export interface CaseResult {
    * processes), the server process's own CPU time, and what other processes took on the server's CPU
    * (server CPU busy − server process: > 0.05 means the machine was not quiet).
    */
-  cpu_busy: { server_cpu: number | null; generator_cpu: number | null; server_process: number | null; others_on_server_cpu: number | null };
+  cpu_busy: {
+    server_cpu: number | null;
+    generator_cpu: number | null;
+    server_process: number | null;
+    others_on_server_cpu: number | null;
+    /** the load generator process's own CPU time over the run (1 = its core saturated: the generator would be the bottleneck) */
+    generator_process: number | null;
+  };
   /**
    * Cores in use over the timed run (CPU time / wall time): the whole machine, the server's
    * processes (with its cluster workers), redis-server (shared-store cases), and the rest, which is
@@ -188,7 +195,9 @@ async function measure(
   const cpuBefore = cpuTicks();
   const procBefore = ticksOf(server.pids);
   const redisBefore = run.redisPid === null ? null : processTicks(run.redisPid);
+  const generatorBefore = childrenTicks();
   const r = await run.generator.run(prepared, { ...options, seconds: DURATION, seed });
+  const generatorAfter = childrenTicks();
   const cpuAfter = cpuTicks();
   const procAfter = ticksOf(server.pids);
   const redisAfter = run.redisPid === null ? null : processTicks(run.redisPid);
@@ -228,6 +237,7 @@ async function measure(
       pinnedKind(def.server) ? share(run.pinning.server_cpu) : null,
       pinnedKind(def.server) ? share(run.pinning.generator_cpu) : null,
       procBefore !== null && procAfter !== null ? round((procAfter - procBefore) / CLOCK_TICKS / wallS, 3) : null,
+      generatorBefore !== null && generatorAfter !== null ? round((generatorAfter - generatorBefore) / CLOCK_TICKS / wallS, 3) : null,
     ),
     cores: coresUsed(
       cpuBefore && cpuAfter ? cpuAfter.reduce((sum, a, i) => sum + (a.busy - cpuBefore[i].busy), 0) / CLOCK_TICKS / wallS : null,
@@ -242,6 +252,7 @@ async function measure(
   log(
     `  ${def.id.padEnd(14)} ${fmtRate(result.req_per_s).padStart(8)} req/s  p50 ${result.latency_ms.p50.toFixed(2)} ms  p99 ${result.latency_ms.p99.toFixed(2)} ms  ` +
       `errors ${result.error_total}  server CPU ${result.cpu_busy.server_process === null ? '?' : `${Math.round(result.cpu_busy.server_process * 100)} %`}` +
+      (result.cpu_busy.generator_process === null ? '' : `  wrk CPU ${Math.round(result.cpu_busy.generator_process * 100)} %`) +
       (result.cpu_busy.others_on_server_cpu !== null && result.cpu_busy.others_on_server_cpu > 0.05
         ? ` (others took ${Math.round(result.cpu_busy.others_on_server_cpu * 100)} % of its CPU)`
         : '') +
@@ -256,9 +267,20 @@ function coresUsed(machine: number | null, server: number | null, redis: number 
   return { machine: r2(machine), server: r2(server), redis_server: r2(redis), generator_and_others: r2(rest) };
 }
 
-function cpuBusy(serverCpu: number | null, generatorCpu: number | null, serverProcess: number | null): CaseResult['cpu_busy'] {
+function cpuBusy(
+  serverCpu: number | null,
+  generatorCpu: number | null,
+  serverProcess: number | null,
+  generatorProcess: number | null,
+): CaseResult['cpu_busy'] {
   const others = serverCpu !== null && serverProcess !== null ? round(Math.max(0, serverCpu - serverProcess), 3) : null;
-  return { server_cpu: serverCpu, generator_cpu: generatorCpu, server_process: serverProcess, others_on_server_cpu: others };
+  return {
+    server_cpu: serverCpu,
+    generator_cpu: generatorCpu,
+    server_process: serverProcess,
+    others_on_server_cpu: others,
+    generator_process: generatorProcess,
+  };
 }
 
 export function totalErrors(r: LoadResult): number {

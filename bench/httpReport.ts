@@ -252,6 +252,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     'bytes/resp',
     'errors',
     'server CPU',
+    'generator CPU',
     'vs node:http',
     'vs nginx',
     'vs Koa+maxmind',
@@ -272,6 +273,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
         (r.cpu_busy.others_on_server_cpu !== null && r.cpu_busy.others_on_server_cpu > 0.05
           ? ` (+${Math.round(r.cpu_busy.others_on_server_cpu * 100)} % others)`
           : ''),
+    r.cpu_busy.generator_process === null ? '' : `${Math.round(r.cpu_busy.generator_process * 100)} %`,
     r.server === 'node' ? '1 (ceiling)' : fmtRatio(r.vs_ceiling),
     r.server === 'nginx' && r.vs_nginx === null ? '1 (peer)' : fmtRatio(r.vs_nginx),
     r.id === 'maxmind'
@@ -284,7 +286,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const table = (rs: CaseResult[]) => [
     `| ${HEAD.join(' | ')} |`,
-    `|${HEAD.map((_, i) => (i >= 1 && i <= 11 ? '---:' : '---')).join('|')}|`,
+    `|${HEAD.map((_, i) => (i >= 1 && i <= 12 ? '---:' : '---')).join('|')}|`,
     ...rs.map((r) => `| ${rowOf(r).map(esc).join(' | ')} |`),
   ];
   const randomResults = results.filter((r) => r.workload === 'random' && !r.id.startsWith('redis'));
@@ -307,11 +309,16 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     kindsLine('ip_pool_records', `the ${ips.length}-address pool`),
   ].filter(Boolean);
   const stream = checks.random_stream as { requests_compared: number; batches_compared: number } | undefined;
+  const generatorShares = results
+    .filter((r) => r.workload === 'random')
+    .flatMap((r) => (r.cpu_busy.generator_process === null ? [] : [r.cpu_busy.generator_process]));
   const generatorCost =
-    node && byId.get('pool-node')
-      ? `node:http answers ${fmtRate(node.req_per_s)} req/s with random IPv4 paths and ${fmtRate(byId.get('pool-node')!.req_per_s)} with the pool's pre-formatted ones ` +
-        `(wrk's Lua drawing each address costs the generator that difference; wrk's CPU stays below its core: see cpu_busy.generator_cpu in the JSON).`
-      : '';
+    (generatorShares.length > 0
+      ? `Generator CPU: the load generator's own CPU time over the run (100 % = its core saturated, the generator the bottleneck): at most ${Math.round(Math.max(...generatorShares) * 100)} % in the random cases. `
+      : '') +
+    (node && byId.get('pool-node')
+      ? `node:http answered ${fmtRate(node.req_per_s)} req/s with random IPv4 paths and ${fmtRate(byId.get('pool-node')!.req_per_s)} with the pool's pre-formatted ones.`
+      : '');
   const md = [
     `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
     '',
