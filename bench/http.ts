@@ -199,7 +199,9 @@ try {
     (d) => ROUND_CASES.includes(d.id) && wanted(d.id) && available(d),
   );
   if (ROUNDS > 0 && roundDefs.some((d) => d.ours) && roundDefs.some((d) => !d.ours)) {
-    log(`targets: ${ROUND_CASES.filter((id) => roundDefs.some((d) => d.id === id)).join(', ')} alternating, ${ROUNDS} rounds of ${PAIR_SECONDS} s runs`);
+    log(
+      `targets: ${ROUND_CASES.filter((id) => roundDefs.some((d) => d.id === id)).join(', ')} alternating, ${ROUNDS} rounds of ${PAIR_SECONDS} s runs`,
+    );
     const kinds = [...new Set(roundDefs.map((d) => d.server))];
     const servers = new Map<ServerKind, Server>();
     const nest = async (i: number): Promise<void> => {
