@@ -54,7 +54,7 @@ function spawnPinned(kind: ServerKind, serverCpu: number | null, binary: string,
 }
 
 /** A free port on 127.0.0.1, for servers that must be told theirs. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);
