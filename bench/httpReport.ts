@@ -360,7 +360,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
 
   function roundsMarkdown(): string[] {
     const rounds = run.targetRounds;
-    const judged = results.filter((r) => r.target && r.target.text.includes('node:http'));
+    const judged = results.filter((r) => r.target);
     if (judged.length === 0) return [];
     const lines = [
       '#### Targets',
