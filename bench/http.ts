@@ -1,25 +1,30 @@
 /**
- * HTTP benchmark: our service against a bare Koa JSON handler (the ceiling) and Koa + the `maxmind`
- * reader (what a Node user would write instead), all in one run, loopback only, each server in its
- * own child process (pinned to CPU 0 when taskset exists), the load generator in its own process
- * (wrk, pinned to CPU 1; autocannon only if wrk is missing and autocannon is installed).
+ * HTTP benchmark: our service against the node:http ceiling, nginx + GeoIP2 (one worker), Koa + the
+ * `maxmind` reader and bare Koa, all in one run, loopback only, each server in its own process
+ * (pinned to CPU 0 when taskset exists), the load generator in its own process (wrk, pinned to
+ * CPU 1; autocannon only if wrk is missing and autocannon is installed). Two workloads: every
+ * request a fresh random address (the headline, bench/httpRandom.ts), and a rotating pool of 10,000
+ * addresses (cache-friendly).
  *
  *   npm run bench:http              (node --import tsx bench/http.ts)
  *
  * Environment: BENCH_HTTP_DURATION (seconds per timed run, default 10), BENCH_HTTP_WARMUP (seconds
- * of a warm-up round, default 2; rounds are repeated, up to 5, until every input of the case has
- * been requested 3 times), BENCH_HTTP_CONNECTIONS (default 50), BENCH_SEED (default
- * 20260617), BENCH_HTTP_ONLY (comma-separated case ids), BENCH_HTTP_PROFILE (case ids to run once
- * more under `node --cpu-prof`, default bare,ip-paid,redis-ip-free-many; 0 to skip), BENCH_HTTP_PIN (0: no taskset),
- * BENCH_REDIS_URL (the Redis of the shared-store cases, default redis://127.0.0.1:6379; `none` skips
- * them; keys under a prefix of their own, removed at the end), BENCH_HTTP_PAIRS and
- * BENCH_HTTP_PAIR_SECONDS (the interleaved embedded/Redis runs the Redis target is judged on,
- * default 3 pairs of 5 s; 0 pairs skips them).
+ * of a warm-up round, default 2; pool cases repeat rounds, up to 5, until every input of the case
+ * has been requested 3 times), BENCH_HTTP_CONNECTIONS (default 50), BENCH_SEED (default 20260617),
+ * BENCH_HTTP_ONLY (comma-separated case ids), BENCH_HTTP_ROUNDS (alternating runs of the ceilings,
+ * nginx and ours that the targets are judged on, default 3; 0 skips), BENCH_HTTP_PROFILE (case ids
+ * to run once more under `node --cpu-prof`, default node,ip-paid,redis-ip-free-many; 0 to skip),
+ * BENCH_HTTP_PIN (0: no taskset), BENCH_REDIS_URL (the Redis of the shared-store cases, default
+ * redis://127.0.0.1:6379; `none` skips them; keys under a prefix of their own, removed at the end),
+ * BENCH_HTTP_PAIRS and BENCH_HTTP_PAIR_SECONDS (the alternating runs' count and length: the Redis
+ * pairs, default 3 pairs of 5 s; 0 pairs skips them), BENCH_HTTP_SOAK (seconds of the memory soak,
+ * default 0: none) and BENCH_HTTP_SOAK_EVERY (its RSS sampling period, default 5 s).
  * Writes bench/results/http.json and bench/results/http.md. See bench/README.md.
  *
  * This file runs the cases in order; httpSettings.ts reads the environment, httpMachine.ts pins the
- * processes and reads CPU time, httpInputs.ts draws the inputs, httpServerProcesses.ts starts the
- * servers (bench/httpServers.ts) in child processes, httpCases.ts defines and checks the cases,
+ * processes and reads CPU time, httpInputs.ts draws the inputs, httpRandom.ts defines the random
+ * stream, httpServerProcesses.ts starts the servers (bench/httpServers.ts, nginx from
+ * httpNginx.ts, `serve`) in child processes, httpCases.ts defines and checks the cases,
  * httpDriver.ts runs the load generator (httpLoad.ts) on them, httpReport.ts writes the results.
  */
 import crypto from 'node:crypto';
@@ -28,13 +33,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { findLoadGenerator } from './httpLoad.js';
-import { NO_KEYS, benchKeys, get, peerCases, post, redisCases, serviceCases, type BenchKeys } from './httpCases.js';
-import { interleave, profileCase, runCases, type BenchRun } from './httpDriver.js';
+import { NO_KEYS, benchKeys, get, peerCases, post, redisCases, serviceCases, soakCase, type BenchKeys, type CaseDef } from './httpCases.js';
+import { alternate, interleave, profileCase, runCases, soak, type BenchRun } from './httpDriver.js';
 import { loadInputs } from './httpInputs.js';
 import { pinProcesses, waitForQuiet } from './httpMachine.js';
+import { findNginx } from './httpNginx.js';
+import { RequestStream, spaceSummary, verifyStream, type RandomKind } from './httpRandom.js';
 import { writeReport } from './httpReport.js';
-import { ServerProcesses, serviceEnvironment } from './httpServerProcesses.js';
-import { PAIR_SECONDS, PAIRS, PROFILE_CASES, REDIS_URL, log, round, wanted } from './httpSettings.js';
+import { ServerProcesses, serviceEnvironment, type Server, type ServerKind } from './httpServerProcesses.js';
+import {
+  PAIR_SECONDS,
+  PAIRS,
+  PROFILE_CASES,
+  REDIS_URL,
+  ROUNDS,
+  SEED,
+  SOAK,
+  SOAK_EVERY,
+  TARGETS,
+  log,
+  round,
+  wanted,
+} from './httpSettings.js';
 
 const runStarted = performance.now();
 
@@ -49,13 +69,21 @@ const pinning = await pinProcesses();
 log(`load generator: ${found.generator.version}; ${pinning.note}`);
 const quiet = await waitForQuiet();
 
-const inputs = await loadInputs();
-
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-http-bench-'));
 process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+const inputs = await loadInputs(tmp);
 const adminToken = crypto.randomBytes(16).toString('hex');
 const serviceEnv = serviceEnvironment(tmp, adminToken);
-const processes = new ServerProcesses(pinning.server_cpu, serviceEnv);
+
+/** The targets' alternating runs: each ceiling, nginx and ours on the same workload. */
+const ROUND_CASES = ['node', 'ip-paid', 'nginx', 'node-ipv6', 'ipv6-paid', 'node-mac', 'mac'];
+const peerIds = peerCases(inputs, 0).map((d) => d.id);
+const nginxWanted = peerCases(inputs, 0).some((d) => d.server === 'nginx' && (wanted(d.id) || (ROUNDS > 0 && ROUND_CASES.includes(d.id))));
+const nginx = nginxWanted ? findNginx() : null;
+if (nginx && 'missing' in nginx) log(`nginx peer skipped: ${nginx.missing}`);
+const nginxBinary = nginx && !('missing' in nginx) ? nginx : null;
+
+const processes = new ServerProcesses(pinning.server_cpu, serviceEnv, tmp, nginxBinary);
 process.once('SIGINT', () => {
   processes.killAll();
   process.exit(130);
@@ -69,54 +97,133 @@ const run: BenchRun = {
   checks: {},
   profiles: [],
   interleaved: [],
+  targetRounds: null,
+  soak: null,
   redisPid: null,
 };
+run.checks.random_spaces = spaceSummary(inputs.spaces);
+if (nginx && 'missing' in nginx) run.checks.nginx_missing = nginx.missing;
+
+const available = (d: CaseDef) => d.server !== 'nginx' || nginxBinary !== null;
+const withPort = (d: CaseDef, port: number): CaseDef => ({ ...d, spec: { ...d.spec, port } });
+
+/** What kind of record each address gets (through the batch endpoint, 1000 at a time). */
+async function recordKinds(
+  port: number,
+  key: string,
+  addresses: string[],
+): Promise<{ found: number; not_found: number; reserved: number }> {
+  const kinds = { found: 0, not_found: 0, reserved: 0 };
+  for (let i = 0; i < addresses.length; i += 1000) {
+    const r = await post(port, '/v1/ip/batch', { ips: addresses.slice(i, i + 1000) }, { 'X-API-Key': key });
+    if (r.status !== 200) throw new Error(`batch answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    for (const record of r.body.results as Record<string, unknown>[]) {
+      if (record.reserved === true) kinds.reserved++;
+      else if (record.found === false) kinds.not_found++;
+      else kinds.found++;
+    }
+  }
+  return kinds;
+}
+
+/** `count` addresses of the random stream (a seed of their own): what the random workload asks about. */
+function randomAddresses(kind: RandomKind, count: number): string[] {
+  return new RequestStream({ spaces: inputs.spaces, kinds: [kind], paths: { [kind]: '' }, suffixes: [], batch: null }, SEED + 7)
+    .take(count)
+    .map((r) => r.path);
+}
+
+/** The service's own request counts by endpoint and status (every timed request should be a 200), and the accounts' usage. */
+async function serviceCounts(s: Server, keys: BenchKeys): Promise<void> {
+  const metrics = await get(s.port, '/metrics');
+  const statuses: Record<string, Record<string, number>> = {};
+  for (const line of metrics.text.split('\n')) {
+    const m =
+      /^netlookup_requests_total\{endpoint="([^"]*)",status="(\d+)"\} (\d+)/.exec(line) ??
+      /^netlookup_requests_total\{status="(\d+)",endpoint="([^"]*)"\} (\d+)/.exec(line);
+    if (!m) continue;
+    const [endpoint, status] = line.indexOf('endpoint=') < line.indexOf('status=') ? [m[1], m[2]] : [m[2], m[1]];
+    (statuses[endpoint] ??= {})[status] = Number(m[3]);
+  }
+  run.checks.service_requests_by_endpoint_and_status = statuses;
+  const usage = async (key: string) => JSON.parse((await get(s.port, '/v1/usage', { 'X-API-Key': key })).text) as unknown;
+  run.checks.usage_after_run = { free: await usage(keys.free), business: await usage(keys.paid) };
+  if (s.stderr().trim()) run.checks.service_stderr = s.stderr().slice(-2000);
+}
 
 try {
-  // 1. The ceiling, 2. the peer
-  for (const def of peerCases(inputs, 0)) {
-    if (!wanted(def.id)) continue;
-    log(def.name);
-    await processes.with(def.server, (s) => runCases(run, s, [{ ...def, spec: { ...def.spec, port: s.port } }]));
+  // 0. wrk's Lua stream is the TypeScript one, request for request.
+  if (found.generator.name === 'wrk') {
+    run.checks.random_stream = await verifyStream(found.generator, inputs.spaces, {
+      cpu: pinning.generator_cpu === null ? null : String(pinning.generator_cpu),
+      seed: SEED,
+    });
+    log(`random stream: wrk sent the TypeScript stream's requests (${JSON.stringify(run.checks.random_stream)})`);
   }
-  // 3–5. Ours
+  // 1. The ceilings and the peers, one server process per kind.
+  const peers = peerCases(inputs, 0).filter((d) => wanted(d.id) && available(d));
+  for (const kind of [...new Set(peers.map((d) => d.server))]) {
+    const defs = peers.filter((d) => d.server === kind);
+    log(defs[0].name.replace(/,.*$/, ''));
+    await processes.with(kind, (s) =>
+      runCases(
+        run,
+        s,
+        defs.map((d) => withPort(d, s.port)),
+      ),
+    );
+  }
+  // 2. Ours
   let keys = null as BenchKeys | null;
   const serviceWanted = serviceCases(inputs, NO_KEYS).some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id));
   if (serviceWanted) {
     log('our service (startService, SQLite store, huge quotas)');
     await processes.with('service', async (s) => {
-      keys = await benchKeys(s.port, adminToken, inputs.listedIps);
-      // Every address of the pool, through the batch endpoint: what kind of record each gets.
-      const kinds = { found: 0, not_found: 0, reserved: 0 };
-      for (let i = 0; i < inputs.ips.length; i += 1000) {
-        const r = await post(s.port, '/v1/ip/batch', { ips: inputs.ips.slice(i, i + 1000) }, { 'X-API-Key': keys.paid });
-        if (r.status !== 200) throw new Error(`pool check: batch answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-        for (const record of r.body.results as Record<string, unknown>[]) {
-          if (record.reserved === true) kinds.reserved++;
-          else if (record.found === false) kinds.not_found++;
-          else kinds.found++;
-        }
-      }
-      run.checks.ip_pool_records = kinds;
-      log(`  pool: ${kinds.found} found, ${kinds.not_found} not found, ${kinds.reserved} reserved`);
-      const defs = serviceCases(inputs, keys).map((d) => ({ ...d, spec: { ...d.spec, port: s.port } }));
-      await runCases(run, s, defs);
-      // What the service itself counted: every timed request should be a 200.
-      const metrics = await get(s.port, '/metrics');
-      const statuses: Record<string, Record<string, number>> = {};
-      for (const line of metrics.text.split('\n')) {
-        const m =
-          /^netlookup_requests_total\{endpoint="([^"]*)",status="(\d+)"\} (\d+)/.exec(line) ??
-          /^netlookup_requests_total\{status="(\d+)",endpoint="([^"]*)"\} (\d+)/.exec(line);
-        if (!m) continue;
-        const [endpoint, status] = line.indexOf('endpoint=') < line.indexOf('status=') ? [m[1], m[2]] : [m[2], m[1]];
-        (statuses[endpoint] ??= {})[status] = Number(m[3]);
-      }
-      run.checks.service_requests_by_endpoint_and_status = statuses;
-      const usage = async (key: string) => JSON.parse((await get(s.port, '/v1/usage', { 'X-API-Key': key })).text) as unknown;
-      run.checks.usage_after_run = { free: await usage(keys.free), business: await usage(keys.paid) };
-      if (s.stderr().trim()) run.checks.service_stderr = s.stderr().slice(-2000);
+      const k = await benchKeys(s.port, adminToken, inputs.listedIps);
+      keys = k;
+      run.checks.ip_pool_records = await recordKinds(s.port, k.paid, inputs.ips);
+      run.checks.random_ipv4_records = await recordKinds(s.port, k.paid, randomAddresses('ipv4', 10_000));
+      run.checks.random_ipv6_records = await recordKinds(s.port, k.paid, randomAddresses('ipv6', 10_000));
+      for (const what of ['ip_pool_records', 'random_ipv4_records', 'random_ipv6_records'])
+        log(`  ${what}: ${JSON.stringify(run.checks[what])}`);
+      await runCases(
+        run,
+        s,
+        serviceCases(inputs, k).map((d) => withPort(d, s.port)),
+      );
+      await serviceCounts(s, k);
     });
+  }
+  // 3. The targets: the ceilings, nginx and ours side by side, in alternating runs.
+  const roundDefs = [...peerCases(inputs, 0), ...serviceCases(inputs, NO_KEYS)].filter(
+    (d) => ROUND_CASES.includes(d.id) && wanted(d.id) && available(d),
+  );
+  if (ROUNDS > 0 && roundDefs.some((d) => d.ours) && roundDefs.some((d) => !d.ours)) {
+    log(
+      `targets: ${ROUND_CASES.filter((id) => roundDefs.some((d) => d.id === id)).join(', ')} alternating, ${ROUNDS} rounds of ${PAIR_SECONDS} s runs`,
+    );
+    const kinds = [...new Set(roundDefs.map((d) => d.server))];
+    const servers = new Map<ServerKind, Server>();
+    const nest = async (i: number): Promise<void> => {
+      if (i < kinds.length) {
+        await processes.with(kinds[i], async (s) => {
+          servers.set(kinds[i], s);
+          await nest(i + 1);
+        });
+        return;
+      }
+      const service = servers.get('service')!;
+      const k = keys ?? (await benchKeys(service.port, adminToken, inputs.listedIps));
+      const ours = serviceCases(inputs, k);
+      const defs = ROUND_CASES.flatMap((id) => {
+        const d = roundDefs.find((r) => r.id === id);
+        if (!d) return [];
+        return [withPort(d.ours ? ours.find((o) => o.id === id)! : d, servers.get(d.server)!.port)];
+      });
+      run.targetRounds = await alternate(run, defs, ROUNDS, PAIR_SECONDS);
+      log(`  req/s per round: ${JSON.stringify(run.targetRounds.req_per_s)}`);
+    };
+    await nest(0);
   }
   // 6. Ours on the shared store: one process, then two cluster workers, on one Redis.
   const redisWanted = [1, 2].some((w) => redisCases(inputs, NO_KEYS, w as 1 | 2).some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id)));
@@ -200,8 +307,8 @@ try {
   // The profiles of the other cases (the Redis ones are profiled above, while their keys exist).
   for (const id of PROFILE_CASES) {
     if (redisCases(inputs, NO_KEYS, 1).some((d) => d.id === id)) continue;
-    const def = peerCases(inputs, 0).some((d) => d.id === id)
-      ? peerCases(inputs, 0).find((d) => d.id === id)
+    const def = peerIds.includes(id)
+      ? peerCases(inputs, 0).find((d) => d.id === id && available(d))
       : keys
         ? serviceCases(inputs, keys).find((d) => d.id === id)
         : undefined;
@@ -210,6 +317,13 @@ try {
       continue;
     }
     await profileCase(run, def);
+  }
+  // The memory soak, against the service as `npm start` runs it.
+  if (SOAK > 0) {
+    await processes.with('serve', async (s) => {
+      const k = await benchKeys(s.port, adminToken, inputs.listedIps);
+      run.soak = await soak(run, withPort(soakCase(inputs, k), s.port), s, SOAK, SOAK_EVERY, TARGETS.soakRssMb);
+    });
   }
 } finally {
   processes.killAll();

