@@ -28,6 +28,7 @@ import {
   ipv4,
   ipv6,
   mark,
+  noteCharacters,
   poolString,
   rounded4,
   twoDigits,
@@ -88,11 +89,13 @@ const IS_EU: usize = 24;
 const COUNTRY_INFO: usize = 32;
 
 // A time zone's slot: the full level's timezone object for one UTC minute, `head` up to the
-// seconds of current_time and `tail` after them; a constant slot is all head.
+// seconds of current_time and `tail` after them; a constant slot is all head. Its characters
+// class is that of jsonWriter's fragments (0 ASCII, 1 beyond ASCII, 3 beyond Latin-1).
 const SLOT_MINUTE: usize = 0;
 const SLOT_CONSTANT: usize = 8;
 const SLOT_HEAD_LENGTH: usize = 12;
 const SLOT_TAIL_LENGTH: usize = 16;
+const SLOT_CHARACTERS: usize = 20;
 const SLOT_TEXT: usize = 24;
 
 /** A map value that sends the record to the object path. */
@@ -286,6 +289,7 @@ function coordinate(location: usize, at: usize): bool {
 /** The full level's timezone object: the zone's slot, with the seconds of `ms` in current_time. */
 function clock(slot: usize, ms: f64, minute: f64): void {
   copy(slot + SLOT_TEXT, <usize>load<u32>(slot + SLOT_HEAD_LENGTH));
+  noteCharacters(load<u32>(slot + SLOT_CHARACTERS));
   if (load<u32>(slot + SLOT_CONSTANT) != 0) return;
   twoDigits(<u32>Math.floor((ms - minute * 60000) / 1000));
   copy(slot + SLOT_TEXT + <usize>load<u32>(slot + SLOT_HEAD_LENGTH), <usize>load<u32>(slot + SLOT_TAIL_LENGTH));

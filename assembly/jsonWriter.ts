@@ -188,6 +188,11 @@ function toUtf16(): i32 {
   copy(at, length);
 }
 
+/** Text copied from elsewhere (a time zone's slot) whose characters are of class `c` (see finish). */
+@inline export function noteCharacters(c: u32): void {
+  characters |= c;
+}
+
 /** The JSON text of fragment `ref`. */
 @inline export function fragment(ref: usize): void {
   const word = load<u32>(ref, 4);

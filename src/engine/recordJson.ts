@@ -61,7 +61,7 @@ const MAC_INPUT_BYTES = 64;
 const COUNTRY_SLOTS = 1024;
 const ZONE_SLOTS = 2048;
 const ZONE_LIMIT = 1024;
-/** assembly/ipRecordJson.ts: minute f64, constant u32, head and tail lengths u32, text */
+/** assembly/ipRecordJson.ts: minute f64, constant u32, head and tail lengths u32, characters u32, text */
 const ZONE_SLOT_BYTES = 256;
 const ZONE_TEXT_AT = 24;
 /** the map value that sends a country or zone to the object path */
@@ -282,6 +282,7 @@ class FamilyWriter {
         area.setU32(slot + 8, clock.length === 2 ? 0 : 1);
         area.setU32(slot + 12, head);
         area.setU32(slot + 16, tail);
+        area.setU32(slot + 20, charactersOf(clock.join('')));
         value = slot;
       }
     } catch (error) {
