@@ -28,12 +28,22 @@ export function hashSecretHex(secret: string): string {
   return crypto.hash('sha256', secret, 'hex');
 }
 
-/** Constant-time equality of two hex hashes (a length mismatch is not secret: all are 64 digits). */
-export function sameHashHex(a: string, b: string): boolean {
+/** Constant-time equality of two texts of a fixed length, where a length mismatch tells nothing. */
+function sameFixedLengthText(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return difference === 0;
+}
+
+/** Constant-time equality of two hex hashes (all are 64 digits). */
+export function sameHashHex(a: string, b: string): boolean {
+  return sameFixedLengthText(a, b);
+}
+
+/** Constant-time equality of two well-formed secrets (all are 44 characters). */
+export function sameSecret(a: string, b: string): boolean {
+  return sameFixedLengthText(a, b);
 }
 
 export type IdPrefix = 'acc' | 'key';
