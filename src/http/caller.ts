@@ -31,9 +31,10 @@ export function identifyCaller(
 ): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
   const { accounts } = deps.store;
-  return whenReady(accounts.immediate ? accounts.immediate.authenticate(secret) : accounts.authenticate(secret), (found) =>
-    callerOf(ctx, deps, found),
-  );
+  const found = accounts.immediate
+    ? accounts.immediate.authenticate(secret)
+    : (accounts.cachedAuthentication?.(secret) ?? accounts.authenticate(secret));
+  return whenReady(found, (f) => callerOf(ctx, deps, f));
 }
 
 function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {

@@ -222,6 +222,10 @@ export class RedisAccounts implements AccountStore {
     });
   }
 
+  cachedAuthentication(secret: string): { key: ApiKey; account: Account } | undefined {
+    return this.keyCache?.get(secret);
+  }
+
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
     if (!isWellFormedSecret(secret)) return null;
     const cached = this.keyCache?.get(secret);
