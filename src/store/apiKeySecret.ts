@@ -28,22 +28,28 @@ export function hashSecretHex(secret: string): string {
   return crypto.hash('sha256', secret, 'hex');
 }
 
-/** Constant-time equality of two texts of a fixed length, where a length mismatch tells nothing. */
-function sameFixedLengthText(a: string, b: string): boolean {
+/** Constant-time equality of two hex hashes (a length mismatch is not secret: all are 64 digits). */
+export function sameHashHex(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return difference === 0;
 }
 
-/** Constant-time equality of two hex hashes (all are 64 digits). */
-export function sameHashHex(a: string, b: string): boolean {
-  return sameFixedLengthText(a, b);
+/** A secret's character codes, kept to compare presented secrets with it (sameSecret). */
+export function secretCodes(secret: string): Uint8Array {
+  return Uint8Array.from(secret, (character) => character.charCodeAt(0));
 }
 
-/** Constant-time equality of two well-formed secrets (all are 44 characters). */
-export function sameSecret(a: string, b: string): boolean {
-  return sameFixedLengthText(a, b);
+/**
+ * Constant-time equality of a presented secret and a known one given by its codes (all secrets
+ * are 44 characters): about half the work of comparing two texts, on the path of every request.
+ */
+export function sameSecret(known: Uint8Array, presented: string): boolean {
+  if (known.length !== presented.length) return false;
+  let difference = 0;
+  for (let i = 0; i < known.length; i++) difference |= known[i] ^ presented.charCodeAt(i);
+  return difference === 0;
 }
 
 export type IdPrefix = 'acc' | 'key';

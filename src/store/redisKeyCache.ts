@@ -14,7 +14,7 @@
  * cached only after its hash matched a stored key, and the entry found is compared with the
  * presented secret in constant time before it answers.
  */
-import { sameSecret } from './apiKeySecret.js';
+import { sameSecret, secretCodes } from './apiKeySecret.js';
 import type { ChangeFeed, ChangeListener } from './redisChangeFeed.js';
 import type { Account, ApiKey } from './store.js';
 
@@ -24,7 +24,7 @@ const CACHE_LIMIT = 100_000;
 type Found = { key: ApiKey; account: Account };
 
 export class KeyCache implements ChangeListener {
-  private readonly entries = new Map<string, { secret: string; found: Found; at: number }>();
+  private readonly entries = new Map<string, { secret: Uint8Array; found: Found; at: number }>();
   private live = false;
   /** grows with every invalidation: a read begun in an older epoch is not cached */
   private epoch = 0;
@@ -66,7 +66,7 @@ export class KeyCache implements ChangeListener {
   set(secret: string, found: Found, epoch: number): void {
     if (!this.live || epoch !== this.epoch) return;
     if (this.entries.size >= CACHE_LIMIT) this.entries.clear();
-    this.entries.set(secret, { secret, found, at: performance.now() });
+    this.entries.set(secret, { secret: secretCodes(secret), found, at: performance.now() });
   }
 
   invalidate(): void {

@@ -14,7 +14,7 @@
 import type Database from 'better-sqlite3';
 import type { PlanCode } from '../plans/plans.js';
 import crypto from 'node:crypto';
-import { hashSecret, isWellFormedSecret, newId, newSecret, sameSecret } from './apiKeySecret.js';
+import { hashSecret, isWellFormedSecret, newId, newSecret, sameSecret, secretCodes } from './apiKeySecret.js';
 import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
 import type { Guard } from './sqliteGuard.js';
 import {
@@ -53,7 +53,8 @@ interface KeyRow {
 
 /** A verified secret and what it authenticates. */
 interface VerifiedKey {
-  secret: string;
+  /** the secret's character codes */
+  secret: Uint8Array;
   key: ApiKey;
   /** the last answer made with this key, reused while its account is the same cached object */
   found: { key: ApiKey; account: Account } | null;
@@ -235,7 +236,7 @@ export class SqliteAccounts implements AccountStore {
     const hash = hashSecret(secret);
     const row = this.sql.keyByHash.get(hash);
     if (!row || !crypto.timingSafeEqual(row.hash, hash)) return null;
-    const verified: VerifiedKey = { secret, key: frozenKey(toKey(row)), found: null };
+    const verified: VerifiedKey = { secret: secretCodes(secret), key: frozenKey(toKey(row)), found: null };
     if (this.keysBySecret.size >= CACHE_LIMIT) this.clearKeyCache();
     this.keysBySecret.set(secret, verified);
     this.secretByKeyId.set(verified.key.id, secret);
