@@ -31,9 +31,10 @@ export function identifyCaller(
 ): Eventually<Caller> {
   if (secret === null) throw new ApiError('missing_key');
   const { accounts } = deps.store;
-  return whenReady(accounts.immediate ? accounts.immediate.authenticate(secret) : accounts.authenticate(secret), (found) =>
-    callerOf(ctx, deps, found),
-  );
+  const found = accounts.immediate
+    ? accounts.immediate.authenticate(secret)
+    : (accounts.cachedAuthentication?.(secret) ?? accounts.authenticate(secret));
+  return whenReady(found, (f) => callerOf(ctx, deps, f));
 }
 
 function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; account: Account } | null): Eventually<Caller> {
@@ -44,9 +45,22 @@ function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; accoun
   if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers)))
     return refused(deps.store.meter, account, now, probe, 'origin_not_allowed');
   if (account.suspended) return refused(deps.store.meter, account, now, probe, 'account_suspended');
-  const code = effectivePlanCode(account.plan, account.expires_at ? new Date(account.expires_at) : null, now);
+  const code = effectivePlanCode(account.plan, expiryOf(account), now);
   ctx.state.accountId = account.id;
   return { account, key, plan: deps.plans[code], now, probe };
+}
+
+/**
+ * The end of an account's plan, parsed once per account object: the stores hand out the same
+ * (frozen) object while the account is unchanged, and a change makes a new one.
+ */
+const expiries = new WeakMap<Account, Date>();
+
+function expiryOf(account: Account): Date | null {
+  if (account.expires_at === null) return null;
+  let expiry = expiries.get(account);
+  if (expiry === undefined) expiries.set(account, (expiry = new Date(account.expires_at)));
+  return expiry;
 }
 
 /** A refusal of a known account: counted as rejected (and written) before it is answered, unless a probe. */

@@ -38,7 +38,7 @@ export class NodeExchange implements Exchange {
 
   constructor(
     readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    readonly res: ServerResponse,
     readonly path: string,
     readonly querystring: string,
   ) {}
@@ -62,9 +62,8 @@ export class NodeExchange implements Exchange {
 
   set(field: string, value: string): void {
     const list = this.headerList;
-    const lower = field.toLowerCase();
     for (let i = 0; i < list.length; i += 2) {
-      if (list[i].toLowerCase() === lower) {
+      if (sameFieldName(list[i], field)) {
         list[i + 1] = value;
         return;
       }
@@ -81,4 +80,9 @@ export class NodeExchange implements Exchange {
     this.res.writeHead(this.status, list);
     this.res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined);
   }
+}
+
+/** Header names compare case-insensitively; a name set twice is mostly the same constant, and names of another length never match. */
+function sameFieldName(a: string, b: string): boolean {
+  return a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase());
 }

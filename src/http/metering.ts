@@ -120,32 +120,48 @@ export function secondsUntil(resetsAt: Date, now: Date): string {
   return String(Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000)));
 }
 
+/** Where meter headers go: an exchange, or the headers of a refusal. */
+interface HeaderTarget {
+  set(name: string, value: string): void;
+}
+
 /**
  * The headers of a metered answer (docs/api.md "Quota headers"), each handed to `set`: the plan,
  * the per-second window (X-RateLimit-*) and the quota (X-Quota-*), the same numbers as its
  * meta.quota. Handed over one by one: every lookup sets them, and no object is built on the way.
  */
-function eachMeterHeader(caller: Caller, quota: QuotaState, rate: RateWindowState, set: (name: string, value: string) => void): void {
+function eachMeterHeader(caller: Caller, quota: QuotaState, rate: RateWindowState, target: HeaderTarget): void {
   const headers = quotaHeaders(caller.plan.code, caller.plan.rate_limit_per_second, quota);
-  set('X-Plan', headers['X-Plan']);
-  set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
-  set('X-Quota-Limit', headers['X-Quota-Limit']);
-  set('X-Quota-Remaining', headers['X-Quota-Remaining']);
-  set('X-Quota-Reset', headers['X-Quota-Reset']);
-  set('X-RateLimit-Remaining', String(rate.remaining));
-  set('X-RateLimit-Reset', String(Math.ceil(rate.resets_at.getTime() / 1000)));
+  target.set('X-Plan', headers['X-Plan']);
+  target.set('X-RateLimit-Limit', headers['X-RateLimit-Limit']);
+  target.set('X-Quota-Limit', headers['X-Quota-Limit']);
+  target.set('X-Quota-Remaining', headers['X-Quota-Remaining']);
+  target.set('X-Quota-Reset', headers['X-Quota-Reset']);
+  target.set('X-RateLimit-Remaining', String(rate.remaining));
+  target.set('X-RateLimit-Reset', rateResetText(rate.resets_at));
+}
+
+/** X-RateLimit-Reset of the last window asked: it moves by whole seconds, and formatting costs. */
+let lastRateReset = { seconds: NaN, text: '' };
+
+function rateResetText(resetsAt: Date): string {
+  const seconds = Math.ceil(resetsAt.getTime() / 1000);
+  if (seconds !== lastRateReset.seconds) lastRateReset = { seconds, text: String(seconds) };
+  return lastRateReset.text;
 }
 
 /** The headers of a metered refusal (429), as one object for the ApiError that carries them. */
 function meterHeaders(caller: Caller, quota: QuotaState, rate: RateWindowState): Record<string, string> {
   const headers: Record<string, string> = {};
-  eachMeterHeader(caller, quota, rate, (name, value) => {
-    headers[name] = value;
+  eachMeterHeader(caller, quota, rate, {
+    set: (name, value) => {
+      headers[name] = value;
+    },
   });
   return headers;
 }
 
 /** The headers of a metered success (SPEC 8.3). */
 export function setQuotaHeaders(ctx: Exchange, caller: Caller, admission: Admission): void {
-  eachMeterHeader(caller, admission, admission.rate, (name, value) => ctx.set(name, value));
+  eachMeterHeader(caller, admission, admission.rate, ctx);
 }

@@ -3,9 +3,12 @@
  *
  * The two per-request metrics are counted in plain numbers and handed to prom-client when the
  * registry is scraped: prom-client's own `inc`/`observe` hash their labels on every call, which
- * costs about as much as the whole lookup on the hot path. The requests counter is a prom-client
- * Counter brought up to date in its `collect()` hook; the latency histogram is a metric object of
- * our own that the registry reads like its own histograms (name, help, type, `get()` values).
+ * costs about as much as the whole lookup on the hot path. A request finds its endpoint's series
+ * by one map lookup of the route pattern (a constant string) and its status by a number; the
+ * requests counter is a prom-client Counter brought up to date in its `collect()` hook; the latency
+ * histogram is a metric object of our own that the registry reads like its own histograms (name,
+ * help, type, `get()` values). The series are bounded: endpoints are the route patterns (and
+ * `unmatched`), statuses are HTTP's.
  */
 import { Counter, Registry, collectDefaultMetrics, type Metric, type MetricValue } from 'prom-client';
 
@@ -18,34 +21,37 @@ export interface ServiceMetrics {
   rejections: Counter<'reason'>;
 }
 
-/** Per endpoint: counts per bucket (not cumulative; the last one is +Inf), sum and count. */
-interface EndpointLatency {
-  buckets: Float64Array;
-  sum: number;
-  count: number;
+/**
+ * Per endpoint: requests by status not yet handed to the counter, and the latency: counts per
+ * bucket (not cumulative; the last one is +Inf), sum and count.
+ */
+class EndpointSeries {
+  /** by status code (HTTP's are three digits) */
+  readonly pending = new Float64Array(1000);
+  readonly buckets = new Float64Array(LATENCY_BUCKETS.length + 1);
+  sum = 0;
+  count = 0;
+
+  observe(status: number, seconds: number): void {
+    this.pending[status]++;
+    let bucket = 0;
+    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
+    this.buckets[bucket]++;
+    this.sum += seconds;
+    this.count++;
+  }
 }
 
 class LatencyHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   readonly labelNames = ['endpoint'];
-  private readonly endpoints = new Map<string, EndpointLatency>();
 
   constructor(
     readonly name: string,
     readonly help: string,
+    private readonly endpoints: Map<string, EndpointSeries>,
   ) {}
-
-  observe(endpoint: string, seconds: number): void {
-    let latency = this.endpoints.get(endpoint);
-    if (latency === undefined)
-      this.endpoints.set(endpoint, (latency = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
-    let bucket = 0;
-    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
-    latency.buckets[bucket]++;
-    latency.sum += seconds;
-    latency.count++;
-  }
 
   /** The values as prom-client's Histogram gives them: cumulative buckets, then sum and count. */
   async get() {
@@ -67,37 +73,41 @@ class LatencyHistogram {
   }
 
   reset(): void {
-    this.endpoints.clear();
+    for (const latency of this.endpoints.values()) {
+      latency.buckets.fill(0);
+      latency.sum = 0;
+      latency.count = 0;
+    }
   }
 }
 
 export function createMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  /** counts since the last scrape, by `${endpoint} ${status}` */
-  const pending = new Map<string, { endpoint: string; status: string; count: number }>();
+  const endpoints = new Map<string, EndpointSeries>();
   new Counter({
     name: 'netlookup_requests_total',
     help: 'Requests by endpoint and HTTP status',
     labelNames: ['endpoint', 'status'],
     registers: [registry],
     collect() {
-      for (const series of pending.values()) {
-        if (series.count > 0) this.inc({ endpoint: series.endpoint, status: series.status }, series.count);
-        series.count = 0;
+      for (const [endpoint, series] of endpoints) {
+        const { pending } = series;
+        for (let status = 0; status < pending.length; status++) {
+          if (pending[status] > 0) this.inc({ endpoint, status: String(status) }, pending[status]);
+        }
+        pending.fill(0);
       }
     },
   });
-  const latency = new LatencyHistogram('netlookup_request_duration_seconds', 'Time from request to response, by endpoint');
+  const latency = new LatencyHistogram('netlookup_request_duration_seconds', 'Time from request to response, by endpoint', endpoints);
   registry.registerMetric(latency as unknown as Metric);
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
-      const key = `${endpoint} ${status}`;
-      let series = pending.get(key);
-      if (series === undefined) pending.set(key, (series = { endpoint, status: String(status), count: 0 }));
-      series.count++;
-      latency.observe(endpoint, seconds);
+      let series = endpoints.get(endpoint);
+      if (series === undefined) endpoints.set(endpoint, (series = new EndpointSeries()));
+      series.observe(status, seconds);
     },
     rejections: new Counter({
       name: 'netlookup_quota_rejections_total',

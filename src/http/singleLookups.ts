@@ -63,6 +63,28 @@ const unusualUrl = /[\t\n\f\r #]/;
  * and leaves the request to Koa. It runs first on every request, so a miss costs one prefix test.
  */
 export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver): (req: IncomingMessage, res: ServerResponse) => boolean {
+  // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
+  const abandon = (exchange: NodeExchange, error: unknown) => {
+    deps.logger.error({ err: error, path: redactedUrl(exchange.path) }, 'answer failed');
+    exchange.res.destroy();
+  };
+  const finish = (exchange: NodeExchange, route: SingleLookupRoute, started: number) => {
+    try {
+      exchange.send();
+      observe(exchange, route, started);
+    } catch (error) {
+      abandon(exchange, error);
+    }
+  };
+  const failed = (exchange: NodeExchange, route: SingleLookupRoute, started: number, error: unknown) => {
+    try {
+      renderError(exchange, error, deps.logger);
+    } catch (renderFailure) {
+      abandon(exchange, renderFailure);
+      return;
+    }
+    finish(exchange, route, started);
+  };
   return (req, res) => {
     const url = req.url ?? '';
     if (req.method !== 'GET' || !url.startsWith('/v1/') || unusualUrl.test(url)) return false;
@@ -73,38 +95,21 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
     const started = performance.now();
     const exchange = new NodeExchange(req, res, path, question === -1 ? '' : url.slice(question + 1));
     allowAnyOrigin(exchange);
-    // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
-    const abandon = (error: unknown) => {
-      deps.logger.error({ err: error, path: redactedUrl(path) }, 'answer failed');
-      res.destroy();
-    };
-    const finish = () => {
-      try {
-        exchange.send();
-        observe(exchange, lookup.route, started);
-      } catch (error) {
-        abandon(error);
-      }
-    };
-    const failed = (error: unknown) => {
-      try {
-        renderError(exchange, error, deps.logger);
-      } catch (renderFailure) {
-        abandon(renderFailure);
-        return;
-      }
-      finish();
-    };
+    const { route } = lookup;
     // With the embedded store the handler answers at once; with a shared one it returns a promise.
     let answered: Eventually<void>;
     try {
-      answered = singleLookupHandlers[lookup.route](exchange, deps, lookup.param);
+      answered = singleLookupHandlers[route](exchange, deps, lookup.param);
     } catch (error) {
-      failed(error);
+      failed(exchange, route, started, error);
       return true;
     }
-    if (answered instanceof Promise) answered.then(finish, failed);
-    else finish();
+    if (answered instanceof Promise)
+      answered.then(
+        () => finish(exchange, route, started),
+        (error: unknown) => failed(exchange, route, started, error),
+      );
+    else finish(exchange, route, started);
     return true;
   };
 }

@@ -36,6 +36,22 @@ export function sameHashHex(a: string, b: string): boolean {
   return difference === 0;
 }
 
+/** A secret's character codes, kept to compare presented secrets with it (sameSecret). */
+export function secretCodes(secret: string): Uint8Array {
+  return Uint8Array.from(secret, (character) => character.charCodeAt(0));
+}
+
+/**
+ * Constant-time equality of a presented secret and a known one given by its codes (all secrets
+ * are 44 characters): about half the work of comparing two texts, on the path of every request.
+ */
+export function sameSecret(known: Uint8Array, presented: string): boolean {
+  if (known.length !== presented.length) return false;
+  let difference = 0;
+  for (let i = 0; i < known.length; i++) difference |= known[i] ^ presented.charCodeAt(i);
+  return difference === 0;
+}
+
 export type IdPrefix = 'acc' | 'key';
 
 /** A short random id (64 bits) such as `acc_5f0c2a9e81d4b730`: not a counter, so not guessable. */

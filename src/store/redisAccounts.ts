@@ -222,11 +222,15 @@ export class RedisAccounts implements AccountStore {
     });
   }
 
+  cachedAuthentication(secret: string): { key: ApiKey; account: Account } | undefined {
+    return this.keyCache?.get(secret);
+  }
+
   async authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null> {
     if (!isWellFormedSecret(secret)) return null;
-    const hex = hashSecretHex(secret);
-    const cached = this.keyCache?.get(hex);
+    const cached = this.keyCache?.get(secret);
     if (cached !== undefined) return cached;
+    const hex = hashSecretHex(secret);
     const epoch = this.keyCache?.begin() ?? 0;
     let found: { key: ApiKey; account: Account } | null;
     try {
@@ -239,7 +243,7 @@ export class RedisAccounts implements AccountStore {
       return remembered;
     }
     this.fallback.rememberAuthentication(hex, found);
-    if (found !== null) this.keyCache?.set(hex, found, epoch);
+    if (found !== null) this.keyCache?.set(secret, found, epoch);
     return found;
   }
 

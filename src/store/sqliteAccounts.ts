@@ -4,13 +4,17 @@
  * Durability: every account or key change is its own committed transaction before its method
  * resolves, so an acknowledged change survives `kill -9` (the connection syncs every commit).
  *
- * Authentication answers from caches of frozen keys and accounts. Another connection (such as the
- * CLI) may change accounts and keys meanwhile: the caches notice through `PRAGMA data_version`,
- * asked at most once per millisecond.
+ * Authentication answers from caches of frozen keys and accounts. A secret whose hash matched a
+ * stored key is remembered as verified, by the secret itself: presented again, it costs a map
+ * lookup and a constant-time comparison instead of a SHA-256 and a query. A change of a key (name,
+ * websites, roll, deletion) forgets it; a change of an account drops the account. Another
+ * connection (such as the CLI) may change accounts and keys meanwhile: the caches notice through
+ * `PRAGMA data_version`, asked at most once per millisecond, and are dropped whole.
  */
 import type Database from 'better-sqlite3';
 import type { PlanCode } from '../plans/plans.js';
-import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from './apiKeySecret.js';
+import crypto from 'node:crypto';
+import { hashSecret, isWellFormedSecret, newId, newSecret, sameSecret, secretCodes } from './apiKeySecret.js';
 import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
 import type { Guard } from './sqliteGuard.js';
 import {
@@ -47,10 +51,13 @@ interface KeyRow {
   rolled_at: string | null;
 }
 
-interface CachedKey {
+/** A verified secret and what it authenticates. */
+interface VerifiedKey {
+  /** the secret's character codes */
+  secret: Uint8Array;
   key: ApiKey;
-  /** the stored hash, hex */
-  hash: string;
+  /** the last answer made with this key, reused while its account is the same cached object */
+  found: { key: ApiKey; account: Account } | null;
 }
 
 const toAccount = (row: AccountRow): Account => ({
@@ -75,8 +82,8 @@ const copyKey = (key: ApiKey): ApiKey => ({ ...key, websites: [...key.websites] 
 const frozenKey = (key: ApiKey): ApiKey => Object.freeze({ ...key, websites: Object.freeze([...key.websites]) as string[] });
 
 export class SqliteAccounts implements AccountStore {
-  private readonly keysByHash = new Map<string, CachedKey>();
-  private readonly hashByKeyId = new Map<string, string>();
+  private readonly keysBySecret = new Map<string, VerifiedKey>();
+  private readonly secretByKeyId = new Map<string, string>();
   private readonly accounts = new Map<string, Account>();
   /** SQLite's count of commits by other connections, as last seen by the caches */
   private seenDataVersion = -1;
@@ -212,22 +219,28 @@ export class SqliteAccounts implements AccountStore {
   /** Answers from frozen cached objects: this runs on every request, copies would cost. */
   private authenticateNow(secret: string): { key: ApiKey; account: Account } | null {
     if (!isWellFormedSecret(secret)) return null;
-    const hex = hashSecretHex(secret);
     return this.guard('authenticate', () => {
       this.dropCachesIfChangedElsewhere();
-      let cached = this.keysByHash.get(hex);
-      if (cached === undefined) {
-        const row = this.sql.keyByHash.get(Buffer.from(hex, 'hex'));
-        if (!row) return null;
-        cached = { key: frozenKey(toKey(row)), hash: Buffer.from(row.hash).toString('hex') };
-        if (this.keysByHash.size >= CACHE_LIMIT) this.clearKeyCache();
-        this.keysByHash.set(hex, cached);
-        this.hashByKeyId.set(cached.key.id, hex);
-      }
-      if (!sameHashHex(cached.hash, hex)) return null;
-      const account = this.loadAccount(cached.key.account_id);
-      return account && { key: cached.key, account };
+      const verified = this.keysBySecret.get(secret) ?? this.verify(secret);
+      // The map found an equal secret; the comparison that decides is the constant-time one.
+      if (verified === null || !sameSecret(verified.secret, secret)) return null;
+      const account = this.loadAccount(verified.key.account_id);
+      if (account === null) return null;
+      if (verified.found?.account !== account) verified.found = Object.freeze({ key: verified.key, account });
+      return verified.found;
     });
+  }
+
+  /** A secret not seen yet: its hash against the stored ones; remembered when it matches one. */
+  private verify(secret: string): VerifiedKey | null {
+    const hash = hashSecret(secret);
+    const row = this.sql.keyByHash.get(hash);
+    if (!row || !crypto.timingSafeEqual(row.hash, hash)) return null;
+    const verified: VerifiedKey = { secret: secretCodes(secret), key: frozenKey(toKey(row)), found: null };
+    if (this.keysBySecret.size >= CACHE_LIMIT) this.clearKeyCache();
+    this.keysBySecret.set(secret, verified);
+    this.secretByKeyId.set(verified.key.id, secret);
+    return verified;
   }
 
   // Internals
@@ -245,10 +258,10 @@ export class SqliteAccounts implements AccountStore {
 
   /** Drops a key from the authentication cache, so a changed, rolled or deleted key is read afresh. */
   private forgetKey(id: string): void {
-    const hex = this.hashByKeyId.get(id);
-    if (hex === undefined) return;
-    this.hashByKeyId.delete(id);
-    this.keysByHash.delete(hex);
+    const secret = this.secretByKeyId.get(id);
+    if (secret === undefined) return;
+    this.secretByKeyId.delete(id);
+    this.keysBySecret.delete(secret);
   }
 
   /**
@@ -269,8 +282,8 @@ export class SqliteAccounts implements AccountStore {
   }
 
   private clearKeyCache(): void {
-    this.keysByHash.clear();
-    this.hashByKeyId.clear();
+    this.keysBySecret.clear();
+    this.secretByKeyId.clear();
   }
 }
 

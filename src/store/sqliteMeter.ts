@@ -55,34 +55,38 @@ export class SqliteMeter implements Meter {
   }
 
   private admitNow(request: AdmitRequest): AdmitDecision {
-    const { account_id: accountId, api, cost, quota: rule, now } = request;
+    const { account_id: accountId, api, cost, now } = request;
     if (!apis.includes(api)) throw new RangeError(`unknown api ${String(api)}`);
     if (!Number.isInteger(cost) || cost < 0) throw new RangeError('cost must be a non-negative integer');
     const view = this.guard('read usage', () => this.counterView(accountId, now));
-    const decide = (outcome: AdmitOutcome): AdmitDecision => {
-      // A probe counts nothing; any other request counts its cost when admitted, else one rejection.
-      if (!request.probe) {
-        if (outcome === 'admitted') this.count(view, accountId, api, cost);
-        else this.count(view, accountId, 'rejected', 1);
-      }
-      const used = this.quotaUsed(view, request);
-      const rate = this.rateWindow.stateOf(accountId, request.rate_limit_per_second, now.getTime());
-      return {
-        outcome,
-        quota: {
-          limit: rule.limit,
-          used,
-          remaining: Math.max(0, rule.limit - used),
-          period: rule.period,
-          resets_at: nextReset(rule.period, now),
-        },
-        rate: { remaining: rate.remaining, resets_at: new Date(rate.resetMs) },
-      };
+    if (!this.rateWindow.tryAdmit(accountId, request.rate_limit_per_second, now.getTime()))
+      return this.decide(request, view, 'rate_limited');
+    if (!request.consume) return this.decide(request, view, 'refused');
+    if (this.quotaUsed(view, request) + cost > request.quota.limit) return this.decide(request, view, 'quota_exceeded');
+    return this.decide(request, view, 'admitted');
+  }
+
+  /** Counts the decided request and reports the quota and window after it. */
+  private decide(request: AdmitRequest, view: CounterView, outcome: AdmitOutcome): AdmitDecision {
+    const { account_id: accountId, quota: rule, now } = request;
+    // A probe counts nothing; any other request counts its cost when admitted, else one rejection.
+    if (!request.probe) {
+      if (outcome === 'admitted') this.count(view, accountId, request.api, request.cost);
+      else this.count(view, accountId, 'rejected', 1);
+    }
+    const used = this.quotaUsed(view, request);
+    const rate = this.rateWindow.stateOf(accountId, request.rate_limit_per_second, now.getTime());
+    return {
+      outcome,
+      quota: {
+        limit: rule.limit,
+        used,
+        remaining: Math.max(0, rule.limit - used),
+        period: rule.period,
+        resets_at: nextReset(rule.period, now),
+      },
+      rate: { remaining: rate.remaining, resets_at: new Date(rate.resetMs) },
     };
-    if (!this.rateWindow.tryAdmit(accountId, request.rate_limit_per_second, now.getTime())) return decide('rate_limited');
-    if (!request.consume) return decide('refused');
-    if (this.quotaUsed(view, request) + cost > rule.limit) return decide('quota_exceeded');
-    return decide('admitted');
   }
 
   async refund(request: AdmitRequest): Promise<void> {

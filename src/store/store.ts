@@ -132,6 +132,12 @@ export interface AccountStore {
   readonly immediate?: {
     authenticate(secret: string): { key: ApiKey; account: Account } | null;
   };
+  /**
+   * Optional, for a store without `immediate`: what `authenticate` would answer, when this process
+   * holds it at hand (the shared store's cache of verified secrets), else undefined. A request
+   * whose secret is cached then awaits nothing to be authenticated.
+   */
+  cachedAuthentication?(secret: string): { key: ApiKey; account: Account } | undefined;
 }
 
 /** The meter: per-second rate window, quotas, and the usage counters (lookups by API, rejected requests). */

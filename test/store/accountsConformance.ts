@@ -119,6 +119,17 @@ export function accountsConformance(name: string, open: () => Promise<Store>, cl
         expect(await accounts.authenticate(flipped)).toBeNull();
       });
 
+      it('a secret authenticated before opens nothing to its near misses', async () => {
+        const { key } = await accounts.createAccount({ plan: 'free' });
+        expect(await accounts.authenticate(key.secret)).not.toBeNull();
+        expect(await accounts.authenticate(key.secret)).not.toBeNull();
+        const hex = key.secret.slice(4);
+        const flip = (digit: string) => (digit === '0' ? '1' : '0');
+        const nearMisses = [`nlk_${hex.slice(0, -1)}${flip(hex.at(-1)!)}`, `nlk_${flip(hex[0])}${hex.slice(1)}`, key.secret.toUpperCase()];
+        for (const text of nearMisses) expect(await accounts.authenticate(text)).toBeNull();
+        expect((await accounts.authenticate(key.secret))?.key.id).toBe(key.id);
+      });
+
       it("another account's secret authenticates to that account only", async () => {
         const a = await accounts.createAccount({ plan: 'free' });
         const b = await accounts.createAccount({ plan: 'free' });

@@ -166,6 +166,22 @@ describe('redis store: shared between instances', () => {
     expect(await b.accounts.authenticate(rolled!.secret)).toBeNull();
   });
 
+  it('a cached authentication is answered at once, and forgotten everywhere when its key or account changes', async () => {
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    expect(b.accounts.cachedAuthentication(key.secret)).toBeUndefined();
+    const found = await b.accounts.authenticate(key.secret);
+    expect(b.accounts.cachedAuthentication(key.secret)).toEqual(found);
+    const flipped = key.secret.slice(0, -1) + (key.secret.endsWith('0') ? '1' : '0');
+    expect(b.accounts.cachedAuthentication(flipped)).toBeUndefined();
+    await a.accounts.updateAccount(key.account_id, { suspended: true });
+    expect(b.accounts.cachedAuthentication(key.secret)).toBeUndefined();
+    expect((await b.accounts.authenticate(key.secret))?.account.suspended).toBe(true);
+    expect(b.accounts.cachedAuthentication(key.secret)?.account.suspended).toBe(true);
+    await a.accounts.rollKey(key.id);
+    expect(b.accounts.cachedAuthentication(key.secret)).toBeUndefined();
+    expect(await b.accounts.authenticate(key.secret)).toBeNull();
+  });
+
   it('without the cache, authentication reads Redis every time and agrees', async () => {
     const uncached = await RedisStore.open(REDIS_TEST_URL, { prefix, localCopies: false });
     try {
