@@ -7,7 +7,6 @@ import type { Context } from 'koa';
 import type { Exchange } from './exchange.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import type { IpAnswer } from '../engine/answers.js';
-import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
@@ -61,14 +60,8 @@ function fieldsOf(ctx: Exchange): FieldsFilter | null {
   return parseFields(Array.isArray(value) ? value.join(',') : value);
 }
 
-/** The JSON renderer of each loaded table set. */
-const renderers = new WeakMap<object, IpRecordRenderer>();
-
-function rendererOf(engine: LookupEngine): IpRecordRenderer {
-  let renderer = renderers.get(engine);
-  if (renderer === undefined) renderers.set(engine, (renderer = new IpRecordRenderer()));
-  return renderer;
-}
+/** The renderer keeps nothing per table set (the engine holds its writer): one serves every engine. */
+const ipRenderer = new IpRecordRenderer();
 
 function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
@@ -88,7 +81,7 @@ function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<vo
             caller,
             quota,
             () => ipRecordOf(engine.answerOf(ip!), level, now, threat),
-            () => rendererOf(engine).render(engine, ip!, level, now, threat && { threat }),
+            () => ipRenderer.render(engine, ip!, level, now, threat && { threat }),
           ),
         );
       }),
@@ -236,7 +229,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           items,
           ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
-              withInputJson(input, rendererOf(deps.engine.engine).render(deps.engine.engine, ip, level, caller.now, threat && { threat })),
+              withInputJson(input, ipRenderer.render(deps.engine.engine, ip, level, caller.now, threat && { threat })),
             ),
           JSON.stringify,
         );

@@ -399,7 +399,7 @@ interface ZoneClock {
 /** null: the runtime's ICU does not know the zone */
 const clocks = new Map<string, ZoneClock | null>();
 
-const TWO_DIGITS: string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
+export const TWO_DIGITS: readonly string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
 
 function clockOf(zone: string): ZoneClock | null {
   let clock = clocks.get(zone);

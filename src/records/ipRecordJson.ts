@@ -26,6 +26,7 @@ import {
   NO_SECURITY_FACTS,
   securityRecord,
   timezoneFull,
+  TWO_DIGITS,
   type FieldLevel,
   type IpRecordFeeds,
   type IpRecordFull,
@@ -92,8 +93,6 @@ function foundAnswer(version: 4 | 6, country: CountryFacts | null): IpAnswer {
 
 const templateOf = (version: 4 | 6, level: FieldLevel) =>
   JsonTemplate.compile(ipRecord(foundAnswer(version, null), level, new Date(0)), holesOf(level, version)).parts;
-
-const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 
 const SHAPE: IpJsonShape = {
   templates: {
