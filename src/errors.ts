@@ -34,6 +34,9 @@ export const errorTable = {
   key_limit: { status: 409, message: "The plan's number of keys is reached." },
   admin_unauthorized: { status: 401, message: 'The admin token is missing or wrong.' },
   admin_throttled: { status: 429, message: 'Too many failed admin authentications from this address; retry later.' },
+  session_required: { status: 401, message: 'Sign in to the dashboard first; the session has ended or never began.' },
+  session_forbidden: { status: 403, message: 'This dashboard session cannot do that.' },
+  sign_in_throttled: { status: 429, message: 'Too many failed dashboard sign-ins from this address; retry later.' },
   internal_error: { status: 500, message: 'Internal error.' },
 } as const;
 

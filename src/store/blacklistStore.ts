@@ -10,6 +10,7 @@
  */
 import type { BlacklistAddress } from '../blacklist/address.js';
 import type { ExportFilter, ExportRow, Listing, ReportInput } from '../blacklist/listing.js';
+import type { ThreatType } from '../blacklist/threatTypes.js';
 import type { ThreatFacts } from '../blacklist/threatFacts.js';
 
 export interface BlacklistPolicy {
@@ -43,6 +44,27 @@ export interface DailyAllowance {
   limit: number;
   /** 00:00 UTC of the next day */
   resets_at: Date;
+}
+
+/** One report as its reporter sees it (the dashboard's list of own reports). */
+export interface ReporterReport {
+  /** opaque, unique in the store: what `withdrawReport` takes */
+  id: string;
+  /** canonical address text */
+  ip: string;
+  threat_type: ThreatType;
+  message: string | null;
+  source: string;
+  /** ISO 8601: the first report, and the last one merged into it */
+  reported_at: string;
+  last_reported_at: string;
+  /** reports merged into this one (1: none) */
+  count: number;
+}
+
+export interface ReporterReportPage {
+  total: number;
+  reports: ReporterReport[];
 }
 
 export interface BlacklistStore {
@@ -80,6 +102,16 @@ export interface BlacklistStore {
 
   /** Deletes every report of the address (false-positive review); answers how many were deleted. */
   deleteAddress(address: BlacklistAddress, now: Date): Promise<number>;
+
+  /** The reports a reporter sent that are inside the retention window at `now`, newest (last report) first. */
+  reportsBy(reporter: string, page: { offset: number; limit: number }, now: Date): Promise<ReporterReportPage>;
+
+  /**
+   * Withdraws one report of this reporter (the dashboard): it leaves the listing and the scores at
+   * once, as `deleteAddress` does for all of an address's reports. False when the reporter has no
+   * report of that id.
+   */
+  withdrawReport(reporter: string, reportId: string, now: Date): Promise<boolean>;
 
   /** Drops reports older than the retention window (space only: reads already ignore them). */
   purgeExpired(now: Date): Promise<number>;

@@ -107,6 +107,28 @@ export const migrations: readonly Migration[] = [
       db.exec('CREATE INDEX daily_counters_day ON daily_counters (day)');
     },
   },
+  {
+    version: 5,
+    description: 'dashboard: sessions, when each key was last used, and each reporter\'s reports',
+    up(db) {
+      // A session is keyed by the SHA-256 (hex) of its token; the token itself is never stored.
+      db.exec(`
+        CREATE TABLE dashboard_sessions (
+          token_hash TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind IN ('account', 'operator')),
+          account_id TEXT,
+          key_id TEXT,
+          key_rolled_at TEXT,
+          created_at TEXT NOT NULL,
+          expires_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX dashboard_sessions_expires ON dashboard_sessions(expires_at);
+        ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+        CREATE INDEX accounts_created ON accounts(created_at, id);
+        CREATE INDEX blacklist_reports_reporter ON blacklist_reports(reporter, last_at);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;

@@ -30,6 +30,11 @@ export interface ApiKey {
   websites: string[];
   created_at: string;
   rolled_at: string | null;
+  /**
+   * when a request last authenticated with the key, to the minute (ISO 8601), null when never;
+   * written in bulk (`noteKeyUse`), so it may lag by the store's flush interval
+   */
+  last_used_at: string | null;
 }
 
 /** A key with its secret, returned only when the secret is created (account, new key, roll). */
@@ -48,6 +53,22 @@ export interface AccountPatch {
   expires_at?: string | null;
   suspended?: boolean;
   email?: string | null;
+}
+
+/** One page of accounts for the operator (`listAccounts`). */
+export interface AccountQuery {
+  /** case-insensitive: an account id starting with it, or an e-mail containing it; empty: every account */
+  search?: string;
+  offset: number;
+  /** 1 to 100 */
+  limit: number;
+}
+
+export interface AccountPage {
+  /** accounts matching the search, all pages */
+  total: number;
+  /** newest first (created_at, then id) */
+  accounts: Account[];
 }
 
 export interface KeyPatch {
@@ -113,6 +134,8 @@ export interface AccountStore {
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;
   countAccounts(): Promise<number>;
+  /** the operator's account list: search and paging (AccountQuery) */
+  listAccounts(query: AccountQuery): Promise<AccountPage>;
 
   listKeys(accountId: string): Promise<ApiKey[]>;
   getKey(id: string): Promise<ApiKey | null>;
@@ -124,6 +147,11 @@ export interface AccountStore {
   deleteKey(id: string): Promise<boolean>;
   /** the key and account of a presented secret (hashed, compared in constant time), or null */
   authenticate(secret: string): Promise<{ key: ApiKey; account: Account } | null>;
+  /**
+   * Records that a request authenticated with the key at `now` (the key's `last_used_at`): kept in
+   * this process, at most once per key and minute, and written in bulk, so a lookup awaits nothing.
+   */
+  noteKeyUse(keyId: string, now: Date): void;
   /**
    * Optional: `authenticate` answered at once, by a store that keeps what it needs in this
    * process's memory (the embedded one). The single lookups then run without awaiting anything; a
@@ -157,6 +185,49 @@ export interface Meter {
   /** counts a request of a known account refused before metering (origin, suspension) */
   countRejected(accountId: string, now: Date): Promise<void>;
   usage(accountId: string, now: Date): Promise<UsageCounts>;
+  /**
+   * The counts of each of the `days` UTC days that end with `now`'s day, oldest first, a day
+   * without requests as zeros; today's equal `usage(...).today` at the same moment. Days older
+   * than USAGE_HISTORY_DAYS may be gone.
+   */
+  usageHistory(accountId: string, days: number, now: Date): Promise<DailyUsage[]>;
+}
+
+/** How many UTC days of usage (today included) both stores keep at least. */
+export const USAGE_HISTORY_DAYS = 90;
+
+/** One UTC day's counts of an account (the dashboard's chart, docs/dashboard.md). */
+export interface DailyUsage {
+  /** YYYY-MM-DD, UTC */
+  date: string;
+  ip: number;
+  blacklist: number;
+  mac: number;
+  rejected: number;
+}
+
+/**
+ * A dashboard session (docs/dashboard.md): who signed in and how. The token the browser holds is
+ * never stored; the store keys the session by the token's SHA-256 (hex).
+ */
+export interface DashboardSession {
+  /** 'account': signed in with an API key; 'operator': with the admin token */
+  kind: 'account' | 'operator';
+  /** the account and key signed in with (null for the operator) */
+  account_id: string | null;
+  key_id: string | null;
+  /** the key's rolled_at when the session began: a roll since ends the session */
+  key_rolled_at: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Dashboard sessions, shared by every instance of a deployment like the rest of the store. */
+export interface SessionStore {
+  create(tokenHash: string, session: DashboardSession): Promise<void>;
+  /** the session, or null when there is none or it has expired at `now` */
+  get(tokenHash: string, now: Date): Promise<DashboardSession | null>;
+  delete(tokenHash: string): Promise<void>;
 }
 
 /** The whole store: its three parts on one connection, and the health and closing they share. */
@@ -166,6 +237,8 @@ export interface Store {
   readonly meter: Meter;
   /** The service's own blacklist (src/store/blacklistStore.ts). */
   readonly blacklist: BlacklistStore;
+  /** The dashboard's sessions. */
+  readonly sessions: SessionStore;
   /** true while the store can answer and record */
   healthy(): Promise<boolean>;
   /**
