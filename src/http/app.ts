@@ -2,7 +2,7 @@
  * The service's request listener: the single lookups' hot path (src/http/singleLookups.ts) on
  * node:http first, then the Koa application for everything else. Order of its middleware,
  * outermost first: CORS header on every response → timing and metrics → error rendering →
- * preflight → operations → admin → v1 → 404.
+ * preflight → operations → admin → v1 → dashboard → 404. The dashboard's responses carry no CORS headers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@koa/cors';
@@ -19,9 +19,11 @@ import { singleLookupListener } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
+import { dashboardRouter, isDashboardPath } from './dashboardRoutes.js';
 
+/** Every response but the dashboard's: its page is same-origin only (src/http/dashboardRoutes.ts). */
 function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
-  allowAnyOrigin(ctx);
+  if (!isDashboardPath(ctx.path)) allowAnyOrigin(ctx);
   return next();
 }
 
@@ -81,14 +83,16 @@ function createApp(deps: ServiceDeps, observe: RequestObserver): Koa {
     maxAge: 86400,
   });
   // The CORS headers of simple requests are set above on every response; @koa/cors answers preflights.
-  app.use((ctx, next) => (ctx.method === 'OPTIONS' ? preflight(ctx, next) : next()));
+  app.use((ctx, next) => (ctx.method === 'OPTIONS' && !isDashboardPath(ctx.path) ? preflight(ctx, next) : next()));
   // Each request meets only the router of its path prefix: matching every router costs per request.
   const v1 = routerMiddleware(v1Router(deps));
   const admin = deps.config.adminToken ? routerMiddleware(adminRouter(deps, deps.config.adminToken)) : null;
   const operations = routerMiddleware(operationsRouter(deps));
   const legacy = routerMiddleware(legacyRouter(deps));
+  const dashboard = routerMiddleware(dashboardRouter(deps));
   app.use((ctx, next) => {
     if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
+    if (isDashboardPath(ctx.path)) return dashboard(ctx, next);
     if (admin && (ctx.path === '/admin' || ctx.path.startsWith('/admin/'))) return admin(ctx, next);
     if (isLegacyPath(ctx.path)) return legacy(ctx, next);
     return operations(ctx, next);

@@ -98,14 +98,19 @@ export const dataSourceOf = (source: SourceCredit): DataSource => ({
   url: source.url,
 });
 
-export function endpointList(deps: ServiceDeps) {
+/** The third-party credits of the loaded tables (their attribution lines, once each). */
+export function dataCredits(deps: ServiceDeps): string[] {
   const credits = new Map<string, string>();
+  for (const table of deps.engine.engine.tables()) {
+    for (const source of table.meta.sources) if (source.attribution) credits.set(source.name, source.attribution);
+  }
+  return [...credits.values()];
+}
+
+export function endpointList(deps: ServiceDeps) {
   const sources = new Map<string, DataSource>();
   for (const table of deps.engine.engine.tables()) {
-    for (const source of table.meta.sources) {
-      if (source.attribution) credits.set(source.name, source.attribution);
-      sources.set(source.name, dataSourceOf(source));
-    }
+    for (const source of table.meta.sources) sources.set(source.name, dataSourceOf(source));
   }
   return {
     success: true,
@@ -113,7 +118,7 @@ export function endpointList(deps: ServiceDeps) {
     endpoints,
     authentication: 'X-API-Key header, Authorization: Bearer <key>, or ?key=<key> (checked in that order)',
     parameters: { fields: 'comma-separated dot paths to keep', pretty: 'indented output', key: 'API key' },
-    credits: [...credits.values()],
+    credits: dataCredits(deps),
     data_sources: [...sources.values()],
   };
 }

@@ -1,0 +1,218 @@
+/**
+ * Dashboard sessions (docs/dashboard.md "Sessions"): an API key or the admin token exchanged for a
+ * random token held only in an HttpOnly, SameSite=Strict cookie scoped to /dashboard; the store
+ * keeps the token's SHA-256. Every request re-reads the session's key and account, so a roll, a
+ * deletion or a suspension ends the session at once. Requests that come from another site are
+ * refused before anything else, and changes need a JSON body (src/http/jsonBody.ts): together with
+ * SameSite=Strict, a cross-site request can never act with someone's session.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.js';
+import { clientAddress, isTrusted } from '../address/clientAddress.js';
+import type { Account, ApiKey, DashboardSession } from '../store/store.js';
+import { adminTokenMatcher } from './adminRoutes.js';
+import type { Actor, ChangeBody } from './accountChanges.js';
+import { FailureThrottle } from './failureThrottle.js';
+import type { ServiceDeps } from './serviceDeps.js';
+
+export const SESSION_COOKIE = 'nl_dashboard';
+const COOKIE_PATH = '/dashboard';
+/** How long a session lasts from its sign-in. */
+export const SESSION_LIFETIME_MS = 8 * 3_600_000;
+
+/** What a signed-in request knows: the session, and for an account holder its key and account as they are now. */
+export interface SignedIn {
+  session: DashboardSession;
+  tokenHash: string;
+  key: ApiKey | null;
+  account: Account | null;
+  /** an account session may change keys and reports only when made with a key without a website list */
+  canManage: boolean;
+  actor: Actor;
+}
+
+const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The session as the endpoints show it (no token, no hash). */
+export function sessionView(signedIn: Pick<SignedIn, 'session' | 'canManage'>) {
+  const { session } = signedIn;
+  return {
+    kind: session.kind,
+    account_id: session.account_id,
+    key_id: session.key_id,
+    can_manage: signedIn.canManage,
+    expires_at: session.expires_at,
+  };
+}
+
+function clientOf(ctx: Context, deps: ServiceDeps): string {
+  return clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+}
+
+/** Over TLS: directly, or through a trusted proxy that says so. */
+function overTls(ctx: Context, deps: ServiceDeps): boolean {
+  if ((ctx.req.socket as { encrypted?: boolean }).encrypted) return true;
+  const proto = ctx.get('x-forwarded-proto').split(',')[0].trim().toLowerCase();
+  return proto === 'https' && isTrusted(deps.config.trustProxy, ctx.req.socket.remoteAddress ?? '');
+}
+
+function setCookie(ctx: Context, deps: ServiceDeps, value: string, maxAgeSeconds: number): void {
+  const secure = overTls(ctx, deps) ? '; Secure' : '';
+  ctx.set('Set-Cookie', `${SESSION_COOKIE}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`);
+}
+
+function clearCookie(ctx: Context, deps: ServiceDeps): void {
+  setCookie(ctx, deps, '', 0);
+}
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a request another site started: its Origin names another host, or (without Origin) the
+ * browser's Sec-Fetch-Site says cross-site or same-site (a sibling subdomain is another origin).
+ */
+export async function sameOriginOnly(ctx: Context, next: Next): Promise<void> {
+  const origin = ctx.get('origin');
+  if (origin !== '') {
+    if (hostOf(origin)?.toLowerCase() !== ctx.host.toLowerCase())
+      throw new ApiError('origin_not_allowed', 'The dashboard answers only its own pages.');
+  } else {
+    const site = ctx.get('sec-fetch-site');
+    if (site === 'cross-site' || site === 'same-site')
+      throw new ApiError('origin_not_allowed', 'The dashboard answers only its own pages.');
+  }
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+}
+
+export class DashboardSessions {
+  private readonly throttle = new FailureThrottle();
+  private readonly isAdminToken: ((presented: string) => boolean) | null;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.isAdminToken = deps.config.adminToken ? adminTokenMatcher(deps.config.adminToken) : null;
+  }
+
+  /** POST /dashboard/api/session: a key or the admin token for a new session and its cookie. */
+  async signIn(ctx: Context, input: ChangeBody): Promise<SignedIn> {
+    const { deps } = this;
+    const client = clientOf(ctx, deps);
+    const nowMs = deps.now().getTime();
+    const wait = this.throttle.waitSeconds(client, nowMs);
+    if (wait > 0) throw new ApiError('sign_in_throttled', undefined, { 'Retry-After': String(wait) });
+    const refuse = (code: 'missing_key' | 'invalid_key' | 'admin_unauthorized'): never => {
+      this.throttle.fail(client, nowMs);
+      deps.logger.warn({ client }, 'dashboard sign-in failed');
+      throw new ApiError(code);
+    };
+    const now = new Date(nowMs);
+    const expiresAt = new Date(nowMs + SESSION_LIFETIME_MS);
+    let session: DashboardSession;
+    let key: ApiKey | null = null;
+    let account: Account | null = null;
+    if ('admin_token' in input) {
+      const token = input.admin_token;
+      if (typeof token !== 'string' || this.isAdminToken === null || !this.isAdminToken(token)) refuse('admin_unauthorized');
+      session = {
+        kind: 'operator',
+        account_id: null,
+        key_id: null,
+        key_rolled_at: null,
+        created_at: now.toISOString(),
+        expires_at: expiresAt.toISOString(),
+      };
+    } else if ('key' in input) {
+      const secret = input.key;
+      if (typeof secret !== 'string' || secret.trim() === '') refuse('missing_key');
+      const found = await deps.store.accounts.authenticate((secret as string).trim());
+      if (!found) refuse('invalid_key');
+      ({ key, account } = found!);
+      if (account!.suspended) throw new ApiError('account_suspended');
+      session = {
+        kind: 'account',
+        account_id: account!.id,
+        key_id: key!.id,
+        key_rolled_at: key!.rolled_at,
+        created_at: now.toISOString(),
+        expires_at: expiresAt.toISOString(),
+      };
+    } else {
+      throw new ApiError('invalid_input', 'Send {"key": "<API key>"} or {"admin_token": "<token>"}.');
+    }
+    const token = randomBytes(32).toString('base64url');
+    const tokenHash = tokenHashOf(token);
+    await deps.store.sessions.create(tokenHash, session);
+    setCookie(ctx, deps, token, Math.floor(SESSION_LIFETIME_MS / 1000));
+    const signedIn = this.signedIn(session, tokenHash, key, account, client);
+    deps.logger.info({ ...signedIn.actor, kind: session.kind }, 'dashboard sign-in');
+    return signedIn;
+  }
+
+  /** DELETE /dashboard/api/session: the session ends (if there was one) and the cookie goes. */
+  async signOut(ctx: Context): Promise<void> {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    if (token) await this.deps.store.sessions.delete(tokenHashOf(token));
+    clearCookie(ctx, this.deps);
+  }
+
+  /** Ends the request's session (its key was just rolled or deleted by the session itself). */
+  async end(ctx: Context, signedIn: SignedIn): Promise<void> {
+    await this.deps.store.sessions.delete(signedIn.tokenHash);
+    clearCookie(ctx, this.deps);
+  }
+
+  /** The middleware of every endpoint behind sign-in: `kind` the session must be. */
+  require(kind: DashboardSession['kind'] | 'any') {
+    return async (ctx: Context, next: Next) => {
+      const signedIn = await this.current(ctx);
+      if (kind !== 'any' && signedIn.session.kind !== kind) throw new ApiError('session_forbidden');
+      ctx.state.signedIn = signedIn;
+      await next();
+    };
+  }
+
+  private async current(ctx: Context): Promise<SignedIn> {
+    const { deps } = this;
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    if (!token) throw new ApiError('session_required');
+    const tokenHash = tokenHashOf(token);
+    const session = await deps.store.sessions.get(tokenHash, deps.now());
+    const ended = async (): Promise<never> => {
+      await deps.store.sessions.delete(tokenHash);
+      clearCookie(ctx, deps);
+      throw new ApiError('session_required');
+    };
+    if (!session) {
+      clearCookie(ctx, deps);
+      throw new ApiError('session_required');
+    }
+    const client = clientOf(ctx, deps);
+    if (session.kind === 'operator') {
+      if (this.isAdminToken === null) return ended();
+      return this.signedIn(session, tokenHash, null, null, client);
+    }
+    const key = await deps.store.accounts.getKey(session.key_id!);
+    if (!key || key.rolled_at !== session.key_rolled_at || key.account_id !== session.account_id) return ended();
+    const account = await deps.store.accounts.getAccount(key.account_id);
+    if (!account || account.suspended) return ended();
+    return this.signedIn(session, tokenHash, key, account, client);
+  }
+
+  private signedIn(session: DashboardSession, tokenHash: string, key: ApiKey | null, account: Account | null, client: string): SignedIn {
+    return {
+      session,
+      tokenHash,
+      key,
+      account,
+      canManage: session.kind === 'operator' || (key !== null && key.websites.length === 0),
+      actor: { via: 'dashboard', by: session.kind === 'operator' ? 'operator' : `${session.account_id}/${session.key_id}`, client },
+    };
+  }
+}
