@@ -141,7 +141,8 @@ export class SqliteMeter implements Meter {
           .transaction(() => {
             for (const [accountId, days] of this.pending) {
               for (const [day, counts] of days) {
-                for (const name of counterNames) if (counts[name] > 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
+                // A refund's negative count too: it takes back an admission flushed before.
+                for (const name of counterNames) if (counts[name] !== 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
               }
             }
           })

@@ -222,10 +222,18 @@ describe('sqlite store: durability', () => {
     expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
     store.meter.flush();
     expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    // A refund of an admission already flushed takes it out of SQLite too.
+    const refunded = request(id, yesterday, { api: 'blacklist', cost: 3 });
+    await store.meter.admit(refunded);
+    store.meter.flush();
+    await store.meter.refund(refunded);
+    expected[1].rejected = 2;
+    expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
     await store.close();
 
     store = SqliteStore.open(dir);
     expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    expect(await store.meter.usage(id, yesterday)).toEqual({ today: { ip: 2, blacklist: 0, mac: 0, rejected: 2 }, month_used: 3 });
     await store.close();
   });
 
