@@ -33,6 +33,18 @@ blacklistConformance(
   () => removeKeys(blacklistPrefix),
 );
 
+/** A request admitted now by the default, within a day quota of 100. */
+const request = (accountId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  account_id: accountId,
+  api: 'ip',
+  cost: 1,
+  rate_limit_per_second: 1000,
+  quota: { period: 'day', limit: 100, pooled: false },
+  consume: true,
+  now: new Date(),
+  ...over,
+});
+
 describe('redis store: shared between instances', () => {
   const prefix = redisTestPrefix('shared');
   let a: RedisStore;
@@ -48,17 +60,6 @@ describe('redis store: shared between instances', () => {
     await a?.close();
     await b?.close();
     await removeKeys(prefix);
-  });
-
-  const request = (accountId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
-    account_id: accountId,
-    api: 'ip',
-    cost: 1,
-    rate_limit_per_second: 1000,
-    quota: { period: 'day', limit: 100, pooled: false },
-    consume: true,
-    now: new Date(),
-    ...over,
   });
 
   it('two instances together admit exactly the quota', async () => {
@@ -231,22 +232,11 @@ describe('redis meter: usage history', () => {
     await removeKeys(prefix);
   });
 
-  const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
-    account_id: accountId,
-    api: 'ip',
-    cost: 1,
-    rate_limit_per_second: 1000,
-    quota: { period: 'month', limit: 1000, pooled: true },
-    consume: true,
-    now,
-    ...over,
-  });
-
   it(`a day counted ${USAGE_HISTORY_DAYS - 1} days ago still has a day and more to live`, async () => {
     const account = { id: newId('acc') };
     const now = new Date();
     const old = new Date(now.getTime() - (USAGE_HISTORY_DAYS - 1) * DAY_MS);
-    await store.meter.admit(request(account.id, old, { cost: 2 }));
+    await store.meter.admit(request(account.id, { now: old, cost: 2 }));
     await store.meter.countRejected(account.id, old);
     // The TTL follows the request's clock: counted at `old`, the key lives to its day's end + 90 days.
     const ttl = await store.redis.pttl(`${prefix}{acct:${account.id}}:day:${dayKey(old)}`);
@@ -264,8 +254,8 @@ describe('redis meter: usage history', () => {
     const account = { id: newId('acc') };
     const now = new Date('2031-05-20T10:00:00.000Z');
     const yesterday = new Date(now.getTime() - DAY_MS);
-    await store.meter.admit(request(account.id, yesterday, { api: 'mac' }));
-    await store.meter.admit(request(account.id, now, { cost: 2 }));
+    await store.meter.admit(request(account.id, { now: yesterday, api: 'mac' }));
+    await store.meter.admit(request(account.id, { now, cost: 2 }));
     // The counts of the outage stay owed until the test lets them be written back.
     const writeBack = vi.spyOn(store.meter, 'writeBack').mockResolvedValue();
     try {
@@ -274,8 +264,8 @@ describe('redis meter: usage history', () => {
       store.redis.disconnect(true);
       await new Promise((resolve) => store.redis.once('reconnecting', resolve));
       await Promise.all([
-        store.meter.admit(request(account.id, yesterday, { api: 'mac', cost: 3 })),
-        store.meter.admit(request(account.id, now, { api: 'blacklist' })),
+        store.meter.admit(request(account.id, { now: yesterday, api: 'mac', cost: 3 })),
+        store.meter.admit(request(account.id, { now, api: 'blacklist' })),
         store.meter.countRejected(account.id, now),
       ]);
       expect(store.meter.owesCounts).toBe(true);
