@@ -67,6 +67,36 @@ export interface ReporterReportPage {
   reports: ReporterReport[];
 }
 
+/** The most reports one page of `reportsBy` holds. */
+export const REPORTS_PAGE_LIMIT = 100;
+
+/** A page of `reportsBy` as asked: offset a whole number from 0, limit one from 1 to REPORTS_PAGE_LIMIT, else RangeError. */
+export function checkedReportsPage(page: { offset: number; limit: number }): { offset: number; limit: number } {
+  if (!Number.isSafeInteger(page.offset) || page.offset < 0) throw new RangeError('offset must be a whole number from 0');
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > REPORTS_PAGE_LIMIT)
+    throw new RangeError(`limit must be a whole number from 1 to ${REPORTS_PAGE_LIMIT}`);
+  return { offset: page.offset, limit: page.limit };
+}
+
+/** A stored report (times in epoch ms) as its reporter's list shows it; `count`: the reports merged into it. */
+export function reporterReportOf(
+  id: string,
+  ip: string,
+  report: { threat_type: ThreatType; message: string | null; source: string; created_at: number; last_at: number },
+  count: number,
+): ReporterReport {
+  return {
+    id,
+    ip,
+    threat_type: report.threat_type,
+    message: report.message,
+    source: report.source,
+    reported_at: new Date(report.created_at).toISOString(),
+    last_reported_at: new Date(report.last_at).toISOString(),
+    count,
+  };
+}
+
 export interface BlacklistStore {
   readonly policy: BlacklistPolicy;
 

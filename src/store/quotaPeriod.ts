@@ -3,6 +3,7 @@
  * at 00:00 UTC on the first of the month. Pure functions of an instant.
  */
 import type { QuotaPeriod } from '../plans/quota.js';
+import { USAGE_HISTORY_DAYS } from './store.js';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
@@ -62,4 +63,15 @@ export function nextReset(period: QuotaPeriod, now: Date): Date {
 /** The first and last day keys of a month key, for range queries over day keys. */
 export function monthDayRange(month: string): { first: string; last: string } {
   return { first: `${month}-01`, last: `${month}-31` };
+}
+
+/**
+ * The day keys of the `days` UTC days that end with `now`'s day, oldest first (the usage history);
+ * `days` is a whole number from 1 to USAGE_HISTORY_DAYS, else RangeError.
+ */
+export function historyDayKeys(days: number, now: Date): string[] {
+  if (!Number.isInteger(days) || days < 1 || days > USAGE_HISTORY_DAYS)
+    throw new RangeError(`days must be a whole number from 1 to ${USAGE_HISTORY_DAYS}`);
+  const today = checked(now).getTime();
+  return Array.from({ length: days }, (_, i) => dayKey(new Date(today - (days - 1 - i) * DAY_MS)));
 }

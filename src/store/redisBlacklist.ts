@@ -10,12 +10,19 @@
  *   bl:last                        sorted set: address → its last report (ms), for purgeExpired
  *   bl:state                       hash seq, changed_at (the export ETag)
  *   bl:{rep:<reporter>}:window:<ms> sorted set: report rate window (TTL window + 10 s)
+ *   bl:{rep:<reporter>}:reports    sorted set: `<address>#<report id>` (the report's id for its
+ *                                  reporter) → its last report (ms), of the reporter's reports in the
+ *                                  retention window; TTL: retention after the newest
  *   bl:daily:<bucket>:<day>:<client> the keyless legacy endpoints' daily counter (TTL: end of day + 1 day;
  *                                  while Redis is away, each process counts on its own)
  *
  * Each report is one script on its address's keys (merging exact under concurrency); the index, the
- * last-report set and the version are written right after it, then the address is announced to
- * every instance's listed-address set (src/store/redisListedAddresses.ts) before the report answers.
+ * last-report set, the reporter's index and the version are written right after it, then the address
+ * is announced to every instance's listed-address set (src/store/redisListedAddresses.ts) before the
+ * report answers. A reporter's index loses a report when it is withdrawn or its address deleted,
+ * and its reports that left the window at the reporter's next report or by TTL; a member whose
+ * report is gone all the same (a deletion between a report's script and its indexing) is dropped
+ * when a page of the reporter's reports meets it.
  * Reads aggregate an address's reports at read time (src/blacklist/aggregate.ts), so no facts are
  * cached in this process and every instance sees every report at once; the set only spares the
  * read of an address that has no reports. Report rate windows run on the request's clock.
@@ -28,12 +35,20 @@ import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '.
 import { NO_THREAT_FACTS, type ThreatFacts } from '../blacklist/threatFacts.js';
 import type { ThreatType } from '../blacklist/threatTypes.js';
 import { formatIPv4, formatIPv6 } from '../address/ipAddress.js';
-import type { BlacklistPolicy, BlacklistStore, BlacklistVersion, DailyAllowance, ReportOutcome } from './blacklistStore.js';
-import { exportSince } from './blacklistStore.js';
+import type {
+  BlacklistPolicy,
+  BlacklistStore,
+  BlacklistVersion,
+  DailyAllowance,
+  ReporterReport,
+  ReporterReportPage,
+  ReportOutcome,
+} from './blacklistStore.js';
+import { checkedReportsPage, exportSince, reporterReportOf } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import { ListedAddresses } from './redisListedAddresses.js';
-import { isRedisOutage, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { execResult, isRedisOutage, type RedisGuard, type StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
   /** the retention window in days (default 90) */
@@ -77,6 +92,19 @@ function addressOfMember(member: string): BlacklistAddress {
   return { text: formatIPv6(words), v4: -1, words };
 }
 
+/**
+ * A report's id for its reporter: `<address>#<id in the address's reports hash>`. Null unless the
+ * address is in canonical form and the id a positive whole number as the hash names it.
+ */
+function parseReportId(reportId: string): { address: BlacklistAddress; id: string } | null {
+  const hash = reportId.lastIndexOf('#');
+  if (hash < 0) return null;
+  const text = reportId.slice(0, hash);
+  const id = reportId.slice(hash + 1);
+  const address = parseBlacklistAddress(text);
+  return address !== null && address.text === text && /^[1-9][0-9]{0,14}$/.test(id) ? { address, id } : null;
+}
+
 /** An HGETALL reply (flat id/JSON pairs) as report rows. */
 function rowsOf(flat: readonly string[], from = 0): ReportRow[] {
   const rows: ReportRow[] = [];
@@ -111,6 +139,7 @@ export class RedisBlacklist implements BlacklistStore {
   private indexKey = () => `${this.base}index`;
   private lastKey = () => `${this.base}last`;
   private stateKey = () => `${this.base}state`;
+  private reporterKey = (reporter: string) => `${this.base}{rep:${reporter}}:reports`;
 
   async report(input: ReportInput, now: Date): Promise<ReportOutcome> {
     return this.guard('save report', async () => {
@@ -214,11 +243,65 @@ export class RedisBlacklist implements BlacklistStore {
 
   async deleteAddress(address: BlacklistAddress, now: Date): Promise<number> {
     return this.guard('delete reports', async () => {
-      const deleted = await this.redis.netlookupDeleteAddress(this.reportsKey(address.text), this.factsKey(address.text));
+      const deleted = rowsOf(await this.redis.netlookupDeleteAddress(this.reportsKey(address.text), this.factsKey(address.text)));
       await this.redis.zrem(this.indexKey(), indexMember(address));
       await this.redis.zrem(this.lastKey(), address.text);
-      if (deleted > 0) await this.redis.netlookupBumpVersion(this.stateKey(), now.getTime());
-      return deleted;
+      // Each reporter's list loses the report at once, so that its total stays exact.
+      await Promise.all(deleted.map((row) => this.redis.zrem(this.reporterKey(row.reporter), `${address.text}#${row.id}`)));
+      if (deleted.length > 0) await this.redis.netlookupBumpVersion(this.stateKey(), now.getTime());
+      return deleted.length;
+    });
+  }
+
+  async reportsBy(reporter: string, page: { offset: number; limit: number }, now: Date): Promise<ReporterReportPage> {
+    const { offset, limit } = checkedReportsPage(page);
+    const cutoff = now.getTime() - this.policy.retentionMs;
+    const key = this.reporterKey(reporter);
+    return this.guard('read reports', async () => {
+      // Each round drops the members of the page whose report is gone; the next reads the page again.
+      for (;;) {
+        const [total, members] = execResult(
+          await this.redis.multi().zcount(key, cutoff, '+inf').zrevrangebyscore(key, '+inf', cutoff, 'LIMIT', offset, limit).exec(),
+        ) as [number, string[]];
+        const ids = members.map(parseReportId);
+        const stored = await Promise.all(
+          ids.map((id) => (id === null ? Promise.resolve(null) : this.redis.hget(this.reportsKey(id.address.text), id.id))),
+        );
+        const reports: ReporterReport[] = [];
+        const gone: string[] = [];
+        members.forEach((member, i) => {
+          const record = stored[i] === null ? null : (JSON.parse(stored[i]!) as StoredReportRecord);
+          if (record === null || record.reporter !== reporter || record.last_at < cutoff) gone.push(member);
+          // a record counts its merged repeats (0: none)
+          else reports.push(reporterReportOf(member, ids[i]!.address.text, record, record.repeats + 1));
+        });
+        if (gone.length === 0) return { total, reports };
+        await this.redis.zrem(key, ...gone);
+      }
+    });
+  }
+
+  async withdrawReport(reporter: string, reportId: string, now: Date): Promise<boolean> {
+    const id = parseReportId(reportId);
+    if (id === null) return false;
+    const { address } = id;
+    const nowMs = now.getTime();
+    return this.guard('withdraw report', async () => {
+      const left = await this.redis.netlookupWithdrawReport(
+        this.reportsKey(address.text),
+        id.id,
+        reporter,
+        nowMs - this.policy.retentionMs,
+      );
+      if (left < 0) return false;
+      await this.redis.zrem(this.reporterKey(reporter), reportId);
+      // As deleteAddress when it was the address's last report.
+      if (left === 0) {
+        await this.redis.zrem(this.indexKey(), indexMember(address));
+        await this.redis.zrem(this.lastKey(), address.text);
+      }
+      await this.redis.netlookupBumpVersion(this.stateKey(), nowMs);
+      return true;
     });
   }
 
@@ -235,7 +318,8 @@ export class RedisBlacklist implements BlacklistStore {
       for (const ip of ips) {
         const address = parseBlacklistAddress(ip);
         purged += await this.guard('purge reports', async () => {
-          const n = await this.redis.netlookupDeleteAddress(this.reportsKey(ip), this.factsKey(ip));
+          // Reporters' indexes keep these reports' members, out of the window now: their TTL or next report drops them.
+          const n = (await this.redis.netlookupDeleteAddress(this.reportsKey(ip), this.factsKey(ip))).length / 2;
           if (address) await this.redis.zrem(this.indexKey(), indexMember(address));
           await this.redis.zrem(this.lastKey(), ip);
           return n;
@@ -309,7 +393,7 @@ export class RedisBlacklist implements BlacklistStore {
       repeats: 0,
     };
     const cutoff = nowMs - this.policy.retentionMs;
-    const [merged, ...flat] = await this.redis.netlookupReport(
+    const [merged, savedId, ...flat] = await this.redis.netlookupReport(
       this.reportsKey(input.ip),
       this.factsKey(input.ip),
       JSON.stringify(record),
@@ -322,6 +406,8 @@ export class RedisBlacklist implements BlacklistStore {
     const lastAt = Math.max(...rows.map((r) => r.last_at));
     await this.redis.zadd(this.indexKey(), 0, indexMember(address));
     await this.redis.zadd(this.lastKey(), 'GT', lastAt, input.ip);
+    const saved = rows.find((r) => r.id === Number(savedId))!;
+    await this.redis.netlookupIndexReport(this.reporterKey(input.reporter), `${input.ip}#${savedId}`, saved.last_at, cutoff);
     await this.redis.netlookupBumpVersion(this.stateKey(), nowMs);
     return { merged: merged === 1, rows };
   }

@@ -141,6 +141,11 @@ export class OutageFallback {
     return { today, month_used: monthUsed };
   }
 
+  /** The counts of one account and UTC day (YYYY-MM-DD) not yet written back, as `addPending` adds them to today's. */
+  pendingCounts(accountId: string, day: string): Readonly<Counts> | undefined {
+    return this.pending.get(accountId)?.get(day)?.counts;
+  }
+
   countUncertain(accountId: string, now: Date, sent: CommandReceipt, name: CounterName, n: number): void {
     const counts = zeroCounts();
     counts[name] = n;

@@ -14,15 +14,18 @@
  */
 import { apis } from '../plans/plans.js';
 import { AdmissionBatches } from './admissionBatches.js';
-import { dayKey, monthKey, nextDayReset, nextMonthReset, nextReset } from './quotaPeriod.js';
+import { dayKey, historyDayKeys, monthKey, nextDayReset, nextMonthReset, nextReset } from './quotaPeriod.js';
 import type { CommandReceipt, OutageFallback } from './redisFallback.js';
-import { isRedisOutage, neverSent, unavailable, type RedisGuard, type StoreRedis } from './redisScripts.js';
-import type { AdmitDecision, AdmitOutcome, AdmitRequest, Meter } from './store.js';
+import { execResult, isRedisOutage, neverSent, unavailable, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { USAGE_HISTORY_DAYS, type AdmitDecision, type AdmitOutcome, type AdmitRequest, type DailyUsage, type Meter } from './store.js';
 import type { UsageCounts } from '../plans/quota.js';
 
 const DAY_MS = 86_400_000;
-/** How long a day's and a month's counters outlive their period (usage of yesterday stays readable). */
-export const DAY_COUNTER_GRACE_MS = 2 * DAY_MS;
+/**
+ * How long a day's and a month's counters outlive their period: a day's stay readable in the usage
+ * history of the USAGE_HISTORY_DAYS - 1 days after it, and a day more for grace.
+ */
+export const DAY_COUNTER_GRACE_MS = USAGE_HISTORY_DAYS * DAY_MS;
 const MONTH_COUNTER_GRACE_MS = 7 * DAY_MS;
 const RATE_WINDOW_MS = 1000;
 const WRITE_BACK_INTERVAL_MS = 1000;
@@ -291,6 +294,21 @@ export class RedisMeter implements Meter {
     const counts = Object.fromEntries(counterNames.map((name) => [name, Number(today[name] ?? 0)])) as UsageCounts['today'];
     const monthUsed = apis.reduce((sum, api) => sum + Number(month[api] ?? 0), 0);
     return this.fallback.addPending(accountId, now, { today: counts, month_used: monthUsed });
+  }
+
+  async usageHistory(accountId: string, days: number, now: Date): Promise<DailyUsage[]> {
+    const dates = historyDayKeys(days, now);
+    const replies = await this.guard('read usage history', async () => {
+      const pipeline = this.redis.pipeline();
+      for (const date of dates) pipeline.hmget(this.dayKey(accountId, date), ...counterNames);
+      return execResult(await pipeline.exec()) as (string | null)[][];
+    });
+    return dates.map((date, i) => {
+      const pending = this.fallback.pendingCounts(accountId, date);
+      // With the counts of an outage not yet written back, as `usage` adds them to today's.
+      const [ip, blacklist, mac, rejected] = counterNames.map((name, n) => Number(replies[i][n] ?? 0) + (pending?.[name] ?? 0));
+      return { date, ip, blacklist, mac, rejected };
+    });
   }
 
   // Internals

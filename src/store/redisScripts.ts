@@ -206,7 +206,7 @@ return 1
  * A repeat by the same reporter within the merge window of one of its reports merges into the
  * closest one (then the lowest id); reports older than the cutoff are dropped on the way. The
  * country and provider are captured when this report lists the address. The keys expire when the
- * last report leaves the retention window. Answers {merged, reports...}
+ * last report leaves the retention window. Answers {merged, the saved report's id, reports...}
  * as id/JSON pairs.
  */
 const REPORT_SCRIPT = `
@@ -232,6 +232,7 @@ for i = 1, #all, 2 do
     end
   end
 end
+local savedId = bestId
 if best ~= nil then
   best.repeats = best.repeats + 1
   if at < best.created_at then best.created_at = at end
@@ -239,8 +240,8 @@ if best ~= nil then
   if best.message == cjson.null then best.message = new.message end
   redis.call('HSET', KEYS[1], bestId, cjson.encode(best))
 else
-  local id = redis.call('HINCRBY', KEYS[2], 'next_id', 1)
-  redis.call('HSET', KEYS[1], id, ARGV[1])
+  savedId = redis.call('HINCRBY', KEYS[2], 'next_id', 1)
+  redis.call('HSET', KEYS[1], savedId, ARGV[1])
 end
 if not listed then
   redis.call('HDEL', KEYS[2], 'country_code', 'isp')
@@ -251,15 +252,44 @@ local ttl = math.max(1, lastAt - cutoff)
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 local out = redis.call('HGETALL', KEYS[1])
+table.insert(out, 1, tostring(savedId))
 table.insert(out, 1, best ~= nil and 1 or 0)
 return out
 `;
 
-/** Deletes an address's reports and facts. KEYS: reports hash, facts hash. Answers how many reports were deleted. */
+/**
+ * A report in its reporter's index. KEYS: the index. ARGV: member (`<address>#<id>`), the report's
+ * last report ms, retention cutoff ms. Members that left the window are dropped on the way; the
+ * index expires when its newest report leaves the window.
+ */
+const INDEX_REPORT_SCRIPT = `
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if newest[2] ~= nil then redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(newest[2]) - tonumber(ARGV[3]))) end
+return 1
+`;
+
+/** Deletes an address's reports and facts. KEYS: reports hash, facts hash. Answers the deleted reports as id/JSON pairs. */
 const DELETE_ADDRESS_SCRIPT = `
-local n = redis.call('HLEN', KEYS[1])
+local all = redis.call('HGETALL', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
-return n
+return all
+`;
+
+/**
+ * Withdraws one report of an address. KEYS: the address's reports hash. ARGV: report id, reporter,
+ * retention cutoff ms. Only the reporter's own report inside the window is withdrawn. Answers -1
+ * when there is none, else how many reports the address keeps. The facts hash stays (its next_id:
+ * a report id is never given twice while the address has reports).
+ */
+const WITHDRAW_REPORT_SCRIPT = `
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json then return -1 end
+local r = cjson.decode(json)
+if r.reporter ~= ARGV[2] or r.last_at < tonumber(ARGV[3]) then return -1 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return redis.call('HLEN', KEYS[1])
 `;
 
 /** One more change of the blacklist. KEYS: the state hash. ARGV: now ms. */
@@ -289,8 +319,10 @@ interface StoreCommands {
   netlookupAddCounts(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   netlookupCas(...args: string[]): Promise<number>;
   netlookupAddKey(...args: (string | number)[]): Promise<number>;
-  netlookupReport(...args: (string | number)[]): Promise<[number, ...string[]]>;
-  netlookupDeleteAddress(...args: string[]): Promise<number>;
+  netlookupReport(...args: (string | number)[]): Promise<[number, string, ...string[]]>;
+  netlookupIndexReport(...args: (string | number)[]): Promise<number>;
+  netlookupDeleteAddress(...args: string[]): Promise<string[]>;
+  netlookupWithdrawReport(...args: (string | number)[]): Promise<number>;
   netlookupBumpVersion(...args: (string | number)[]): Promise<number>;
   netlookupCountDaily(...args: (string | number)[]): Promise<[number, number]>;
   netlookupUncountDaily(key: string): Promise<number>;
@@ -306,7 +338,9 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
   redis.defineCommand('netlookupAddKey', { numberOfKeys: 3, lua: ADD_KEY_SCRIPT });
   redis.defineCommand('netlookupReport', { numberOfKeys: 2, lua: REPORT_SCRIPT });
+  redis.defineCommand('netlookupIndexReport', { numberOfKeys: 1, lua: INDEX_REPORT_SCRIPT });
   redis.defineCommand('netlookupDeleteAddress', { numberOfKeys: 2, lua: DELETE_ADDRESS_SCRIPT });
+  redis.defineCommand('netlookupWithdrawReport', { numberOfKeys: 1, lua: WITHDRAW_REPORT_SCRIPT });
   redis.defineCommand('netlookupBumpVersion', { numberOfKeys: 1, lua: BUMP_VERSION_SCRIPT });
   redis.defineCommand('netlookupCountDaily', { numberOfKeys: 1, lua: COUNT_DAILY_SCRIPT });
   redis.defineCommand('netlookupUncountDaily', { numberOfKeys: 1, lua: UNCOUNT_DAILY_SCRIPT });

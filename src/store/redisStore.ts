@@ -12,7 +12,8 @@
  *   {acct:<id>}:keys              list of the account's key ids, in creation order
  *   {acct:<id>}:key:<keyId>       JSON of the key, with its SHA-256 hash (never the secret)
  *   {acct:<id>}:rate              sorted set: instants admitted by the rate window (TTL window + 10 s)
- *   {acct:<id>}:day:<YYYY-MM-DD>  hash ip/blacklist/mac/rejected (TTL: end of the day + 2 days)
+ *   {acct:<id>}:day:<YYYY-MM-DD>  hash ip/blacklist/mac/rejected (TTL: end of the day + 90 days, the
+ *                                 usage history's USAGE_HISTORY_DAYS and a day of grace)
  *   {acct:<id>}:month:<YYYY-MM>   hash ip/blacklist/mac (TTL: end of the month + 7 days)
  *   accounts                      set of account ids (countAccounts)
  *   keyacct:<keyId>               the account id of a key

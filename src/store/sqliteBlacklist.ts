@@ -13,6 +13,10 @@
  * Reports that leave the retention window stop counting at once at read time (an aggregate whose
  * oldest report left the window is recomputed from SQLite); purgeExpired only reclaims space.
  *
+ * A reporter's own reports (the dashboard) are read through the (reporter, last_at) index; their
+ * id is the row id. Withdrawing one changes its address as deleting the address does: a new
+ * change counter value, and the address's entry in the index read again from what is left.
+ *
  * The keyless legacy daily counters are kept in memory and written every second and at close,
  * like the usage counters: a crash loses at most a second of counts.
  */
@@ -24,8 +28,15 @@ import { blacklistTime } from '../blacklist/blacklistTime.js';
 import type { ExportFilter, ExportRow, Listing, ReportInput } from '../blacklist/listing.js';
 import { confidenceOf, DAY_MS, DEFAULT_RETENTION_DAYS, MERGE_WINDOW_MS } from '../blacklist/scoring.js';
 import { NO_THREAT_FACTS, type ThreatFacts } from '../blacklist/threatFacts.js';
-import type { BlacklistPolicy, BlacklistStore, BlacklistVersion, DailyAllowance, ReportOutcome } from './blacklistStore.js';
-import { exportSince } from './blacklistStore.js';
+import type {
+  BlacklistPolicy,
+  BlacklistStore,
+  BlacklistVersion,
+  DailyAllowance,
+  ReporterReportPage,
+  ReportOutcome,
+} from './blacklistStore.js';
+import { checkedReportsPage, exportSince, reporterReportOf } from './blacklistStore.js';
 import { dayKey, nextDayReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import { ThreatIndex } from './threatIndex.js';
@@ -215,6 +226,39 @@ export class SqliteBlacklist implements BlacklistStore {
       });
       this.index.delete(address.v4, address.words);
       return deleted;
+    });
+  }
+
+  async reportsBy(reporter: string, page: { offset: number; limit: number }, now: Date): Promise<ReporterReportPage> {
+    const { offset, limit } = checkedReportsPage(page);
+    const since = now.getTime() - this.policy.retentionMs;
+    // One read transaction: the total and the page agree even while another connection writes.
+    return this.guard('read reports', () =>
+      this.db.transaction(() => ({
+        total: this.sql.reporterCount.get(reporter, since)!,
+        reports: this.sql.reporterReports
+          .all(reporter, since, limit, offset)
+          .map((row) => reporterReportOf(String(row.id), row.ip, row, row.repeats)),
+      }))(),
+    );
+  }
+
+  async withdrawReport(reporter: string, reportId: string, now: Date): Promise<boolean> {
+    // The id is the row id, in the decimal form reportsBy gives; anything else names no report.
+    if (!/^[1-9][0-9]{0,14}$/.test(reportId)) return false;
+    const nowMs = now.getTime();
+    return this.guard('withdraw report', () => {
+      this.refreshIfChangedElsewhere();
+      const ip = this.write(() => {
+        const withdrawn = this.sql.withdrawReport.get(Number(reportId), reporter, nowMs - this.policy.retentionMs);
+        if (withdrawn !== undefined)
+          this.sql.touchAddress.run({ ip: withdrawn, country_code: null, isp: null, seq: this.sql.nextSeq.get(nowMs)! });
+        return withdrawn;
+      });
+      if (ip === undefined) return false;
+      // The address's other reports, if any are left in the window, make its entry again.
+      this.reindex(parseBlacklistAddress(ip)!, nowMs - this.policy.retentionMs);
+      return true;
     });
   }
 
@@ -473,6 +517,17 @@ function prepareStatements(db: Database.Database) {
     ),
     changedSince: db.prepare<[number, number], string>('SELECT ip FROM blacklist_addresses WHERE seq > ? AND seq <= ?').pluck(),
     deleteReports: db.prepare<[string]>('DELETE FROM blacklist_reports WHERE ip = ?'),
+    reporterCount: db
+      .prepare<[string, number], number>('SELECT count(*) FROM blacklist_reports WHERE reporter = ? AND last_at >= ?')
+      .pluck(),
+    reporterReports: db.prepare<[string, number, number, number], ReportRow & { ip: string; repeats: number }>(
+      'SELECT id, ip, reporter, threat_type, message, source, created_at, last_at, repeats FROM blacklist_reports WHERE reporter = ? AND last_at >= ? ORDER BY last_at DESC, id DESC LIMIT ? OFFSET ?',
+    ),
+    withdrawReport: db
+      .prepare<[number, string, number], string>(
+        'DELETE FROM blacklist_reports WHERE id = ? AND reporter = ? AND last_at >= ? RETURNING ip',
+      )
+      .pluck(),
     purgeReports: db.prepare<[number]>(
       'DELETE FROM blacklist_reports WHERE id IN (SELECT id FROM blacklist_reports WHERE last_at < ? LIMIT 10000)',
     ),

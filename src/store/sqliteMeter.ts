@@ -7,10 +7,10 @@
  */
 import type Database from 'better-sqlite3';
 import { apis, type Api } from '../plans/plans.js';
-import { dayKey, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
+import { dayKey, historyDayKeys, monthDayRange, monthKey, nextReset } from './quotaPeriod.js';
 import { SlidingRateWindow } from './rateWindow.js';
 import type { Guard } from './sqliteGuard.js';
-import type { AdmitDecision, AdmitOutcome, AdmitRequest, Meter } from './store.js';
+import type { AdmitDecision, AdmitOutcome, AdmitRequest, DailyUsage, Meter } from './store.js';
 import type { UsageCounts } from '../plans/quota.js';
 
 type CounterName = Api | 'rejected';
@@ -106,6 +106,24 @@ export class SqliteMeter implements Meter {
     return { today: { ...view.today }, month_used: ip + blacklist + mac };
   }
 
+  async usageHistory(accountId: string, days: number, now: Date): Promise<DailyUsage[]> {
+    const dates = historyDayKeys(days, now);
+    const today = dates[dates.length - 1];
+    return this.guard('read usage history', () => {
+      // Days past: SQLite plus their unflushed counts; today: the view `usage` answers from.
+      const byDay = new Map(dates.slice(0, -1).map((date) => [date, zeroCounts()]));
+      if (byDay.size > 0) {
+        for (const row of this.sql.daysUsage.all(accountId, dates[0], dates[dates.length - 2])) byDay.get(row.day)![row.api] += row.count;
+        for (const [day, unflushed] of this.pending.get(accountId) ?? []) {
+          const counts = byDay.get(day);
+          if (counts) for (const name of counterNames) counts[name] += unflushed[name];
+        }
+      }
+      byDay.set(today, { ...this.counterView(accountId, now).today });
+      return dates.map((date) => ({ date, ...byDay.get(date)! }));
+    });
+  }
+
   /** The last flush failed: its counts are still pending (SqliteStore reports itself unhealthy). */
   get flushFailed(): boolean {
     return this.lastFlushFailed;
@@ -123,7 +141,8 @@ export class SqliteMeter implements Meter {
           .transaction(() => {
             for (const [accountId, days] of this.pending) {
               for (const [day, counts] of days) {
-                for (const name of counterNames) if (counts[name] > 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
+                // A refund's negative count too: it takes back an admission flushed before.
+                for (const name of counterNames) if (counts[name] !== 0) this.sql.addUsage.run(accountId, day, name, counts[name]);
               }
             }
           })
@@ -198,6 +217,9 @@ function prepareStatements(db: Database.Database) {
     ),
     monthUsage: db.prepare<[string, string, string], { api: Api; n: number }>(
       "SELECT api, SUM(count) AS n FROM usage WHERE account_id = ? AND day BETWEEN ? AND ? AND api <> 'rejected' GROUP BY api",
+    ),
+    daysUsage: db.prepare<[string, string, string], { day: string; api: CounterName; count: number }>(
+      'SELECT day, api, count FROM usage WHERE account_id = ? AND day BETWEEN ? AND ?',
     ),
     addUsage: db.prepare(
       'INSERT INTO usage (account_id, day, api, count) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, day, api) DO UPDATE SET count = count + excluded.count',

@@ -26,6 +26,9 @@ function freshV6(): string {
 }
 
 const addr = (text: string) => parseBlacklistAddress(text)!;
+const iso = (ms: number) => new Date(ms).toISOString();
+/** A reporter no other test uses. */
+const freshReporter = () => `acc_rep${++counter}`;
 
 export function blacklistConformance(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
   describe(`Blacklist store conformance: ${name}`, () => {
@@ -292,6 +295,208 @@ export function blacklistConformance(name: string, open: () => Promise<Store>, c
       expect(await store.blacklist.purgeExpired(new Date(at + 100 * DAY_MS))).toBeGreaterThanOrEqual(1);
       expect(await listing(old, at)).toBeNull();
       expect((await listing(young, at + 100 * DAY_MS))!.total_reports).toBe(1);
+    });
+
+    describe("a reporter's own reports", () => {
+      const T1 = T0 + 500 * DAY_MS;
+      const reportsBy = (reporter: string, now: number, offset = 0, limit = 100) =>
+        store.blacklist.reportsBy(reporter, { offset, limit }, new Date(now));
+      const withdraw = (reporter: string, id: string, now: number) => store.blacklist.withdrawReport(reporter, id, new Date(now));
+
+      it('lists only its own reports inside the retention window, newest last report first, merged repeats counted', async () => {
+        const me = freshReporter();
+        const other = freshReporter();
+        const [a, b, c, old] = [freshV4(), freshV6(), freshV4(), freshV4()];
+        await report(old, me, T1 - 95 * DAY_MS);
+        await report(a, me, T1, { threat_type: 'spam', message: 'first', source: 'postfix' });
+        await report(a, me, T1 + 10 * MIN, { message: 'second' });
+        await report(a, other, T1 + 11 * MIN);
+        await report(b, me, T1 + 5 * MIN, { threat_type: 'scanner' });
+        await store.blacklist.reportMany(
+          [c, c].map((ip, i) => ({
+            ip,
+            reporter: me,
+            threat_type: 'web-attack' as const,
+            message: null,
+            source: 'import',
+            at: new Date(T1 + (1 + i) * MIN),
+            country_code: null,
+            isp: null,
+          })),
+          new Date(T1 + 2 * MIN),
+        );
+        const page = await reportsBy(me, T1 + 20 * MIN);
+        expect(page.total).toBe(3);
+        expect(page.reports.map(({ id: _id, ...r }) => r)).toEqual([
+          {
+            ip: a,
+            threat_type: 'spam',
+            message: 'first',
+            source: 'postfix',
+            reported_at: iso(T1),
+            last_reported_at: iso(T1 + 10 * MIN),
+            count: 2,
+          },
+          {
+            ip: b,
+            threat_type: 'scanner',
+            message: null,
+            source: 'fail2ban',
+            reported_at: iso(T1 + 5 * MIN),
+            last_reported_at: iso(T1 + 5 * MIN),
+            count: 1,
+          },
+          {
+            ip: c,
+            threat_type: 'web-attack',
+            message: null,
+            source: 'import',
+            reported_at: iso(T1 + MIN),
+            last_reported_at: iso(T1 + 2 * MIN),
+            count: 2,
+          },
+        ]);
+        expect(new Set(page.reports.map((r) => r.id)).size).toBe(3);
+        expect(page.reports.every((r) => typeof r.id === 'string' && r.id.length > 0)).toBe(true);
+        expect((await reportsBy(other, T1 + 20 * MIN)).reports.map((r) => r.ip)).toEqual([a]);
+        expect(await reportsBy(freshReporter(), T1)).toEqual({ total: 0, reports: [] });
+        // A later repeat moves its report first; reports leave the list with the retention window.
+        await report(c, me, T1 + 15 * MIN);
+        expect((await reportsBy(me, T1 + 20 * MIN)).reports.map((r) => [r.ip, r.count])).toEqual([
+          [c, 3],
+          [a, 2],
+          [b, 1],
+        ]);
+        expect((await reportsBy(me, T1 + 90 * DAY_MS + 7 * MIN)).reports.map((r) => r.ip)).toEqual([c, a]);
+        expect(await reportsBy(me, T1 + 91 * DAY_MS)).toEqual({ total: 0, reports: [] });
+      });
+
+      it('pages by offset and limit, each report once, with the total of every page', async () => {
+        const me = freshReporter();
+        const ips = Array.from({ length: 7 }, () => freshV4());
+        for (const [i, ip] of ips.entries()) await report(ip, me, T1 + i * MIN);
+        const newestFirst = [...ips].reverse();
+        const pages = [];
+        for (let offset = 0; offset < 9; offset += 3) pages.push(await reportsBy(me, T1 + 10 * MIN, offset, 3));
+        expect(pages.map((p) => p.total)).toEqual([7, 7, 7]);
+        expect(pages.map((p) => p.reports.map((r) => r.ip))).toEqual([
+          newestFirst.slice(0, 3),
+          newestFirst.slice(3, 6),
+          newestFirst.slice(6),
+        ]);
+        expect(await reportsBy(me, T1 + 10 * MIN, 7, 3)).toEqual({ total: 7, reports: [] });
+        for (const page of [
+          { offset: -1, limit: 10 },
+          { offset: 0, limit: 0 },
+          { offset: 0, limit: 101 },
+          { offset: 1.5, limit: 10 },
+          { offset: 0, limit: Number.NaN },
+        ]) {
+          await expect(store.blacklist.reportsBy(me, page, new Date(T1)), JSON.stringify(page)).rejects.toBeInstanceOf(RangeError);
+        }
+      });
+
+      it("a deleted address takes its reports out of every reporter's list and total", async () => {
+        const me = freshReporter();
+        const [gone, kept] = [freshV4(), freshV4()];
+        await report(gone, me, T1);
+        await report(gone, me, T1 + 20 * MIN);
+        await report(kept, me, T1 + 30 * MIN);
+        expect((await reportsBy(me, T1 + 40 * MIN)).total).toBe(3);
+        expect(await store.blacklist.deleteAddress(addr(gone), new Date(T1 + 40 * MIN))).toBe(2);
+        // a page that does not reach the deleted reports: the total still leaves them out
+        expect(await reportsBy(me, T1 + 40 * MIN, 0, 1)).toMatchObject({ total: 1, reports: [{ ip: kept }] });
+        expect(await reportsBy(me, T1 + 40 * MIN)).toMatchObject({ total: 1, reports: [{ ip: kept }] });
+      });
+
+      it('withdrawing a report takes it out of the listing, the facts, the export and the list at once, and changes the version', async () => {
+        const me = freshReporter();
+        const other = freshReporter();
+        const ip = freshV4();
+        const now = T1 + 30 * MIN;
+        await report(ip, me, T1, { threat_type: 'spam' });
+        await report(ip, me, T1 + 5 * MIN, { threat_type: 'spam' });
+        await report(ip, other, T1 + 10 * MIN, { threat_type: 'scanner' });
+        await report(ip, me, T1 + 20 * MIN, { threat_type: 'spam' });
+        expect((await listing(ip, now))!).toMatchObject({ total_reports: 3, distinct_reporters: 2, threat_type: 'spam' });
+        const merged = (await reportsBy(me, now)).reports.find((r) => r.count === 2)!;
+        const before = await store.blacklist.version();
+        expect(await withdraw(me, merged.id, now)).toBe(true);
+        const after = await store.blacklist.version();
+        expect(after.seq).toBeGreaterThan(before.seq);
+        expect(after.changed_at).toBe(now);
+        expect(await listing(ip, now)).toMatchObject({ total_reports: 2, distinct_reporters: 2, first_seen: T1 + 10 * MIN });
+        expect(await facts(ip, now)).toMatchObject({ is_threat: true, threat_reports: 2 });
+        expect((await exported(everything, now)).find((r) => r.ip === ip)).toMatchObject({ total_reports: 2, first_seen: T1 + 10 * MIN });
+        const left = await reportsBy(me, now);
+        expect(left.total).toBe(1);
+        expect(left.reports.map((r) => r.last_reported_at)).toEqual([iso(T1 + 20 * MIN)]);
+        // gone: a second withdrawal finds nothing and changes nothing
+        expect(await withdraw(me, merged.id, now)).toBe(false);
+        expect(await store.blacklist.version()).toEqual(after);
+      });
+
+      it("only the reporter's own report inside the window can be withdrawn", async () => {
+        const me = freshReporter();
+        const other = freshReporter();
+        const ip = freshV6();
+        await report(ip, other, T1);
+        const [theirs] = (await reportsBy(other, T1)).reports;
+        const before = await store.blacklist.version();
+        expect(await withdraw(me, theirs.id, T1)).toBe(false);
+        expect(await store.blacklist.version()).toEqual(before);
+        expect((await facts(ip, T1)).threat_reports).toBe(1);
+        expect((await reportsBy(other, T1)).total).toBe(1);
+        // Out of the retention window, a report is gone for its reporter too.
+        expect(await withdraw(other, theirs.id, T1 + 91 * DAY_MS)).toBe(false);
+        expect(await withdraw(other, theirs.id, T1)).toBe(true);
+      });
+
+      it('withdrawing the last report of an address unlists it', async () => {
+        const me = freshReporter();
+        const [ip, ip6] = [freshV4(), freshV6()];
+        await report(ip, me, T1);
+        await report(ip6, me, T1 + MIN);
+        for (const r of (await reportsBy(me, T1 + MIN)).reports) expect(await withdraw(me, r.id, T1 + 2 * MIN)).toBe(true);
+        for (const address of [ip, ip6]) {
+          expect(await facts(address, T1 + 2 * MIN)).toMatchObject({ is_threat: false, threat_reports: 0 });
+          expect(await listing(address, T1 + 2 * MIN)).toBeNull();
+        }
+        const rows = await exported(everything, T1 + 2 * MIN);
+        expect(rows.map((r) => r.ip)).not.toContain(ip);
+        expect(rows.map((r) => r.ip)).not.toContain(ip6);
+        expect(await reportsBy(me, T1 + 2 * MIN)).toEqual({ total: 0, reports: [] });
+        // listed again by a new report, as any address
+        expect((await report(ip, me, T1 + 3 * MIN, { country_code: 'NL', isp: 'Again' })).facts.threat_reports).toBe(1);
+        expect(await listing(ip, T1 + 3 * MIN)).toMatchObject({ total_reports: 1, country_code: 'NL', isp: 'Again' });
+      });
+
+      it('an unknown or malformed id withdraws nothing', async () => {
+        const me = freshReporter();
+        const ip = freshV4();
+        await report(ip, me, T1);
+        const [mine] = (await reportsBy(me, T1)).reports;
+        const before = await store.blacklist.version();
+        for (const id of [
+          '',
+          '0',
+          '-1',
+          '1.0',
+          ' 1',
+          'abc',
+          `${mine.id}x`,
+          `x${mine.id}`,
+          `${mine.id}#1`,
+          `${ip}#`,
+          '9'.repeat(30),
+          '#1',
+        ]) {
+          expect(await withdraw(me, id, T1), JSON.stringify(id)).toBe(false);
+        }
+        expect(await store.blacklist.version()).toEqual(before);
+        expect((await reportsBy(me, T1)).total).toBe(1);
+        expect((await facts(ip, T1)).threat_reports).toBe(1);
+      });
     });
 
     it('admitReport keeps a sliding window per reporter', async () => {

@@ -8,12 +8,21 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../../src/plans/plans.js';
 import { newId } from '../../src/store/apiKeySecret.js';
-import type { AdmitDecision, AdmitRequest, Meter, QuotaRule, Store } from '../../src/store/store.js';
+import {
+  USAGE_HISTORY_DAYS,
+  type AdmitDecision,
+  type AdmitRequest,
+  type Meter,
+  type QuotaRule,
+  type Store,
+} from '../../src/store/store.js';
 
 const dayQuota = (limit: number): QuotaRule => ({ period: 'day', limit, pooled: false });
 const monthQuota = (limit: number): QuotaRule => ({ period: 'month', limit, pooled: true });
 const at = (iso: string) => new Date(iso);
 const plus = (date: Date, ms: number) => new Date(date.getTime() + ms);
+const DAY_MS = 86_400_000;
+const zeroDay = (date: string) => ({ date, ip: 0, blacklist: 0, mac: 0, rejected: 0 });
 
 export function meterConformance(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
   describe(`Meter conformance: ${name}`, () => {
@@ -346,6 +355,107 @@ export function meterConformance(name: string, open: () => Promise<Store>, clean
           today: { ip: 0, blacklist: 0, mac: 0, rejected: 0 },
           month_used: 0,
         });
+      });
+    });
+
+    describe('usage history', () => {
+      it('one entry per UTC day ending with today, oldest first, zeros without requests, across a year end', async () => {
+        const id = newId('acc');
+        expect(await meter.usageHistory(id, 4, at('2032-01-02T23:59:59.999Z'))).toEqual(
+          ['2031-12-30', '2031-12-31', '2032-01-01', '2032-01-02'].map(zeroDay),
+        );
+        expect(await meter.usageHistory(id, 1, at('2032-03-01T00:00:00.000Z'))).toEqual([zeroDay('2032-03-01')]);
+        const leap = await meter.usageHistory(id, 3, at('2032-03-01T12:00:00.000Z'));
+        expect(leap.map((d) => d.date)).toEqual(['2032-02-28', '2032-02-29', '2032-03-01']);
+      });
+
+      it('counts each API and the rejected requests on the UTC day they were made', async () => {
+        const id = newId('acc');
+        const quota = monthQuota(1000);
+        await admit(id, at('2031-11-08T23:59:59.999Z'), { quota, api: 'ip', cost: 3 });
+        await admit(id, at('2031-11-09T00:00:00.000Z'), { quota, api: 'mac' });
+        await admit(id, at('2031-11-09T12:00:00.000Z'), { quota, api: 'blacklist', cost: 2 });
+        await admit(id, at('2031-11-09T12:00:01.000Z'), { quota, api: 'ip', consume: false });
+        await meter.countRejected(id, at('2031-11-09T23:00:00.000Z'));
+        await admit(id, at('2031-11-11T08:00:00.000Z'), { quota, api: 'ip', cost: 5 });
+        await admit(id, at('2031-11-11T08:00:01.000Z'), { quota: monthQuota(5), api: 'mac' });
+        const refunded: AdmitRequest = {
+          account_id: id,
+          api: 'mac',
+          cost: 2,
+          rate_limit_per_second: 1000,
+          quota,
+          consume: true,
+          now: at('2031-11-11T09:00:00.000Z'),
+        };
+        await meter.admit(refunded);
+        await meter.refund(refunded);
+        expect(await meter.usageHistory(id, 5, at('2031-11-11T10:00:00.000Z'))).toEqual([
+          zeroDay('2031-11-07'),
+          { date: '2031-11-08', ip: 3, blacklist: 0, mac: 0, rejected: 0 },
+          { date: '2031-11-09', ip: 0, blacklist: 2, mac: 1, rejected: 2 },
+          zeroDay('2031-11-10'),
+          { date: '2031-11-11', ip: 5, blacklist: 0, mac: 0, rejected: 2 },
+        ]);
+        // Asked on a day past, the history ends with that day.
+        expect(await meter.usageHistory(id, 2, at('2031-11-09T01:00:00.000Z'))).toEqual([
+          { date: '2031-11-08', ip: 3, blacklist: 0, mac: 0, rejected: 0 },
+          { date: '2031-11-09', ip: 0, blacklist: 2, mac: 1, rejected: 2 },
+        ]);
+      });
+
+      it("today's entry equals usage().today at the same moment, counts just made included", async () => {
+        const id = newId('acc');
+        const now = at('2031-12-05T15:00:00.000Z');
+        await admit(id, plus(now, -DAY_MS), { api: 'mac', cost: 7 });
+        const todayOf = async (t: Date) => {
+          const days = await meter.usageHistory(id, 2, t);
+          const { date, ...counts } = days[1];
+          expect(date).toBe('2031-12-05');
+          expect(counts).toEqual((await meter.usage(id, t)).today);
+          return counts;
+        };
+        expect(await todayOf(now)).toEqual({ ip: 0, blacklist: 0, mac: 0, rejected: 0 });
+        for (let i = 0; i < 5; i++) {
+          await admit(id, plus(now, 10 * i), { api: i % 2 ? 'ip' : 'blacklist', cost: i + 1 });
+          await meter.countRejected(id, plus(now, 10 * i + 1));
+          await todayOf(plus(now, 10 * i + 2));
+        }
+        expect(await todayOf(plus(now, 100))).toEqual({ ip: 6, blacklist: 9, mac: 0, rejected: 5 });
+        expect((await meter.usageHistory(id, 2, now))[0]).toEqual({ date: '2031-12-04', ip: 0, blacklist: 0, mac: 7, rejected: 0 });
+      });
+
+      it(`keeps ${USAGE_HISTORY_DAYS} days: the oldest day of the longest history still has its counts`, async () => {
+        const id = newId('acc');
+        const now = at('2032-06-30T23:00:00.000Z');
+        const oldest = plus(now, -(USAGE_HISTORY_DAYS - 1) * DAY_MS);
+        await admit(id, at('2032-04-01T23:59:59.999Z'), { api: 'ip', cost: 4 });
+        await meter.countRejected(id, oldest);
+        await admit(id, now, { api: 'blacklist' });
+        const days = await meter.usageHistory(id, USAGE_HISTORY_DAYS, now);
+        expect(days).toHaveLength(USAGE_HISTORY_DAYS);
+        expect(days[0]).toEqual({ date: '2032-04-02', ip: 0, blacklist: 0, mac: 0, rejected: 1 });
+        expect(days[USAGE_HISTORY_DAYS - 1]).toEqual({ date: '2032-06-30', ip: 0, blacklist: 1, mac: 0, rejected: 0 });
+        expect(days.slice(1, -1).every((d) => d.ip + d.blacklist + d.mac + d.rejected === 0)).toBe(true);
+        // every date once, one day apart
+        expect(days.map((d) => Date.parse(d.date) / DAY_MS)).toEqual(days.map((_, i) => Date.parse('2032-04-02') / DAY_MS + i));
+        // the day before the oldest is out of the history, not lost: a history ending a day earlier shows it
+        expect((await meter.usageHistory(id, USAGE_HISTORY_DAYS, plus(now, -DAY_MS)))[0]).toEqual({
+          date: '2032-04-01',
+          ip: 4,
+          blacklist: 0,
+          mac: 0,
+          rejected: 0,
+        });
+      });
+
+      it(`days: a whole number from 1 to ${USAGE_HISTORY_DAYS}, else RangeError`, async () => {
+        const id = newId('acc');
+        const now = at('2032-07-01T00:00:00.000Z');
+        for (const days of [0, -1, USAGE_HISTORY_DAYS + 1, 1.5, Number.NaN, Infinity]) {
+          await expect(meter.usageHistory(id, days, now), String(days)).rejects.toBeInstanceOf(RangeError);
+        }
+        expect(await meter.usageHistory(id, 1, now)).toEqual([zeroDay('2032-07-01')]);
       });
     });
   });

@@ -1,10 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
-import { nextDayReset } from '../../src/store/quotaPeriod.js';
+import { DAY_MS } from '../../src/blacklist/scoring.js';
+import { newId } from '../../src/store/apiKeySecret.js';
+import { dayKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
 import { DAY_COUNTER_GRACE_MS } from '../../src/store/redisMeter.js';
 import { RedisStore } from '../../src/store/redisStore.js';
-import type { AdmitRequest } from '../../src/store/store.js';
+import { USAGE_HISTORY_DAYS, type AdmitRequest } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
@@ -31,6 +33,18 @@ blacklistConformance(
   () => removeKeys(blacklistPrefix),
 );
 
+/** A request admitted now by the default, within a day quota of 100. */
+const request = (accountId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  account_id: accountId,
+  api: 'ip',
+  cost: 1,
+  rate_limit_per_second: 1000,
+  quota: { period: 'day', limit: 100, pooled: false },
+  consume: true,
+  now: new Date(),
+  ...over,
+});
+
 describe('redis store: shared between instances', () => {
   const prefix = redisTestPrefix('shared');
   let a: RedisStore;
@@ -46,17 +60,6 @@ describe('redis store: shared between instances', () => {
     await a?.close();
     await b?.close();
     await removeKeys(prefix);
-  });
-
-  const request = (accountId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
-    account_id: accountId,
-    api: 'ip',
-    cost: 1,
-    rate_limit_per_second: 1000,
-    quota: { period: 'day', limit: 100, pooled: false },
-    consume: true,
-    now: new Date(),
-    ...over,
   });
 
   it('two instances together admit exactly the quota', async () => {
@@ -206,11 +209,82 @@ describe('redis store: shared between instances', () => {
     const dayLeft = nextDayReset(now).getTime() - now.getTime();
     expect(ttls.get('day')).toBeGreaterThan(dayLeft + DAY_COUNTER_GRACE_MS - 60_000);
     expect(ttls.get('day')).toBeLessThanOrEqual(dayLeft + DAY_COUNTER_GRACE_MS);
-    expect(ttls.get('month')).toBeGreaterThan(ttls.get('day')! - 1);
+    // a day stays in the usage history of the USAGE_HISTORY_DAYS - 1 days after it, with a day to spare
+    expect(ttls.get('day')).toBeGreaterThan(dayLeft + USAGE_HISTORY_DAYS * DAY_MS - 60_000);
+    const monthLeft = nextMonthReset(now).getTime() - now.getTime();
+    expect(ttls.get('month')).toBeGreaterThan(monthLeft);
+    expect(ttls.get('month')).toBeLessThanOrEqual(monthLeft + 7 * DAY_MS);
     expect(ttls.get('rate')).toBeGreaterThan(0);
     expect(ttls.get('rate')).toBeLessThanOrEqual(11_000);
     // accounts and keys live until deleted
     expect(ttls.get('account')).toBe(-1);
+  });
+});
+
+describe('redis meter: usage history', () => {
+  const prefix = redisTestPrefix('history');
+  let store: RedisStore;
+  beforeAll(async () => {
+    store = await RedisStore.open(REDIS_TEST_URL, { prefix, rateClock: 'request' });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await removeKeys(prefix);
+  });
+
+  it(`a day counted ${USAGE_HISTORY_DAYS - 1} days ago still has a day and more to live`, async () => {
+    const account = { id: newId('acc') };
+    const now = new Date();
+    const old = new Date(now.getTime() - (USAGE_HISTORY_DAYS - 1) * DAY_MS);
+    await store.meter.admit(request(account.id, { now: old, cost: 2 }));
+    await store.meter.countRejected(account.id, old);
+    // The TTL follows the request's clock: counted at `old`, the key lives to its day's end + 90 days.
+    const ttl = await store.redis.pttl(`${prefix}{acct:${account.id}}:day:${dayKey(old)}`);
+    expect(ttl).toBeGreaterThan(USAGE_HISTORY_DAYS * DAY_MS - 60_000);
+    expect((await store.meter.usageHistory(account.id, USAGE_HISTORY_DAYS, now))[0]).toEqual({
+      date: dayKey(old),
+      ip: 2,
+      blacklist: 0,
+      mac: 0,
+      rejected: 1,
+    });
+  });
+
+  it("counts made while Redis was away are in the history before they are written back, today's as in usage()", async () => {
+    const account = { id: newId('acc') };
+    const now = new Date('2031-05-20T10:00:00.000Z');
+    const yesterday = new Date(now.getTime() - DAY_MS);
+    await store.meter.admit(request(account.id, { now: yesterday, api: 'mac' }));
+    await store.meter.admit(request(account.id, { now, cost: 2 }));
+    // The counts of the outage stay owed until the test lets them be written back.
+    const writeBack = vi.spyOn(store.meter, 'writeBack').mockResolvedValue();
+    try {
+      // The connection drops and comes back by itself (ioredis reconnects 50 ms later): meanwhile
+      // commands are refused before they are sent, and the fallback counts.
+      store.redis.disconnect(true);
+      await new Promise((resolve) => store.redis.once('reconnecting', resolve));
+      await Promise.all([
+        store.meter.admit(request(account.id, { now: yesterday, api: 'mac', cost: 3 })),
+        store.meter.admit(request(account.id, { now, api: 'blacklist' })),
+        store.meter.countRejected(account.id, now),
+      ]);
+      expect(store.meter.owesCounts).toBe(true);
+      await vi.waitFor(() => expect(store.redis.status).toBe('ready'));
+      const expected = [
+        { date: '2031-05-19', ip: 0, blacklist: 0, mac: 4, rejected: 0 },
+        { date: '2031-05-20', ip: 2, blacklist: 1, mac: 0, rejected: 1 },
+      ];
+      const history = await store.meter.usageHistory(account.id, 2, now);
+      expect(history).toEqual(expected);
+      const { date: _date, ...today } = history[1];
+      expect((await store.meter.usage(account.id, now)).today).toEqual(today);
+      writeBack.mockRestore();
+      await store.meter.writeBack();
+      expect(store.meter.owesCounts).toBe(false);
+      expect(await store.meter.usageHistory(account.id, 2, now)).toEqual(expected);
+    } finally {
+      writeBack.mockRestore();
+    }
   });
 });
 

@@ -204,6 +204,39 @@ describe('sqlite store: durability', () => {
     reader.close();
   });
 
+  it('the usage history counts what is not yet flushed, and reads the same after the flush and after reopening', async () => {
+    const dir = tempDir();
+    // An hour's interval: nothing is flushed unless the test says so.
+    let store = SqliteStore.open(dir, { flushIntervalMs: 3_600_000 });
+    const id = 'acc_history';
+    const yesterday = new Date('2031-02-10T23:00:00.000Z');
+    const now = new Date('2031-02-11T10:00:00.000Z');
+    await store.meter.admit(request(id, yesterday, { cost: 2 }));
+    await store.meter.countRejected(id, yesterday);
+    await store.meter.admit(request(id, now, { api: 'mac' }));
+    const expected = [
+      { date: '2031-02-09', ip: 0, blacklist: 0, mac: 0, rejected: 0 },
+      { date: '2031-02-10', ip: 2, blacklist: 0, mac: 0, rejected: 1 },
+      { date: '2031-02-11', ip: 0, blacklist: 0, mac: 1, rejected: 0 },
+    ];
+    expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    store.meter.flush();
+    expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    // A refund of an admission already flushed takes it out of SQLite too.
+    const refunded = request(id, yesterday, { api: 'blacklist', cost: 3 });
+    await store.meter.admit(refunded);
+    store.meter.flush();
+    await store.meter.refund(refunded);
+    expected[1].rejected = 2;
+    expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    await store.close();
+
+    store = SqliteStore.open(dir);
+    expect(await store.meter.usageHistory(id, 3, now)).toEqual(expected);
+    expect(await store.meter.usage(id, yesterday)).toEqual({ today: { ip: 2, blacklist: 0, mac: 0, rejected: 2 }, month_used: 3 });
+    await store.close();
+  });
+
   it('an acknowledged account and key change survives kill -9', async () => {
     const dir = tempDir();
     const child = spawn(
