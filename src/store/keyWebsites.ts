@@ -61,6 +61,24 @@ export function checkedName(name: unknown): string {
   return name.trim();
 }
 
+/** A new key of an account, its name and websites checked, with its secret: what every store saves. */
+export function newKeyWithSecret(
+  accountId: string,
+  input: { name: string; websites?: string[] },
+  createdAt = new Date().toISOString(),
+): { key: ApiKey; secret: string } {
+  const key: ApiKey = {
+    id: newId('key'),
+    account_id: accountId,
+    name: checkedName(input.name),
+    websites: normalizeWebsites(input.websites ?? []),
+    created_at: createdAt,
+    rolled_at: null,
+    last_used_at: null,
+  };
+  return { key, secret: newSecret() };
+}
+
 /** A new account and its first key (SPEC 5.2), checked, with the key's secret: what every store saves. */
 export function newAccountWithKey(input: NewAccount): { account: Account; key: ApiKey; secret: string } {
   const plan = checkedPlan(input.plan);
@@ -72,13 +90,5 @@ export function newAccountWithKey(input: NewAccount): { account: Account; key: A
     email: input.email ?? null,
     created_at: new Date().toISOString(),
   };
-  const key: ApiKey = {
-    id: newId('key'),
-    account_id: account.id,
-    name: 'default',
-    websites: [],
-    created_at: account.created_at,
-    rolled_at: null,
-  };
-  return { account, key, secret: newSecret() };
+  return { account, ...newKeyWithSecret(account.id, { name: 'default' }, account.created_at) };
 }

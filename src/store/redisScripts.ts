@@ -255,6 +255,19 @@ table.insert(out, 1, best ~= nil and 1 or 0)
 return out
 `;
 
+/**
+ * Keys' last use (src/store/keyUse.ts). KEYS: the hash of key id → ISO minute. ARGV: key id / ISO
+ * minute pairs. Each is written only over an earlier one (ISO texts of one form order as their
+ * instants), so the time never moves backwards whatever order instances write in.
+ */
+const NOTE_KEY_USE_SCRIPT = `
+for i = 1, #ARGV, 2 do
+  local stored = redis.call('HGET', KEYS[1], ARGV[i])
+  if not stored or stored < ARGV[i + 1] then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`;
+
 /** Deletes an address's reports and facts. KEYS: reports hash, facts hash. Answers how many reports were deleted. */
 const DELETE_ADDRESS_SCRIPT = `
 local n = redis.call('HLEN', KEYS[1])
@@ -289,6 +302,7 @@ interface StoreCommands {
   netlookupAddCounts(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   netlookupCas(...args: string[]): Promise<number>;
   netlookupAddKey(...args: (string | number)[]): Promise<number>;
+  netlookupNoteKeyUse(...args: string[]): Promise<number>;
   netlookupReport(...args: (string | number)[]): Promise<[number, ...string[]]>;
   netlookupDeleteAddress(...args: string[]): Promise<number>;
   netlookupBumpVersion(...args: (string | number)[]): Promise<number>;
@@ -305,6 +319,7 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupAddCounts', { lua: ADD_COUNTS_SCRIPT });
   redis.defineCommand('netlookupCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
   redis.defineCommand('netlookupAddKey', { numberOfKeys: 3, lua: ADD_KEY_SCRIPT });
+  redis.defineCommand('netlookupNoteKeyUse', { numberOfKeys: 1, lua: NOTE_KEY_USE_SCRIPT });
   redis.defineCommand('netlookupReport', { numberOfKeys: 2, lua: REPORT_SCRIPT });
   redis.defineCommand('netlookupDeleteAddress', { numberOfKeys: 2, lua: DELETE_ADDRESS_SCRIPT });
   redis.defineCommand('netlookupBumpVersion', { numberOfKeys: 1, lua: BUMP_VERSION_SCRIPT });

@@ -17,6 +17,7 @@
  *   accounts                      set of account ids (countAccounts)
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
+ *   key-last-used                 hash: key id → when the key was last used (ISO 8601, to the minute)
  *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  *   first-start                   set by the one process that created the first account
  *   bl:...                        the blacklist (redisBlacklist.ts)
@@ -31,6 +32,8 @@ import { RedisMeter } from './redisMeter.js';
 import { connectRedis, redisGuard, type RedisGuard, type StoreRedis } from './redisScripts.js';
 import type { Store } from './store.js';
 
+const KEY_USE_INTERVAL_MS = 5000;
+
 export interface RedisStoreOptions {
   /** prefix of every key (default `nl:`); tests give each run its own */
   prefix?: string;
@@ -38,6 +41,8 @@ export interface RedisStoreOptions {
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
   redisOptions?: RedisOptions;
+  /** how often the keys' last use noted in the process is written (default 5 s; also at close) */
+  keyUseIntervalMs?: number;
   /**
    * false: no change feed, so no in-process copies (the authentication cache and the listed-address
    * set): every request reads its key, and every paid lookup its threat facts, from Redis
@@ -63,7 +68,7 @@ export class RedisStore implements Store {
     // unique among instances: the members of the rate window's sorted sets, the first start's claim
     const instance = crypto.randomBytes(6).toString('hex');
     const fallback = new OutageFallback();
-    this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance);
+    this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance, options.keyUseIntervalMs ?? KEY_USE_INTERVAL_MS);
     this.blacklist = new RedisBlacklist(redis, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
   }
@@ -72,6 +77,8 @@ export class RedisStore implements Store {
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const prefix = options.prefix ?? 'nl:';
     if (/[{}]/.test(prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
+    if (options.keyUseIntervalMs !== undefined && !(options.keyUseIntervalMs > 0))
+      throw new RangeError('keyUseIntervalMs must be positive');
     const redis = await connectRedis(url, options.redisOptions);
     let feed: ChangeFeed | null = null;
     try {
@@ -101,6 +108,7 @@ export class RedisStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.meter.close();
+    await this.accounts.close();
     this.closed = true;
     this.blacklist.close();
     await this.feed?.close();

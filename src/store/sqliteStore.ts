@@ -7,7 +7,7 @@
  *
  * Durability: WAL with `synchronous = FULL`, and every account or key change is its own committed
  * transaction before its method resolves, so an acknowledged change survives `kill -9`. The
- * meter's counters are flushed every `flushIntervalMs` and on close().
+ * meter's counters and the keys' last use are flushed every `flushIntervalMs` and on close().
  *
  * Every SQLite failure surfaces as StoreUnavailableError (sqliteGuard.ts), so the HTTP layer can
  * answer `unavailable`.
@@ -53,6 +53,11 @@ export class SqliteStore implements Store {
         this.meter.flush();
       } catch {
         // The counts stay pending for the next flush; healthy() reports the failure meanwhile.
+      }
+      try {
+        this.accounts.flushKeyUse();
+      } catch {
+        // The uses stay noted for the next flush.
       }
     }, flushIntervalMs);
     this.timer.unref();
@@ -106,6 +111,7 @@ export class SqliteStore implements Store {
     try {
       this.blacklist.close();
       this.meter.flush();
+      this.accounts.flushKeyUse();
     } finally {
       this.closed = true;
       this.db.close();

@@ -1,30 +1,32 @@
 /**
  * The conformance suite of every AccountStore (src/store/store.ts): accounts, their keys and
- * authentication, through the interface only, nothing of one implementation. Each test makes its
- * own accounts, so the tests share one opened store.
+ * authentication and the keys' last use, through the interface only, nothing of one
+ * implementation. Each test makes its own accounts, so the tests share one opened
+ * store; the tests of a key's last use close and open it again, which writes what was noted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyLimitError, type AccountStore, type Store } from '../../src/store/store.js';
+import { sharedStore } from './sharedStore.js';
 
 const secretFormat = /^nlk_[0-9a-f]{40}$/;
 const unknownSecret = `nlk_${'0123456789'.repeat(4)}`;
 
 export function accountsConformance(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
   describe(`AccountStore conformance: ${name}`, () => {
-    let store: Store;
+    const shared = sharedStore(open, cleanup);
     let accounts: AccountStore;
 
-    beforeAll(async () => {
-      store = await open();
-      accounts = store.accounts;
-    });
-
-    afterAll(async () => {
-      await store?.close();
-      await cleanup?.();
+    beforeAll(() => {
+      accounts = shared.store.accounts;
     });
 
     const newAccount = async () => (await accounts.createAccount({ plan: 'free' })).account.id;
+
+    /** The store closed (writing what it holds in memory) and opened again, and its accounts. */
+    const reopen = async () => {
+      await shared.reopen();
+      accounts = shared.store.accounts;
+    };
 
     describe('accounts', () => {
       it('creates, reads and counts accounts', async () => {
@@ -250,8 +252,70 @@ export function accountsConformance(name: string, open: () => Promise<Store>, cl
       });
     });
 
+    describe("a key's last use", () => {
+      it('is null until the key is used, wherever a key is shown', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'starter' });
+        expect(key.last_used_at).toBeNull();
+        const extra = await accounts.createKey(account.id, { name: 'extra' }, 5);
+        expect(extra.last_used_at).toBeNull();
+        expect((await accounts.listKeys(account.id)).map((k) => k.last_used_at)).toEqual([null, null]);
+        expect((await accounts.getKey(key.id))?.last_used_at).toBeNull();
+        expect((await accounts.authenticate(key.secret))?.key.last_used_at).toBeNull();
+        expect((await accounts.updateKey(key.id, { name: 'renamed' }))?.last_used_at).toBeNull();
+        expect((await accounts.rollKey(extra.id))?.last_used_at).toBeNull();
+      });
+
+      it('is the minute of the latest use, once written, in every answer with the key', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'starter' });
+        const other = await accounts.createKey(account.id, { name: 'other' }, 5);
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:07:05.250Z'));
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:07:59.999Z'));
+        accounts.noteKeyUse(other.id, new Date('2031-05-05T09:00:00.000Z'));
+        await reopen();
+        const minute = '2031-05-05T10:07:00.000Z';
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe(minute);
+        expect((await accounts.listKeys(account.id)).map((k) => [k.id, k.last_used_at])).toEqual([
+          [key.id, minute],
+          [other.id, '2031-05-05T09:00:00.000Z'],
+        ]);
+        expect((await accounts.authenticate(key.secret))?.key.last_used_at).toBe(minute);
+        expect((await accounts.updateKey(key.id, { websites: ['example.com'] }))?.last_used_at).toBe(minute);
+
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:09:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-05-05T10:09:00.000Z');
+      });
+
+      it('never moves backwards, in one process or across reopenings', async () => {
+        const { key } = await accounts.createAccount({ plan: 'free' });
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T12:30:10.000Z'));
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T12:00:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-06-01T12:30:00.000Z');
+        // a fresh process has noted nothing yet: the store keeps the later time
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T11:00:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-06-01T12:30:00.000Z');
+      });
+
+      it('survives a roll of the key; an invalid date or an unknown key notes nothing', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'free' });
+        accounts.noteKeyUse(key.id, new Date('2031-07-07T07:07:07.000Z'));
+        accounts.noteKeyUse(key.id, new Date(Number.NaN));
+        accounts.noteKeyUse('key_does_not_exist', new Date('2031-07-07T07:08:00.000Z'));
+        await reopen();
+        const rolled = await accounts.rollKey(key.id);
+        expect(rolled?.last_used_at).toBe('2031-07-07T07:07:00.000Z');
+        expect((await accounts.authenticate(rolled!.secret))?.key.last_used_at).toBe('2031-07-07T07:07:00.000Z');
+        expect(await accounts.listKeys(account.id)).toEqual([
+          expect.objectContaining({ id: key.id, last_used_at: '2031-07-07T07:07:00.000Z' }),
+        ]);
+        expect(await accounts.getKey('key_does_not_exist')).toBeNull();
+      });
+    });
+
     it('is healthy while open', async () => {
-      expect(await store.healthy()).toBe(true);
+      expect(await shared.store.healthy()).toBe(true);
     });
   });
 }

@@ -339,3 +339,34 @@ describe('redis blacklist: the listed-address set', () => {
     }
   });
 });
+
+describe("redis store: keys' last use", () => {
+  const prefix = redisTestPrefix('lastuse');
+  let a: RedisStore;
+  let b: RedisStore;
+
+  beforeAll(async () => {
+    a = await RedisStore.open(REDIS_TEST_URL, { prefix, keyUseIntervalMs: 40 });
+    b = await RedisStore.open(REDIS_TEST_URL, { prefix, keyUseIntervalMs: 40 });
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await removeKeys(prefix);
+  });
+
+  it('each instance writes the uses it noted every interval; the latest minute wins whichever writes last', async () => {
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    a.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:07:30.000Z'));
+    await vi.waitFor(async () => expect((await b.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:07:00.000Z'));
+    b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:05:00.000Z'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await a.redis.hget(`${prefix}key-last-used`, key.id)).toBe('2031-08-08T10:07:00.000Z');
+    b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:08:00.000Z'));
+    await vi.waitFor(async () => expect((await a.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:08:00.000Z'));
+    // a deleted key takes its last use with it
+    await a.accounts.deleteKey(key.id);
+    expect(await a.redis.hexists(`${prefix}key-last-used`, key.id)).toBe(0);
+  });
+});

@@ -204,6 +204,30 @@ describe('sqlite store: durability', () => {
     reader.close();
   });
 
+  it("writes the keys' last use on its flush interval, each to its latest minute", async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir, { flushIntervalMs: 40 });
+    const { account, key } = await store.accounts.createAccount({ plan: 'starter' });
+    const other = await store.accounts.createKey(account.id, { name: 'other' }, 3);
+    const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    const stored = () =>
+      Object.fromEntries(
+        reader
+          .prepare<[string], { id: string; last_used_at: string | null }>('SELECT id, last_used_at FROM api_keys WHERE account_id = ?')
+          .all(account.id)
+          .map((r) => [r.id, r.last_used_at]),
+      );
+    store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:04:05.000Z'));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:04:00.000Z', [other.id]: null });
+    store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:05:00.000Z'));
+    store.accounts.noteKeyUse(other.id, new Date('2031-03-03T03:04:59.999Z'));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:05:00.000Z', [other.id]: '2031-03-03T03:04:00.000Z' });
+    await store.close();
+    reader.close();
+  });
+
   it('an acknowledged account and key change survives kill -9', async () => {
     const dir = tempDir();
     const child = spawn(
@@ -323,6 +347,21 @@ describe('sqlite store: failures surface as StoreUnavailableError', () => {
     store.meter.flush();
     expect(await store.healthy()).toBe(true);
     expect(other.prepare('SELECT count FROM usage WHERE account_id = ?').pluck().get(account.id)).toBe(2);
+    await store.close();
+    other.close();
+  });
+
+  it("a failed write of the keys' last use keeps them for the next flush", async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir, { flushIntervalMs: 60_000 });
+    const { key } = await store.accounts.createAccount({ plan: 'free' });
+    const other = new Database(path.join(dir, DATABASE_FILE));
+    other.exec('ALTER TABLE api_keys RENAME TO api_keys_away');
+    store.accounts.noteKeyUse(key.id, new Date('2031-04-04T04:04:04.000Z'));
+    expect(() => store.accounts.flushKeyUse()).toThrow(StoreUnavailableError);
+    other.exec('ALTER TABLE api_keys_away RENAME TO api_keys');
+    store.accounts.flushKeyUse();
+    expect(other.prepare('SELECT last_used_at FROM api_keys WHERE id = ?').pluck().get(key.id)).toBe('2031-04-04T04:04:00.000Z');
     await store.close();
     other.close();
   });
