@@ -1,7 +1,10 @@
-/** Rules every store applies to input: a refusal of the caller's input, plans, expiry, key names and the key website list form. */
+/**
+ * Rules every store applies to input: a refusal of the caller's input, plans, expiry, key names, the
+ * key website list form and the operator's account list (search, paging, order).
+ */
 import { planCodes, type PlanCode } from '../plans/plans.js';
 import { newId, newSecret } from './apiKeySecret.js';
-import type { Account, ApiKey, NewAccount } from './store.js';
+import type { Account, AccountQuery, ApiKey, NewAccount } from './store.js';
 
 /** Refusal of a caller's input (a bad host, plan or date, an unknown account): the caller's fault, not the store's. */
 export class StoreInputError extends Error {
@@ -91,4 +94,30 @@ export function newAccountWithKey(input: NewAccount): { account: Account; key: A
     created_at: new Date().toISOString(),
   };
   return { account, ...newKeyWithSecret(account.id, { name: 'default' }, account.created_at) };
+}
+
+/** The longest search the account list takes: longer text is no id or e-mail anyone types. */
+const MAX_SEARCH_LENGTH = 320;
+const MAX_ACCOUNT_PAGE = 100;
+
+/** An AccountQuery checked, its search trimmed and in lower case ('' = every account). */
+export function checkedAccountQuery(query: AccountQuery): { search: string; offset: number; limit: number } {
+  const { search = '', offset, limit } = query;
+  if (typeof search !== 'string' || search.length > MAX_SEARCH_LENGTH)
+    throw new StoreInputError(`search must be text of at most ${MAX_SEARCH_LENGTH} characters`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new StoreInputError('offset must be a whole number, 0 or more');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_ACCOUNT_PAGE)
+    throw new StoreInputError(`limit must be a whole number from 1 to ${MAX_ACCOUNT_PAGE}`);
+  return { search: search.trim().toLowerCase(), offset, limit };
+}
+
+/** The account list's search (`search` from checkedAccountQuery): an id starting with it or an e-mail containing it, ignoring case. */
+export function accountMatches(search: string, id: string, email: string | null): boolean {
+  return search === '' || id.toLowerCase().startsWith(search) || (email !== null && email.toLowerCase().includes(search));
+}
+
+/** The account list's order: newest first, by created_at, then by id, both descending (SQLite's ORDER BY says the same). */
+export function newestFirst(a: Account, b: Account): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

@@ -14,12 +14,20 @@
  * chunk, each value only over an older one. Uses noted while Redis is away are kept and written
  * when it answers again; those still unwritten when the store closes are lost (the time lags, the
  * counts are elsewhere). Cached authentications carry the last use as it was when read.
+ *
+ * The account list reads every account: the `accounts` set by SSCAN and the account records by
+ * GETs sent together (auto-pipelined), LIST_CHUNK at a time, so N accounts cost about 2N/LIST_CHUNK
+ * round trips and N records' transfer and parsing, and the matching accounts are held to be sorted.
+ * Right for an operator's page over thousands of accounts, not for a hot path.
  */
 import { hashSecretHex, isWellFormedSecret, newSecret, sameHashHex } from './apiKeySecret.js';
 import {
+  accountMatches,
+  checkedAccountQuery,
   checkedName,
   checkedPlan,
   newAccountWithKey,
+  newestFirst,
   newKeyWithSecret,
   normalizeWebsites,
   planAndExpiry,
@@ -34,7 +42,9 @@ import {
   KeyLimitError,
   StoreUnavailableError,
   type Account,
+  type AccountPage,
   type AccountPatch,
+  type AccountQuery,
   type AccountStore,
   type ApiKey,
   type KeyPatch,
@@ -44,6 +54,8 @@ import {
 
 /** Compare-and-set retries of a record changed concurrently by another instance. */
 const CAS_ATTEMPTS = 20;
+/** Accounts asked for per SSCAN and read per batch of GETs by the account list. */
+const LIST_CHUNK = 1000;
 /** Key uses per run of the script that writes them. */
 const KEY_USE_CHUNK = 500;
 
@@ -149,6 +161,30 @@ export class RedisAccounts implements AccountStore {
 
   async countAccounts(): Promise<number> {
     return this.guard('count accounts', () => this.redis.scard(this.accountsKey()));
+  }
+
+  async listAccounts(query: AccountQuery): Promise<AccountPage> {
+    const { search, offset, limit } = checkedAccountQuery(query);
+    return this.guard('list accounts', async () => {
+      const seen = new Set<string>();
+      const found: Account[] = [];
+      let cursor = '0';
+      do {
+        const [next, ids] = await this.redis.sscan(this.accountsKey(), cursor, 'COUNT', LIST_CHUNK);
+        cursor = next;
+        // SSCAN may answer an id twice
+        const fresh = ids.filter((id) => !seen.has(id));
+        for (const id of fresh) seen.add(id);
+        const records = await Promise.all(fresh.map((id) => this.redis.get(this.accountKey(id))));
+        for (const json of records) {
+          if (json === null) continue;
+          const account = JSON.parse(json) as Account;
+          if (accountMatches(search, account.id, account.email)) found.push(account);
+        }
+      } while (cursor !== '0');
+      found.sort(newestFirst);
+      return { total: found.length, accounts: found.slice(offset, offset + limit) };
+    });
   }
 
   // Keys

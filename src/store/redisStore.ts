@@ -14,7 +14,7 @@
  *   {acct:<id>}:rate              sorted set: instants admitted by the rate window (TTL window + 10 s)
  *   {acct:<id>}:day:<YYYY-MM-DD>  hash ip/blacklist/mac/rejected (TTL: end of the day + 2 days)
  *   {acct:<id>}:month:<YYYY-MM>   hash ip/blacklist/mac (TTL: end of the month + 7 days)
- *   accounts                      set of account ids (countAccounts)
+ *   accounts                      set of account ids (countAccounts, listAccounts)
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
  *   key-last-used                 hash: key id → when the key was last used (ISO 8601, to the minute)

@@ -14,12 +14,17 @@
  * A key's last use (keyUse.ts) is noted in memory and written by `flushKeyUse`, which SqliteStore
  * calls on its flush timer and at close: one transaction for all keys used since, each row only
  * updated to a later minute. A crash loses at most the uses of the last flush interval.
+ *
+ * The account list filters with the same search rule as the shared store (keyWebsites.ts), given to
+ * SQLite as a function; without a search it reads the accounts_created index backwards.
  */
 import type Database from 'better-sqlite3';
 import type { PlanCode } from '../plans/plans.js';
 import crypto from 'node:crypto';
 import { hashSecret, isWellFormedSecret, newSecret, sameSecret, secretCodes } from './apiKeySecret.js';
 import {
+  accountMatches,
+  checkedAccountQuery,
   checkedName,
   checkedPlan,
   newAccountWithKey,
@@ -33,7 +38,9 @@ import type { Guard } from './sqliteGuard.js';
 import {
   KeyLimitError,
   type Account,
+  type AccountPage,
   type AccountPatch,
+  type AccountQuery,
   type AccountStore,
   type ApiKey,
   type KeyPatch,
@@ -110,6 +117,9 @@ export class SqliteAccounts implements AccountStore {
     private readonly db: Database.Database,
     private readonly guard: Guard,
   ) {
+    db.function('account_matches', { deterministic: true }, (search, id, email) =>
+      accountMatches(search as string, id as string, email as string | null) ? 1 : 0,
+    );
     this.sql = prepareStatements(db);
   }
 
@@ -159,6 +169,21 @@ export class SqliteAccounts implements AccountStore {
 
   async countAccounts(): Promise<number> {
     return this.guard('count accounts', () => this.sql.countAccounts.get()!.n);
+  }
+
+  async listAccounts(query: AccountQuery): Promise<AccountPage> {
+    const { search, offset, limit } = checkedAccountQuery(query);
+    return this.guard('list accounts', () =>
+      // one read transaction: the total and the page of one state of the file
+      this.db.transaction((): AccountPage => {
+        if (search === '')
+          return { total: this.sql.countAccounts.get()!.n, accounts: this.sql.accountPage.all({ offset, limit }).map(toAccount) };
+        return {
+          total: this.sql.countFound.get({ search })!.n,
+          accounts: this.sql.foundPage.all({ search, offset, limit }).map(toAccount),
+        };
+      })(),
+    );
   }
 
   // Keys
@@ -333,6 +358,15 @@ function prepareStatements(db: Database.Database) {
       'UPDATE accounts SET plan = @plan, expires_at = @expires_at, suspended = @suspended, email = @email WHERE id = @id',
     ),
     countAccounts: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts'),
+    accountPage: db.prepare<[{ offset: number; limit: number }], AccountRow>(
+      'SELECT * FROM accounts ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset',
+    ),
+    countFound: db.prepare<[{ search: string }], { n: number }>(
+      'SELECT COUNT(*) AS n FROM accounts WHERE account_matches(@search, id, email)',
+    ),
+    foundPage: db.prepare<[{ search: string; offset: number; limit: number }], AccountRow>(
+      'SELECT * FROM accounts WHERE account_matches(@search, id, email) ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset',
+    ),
     insertKey: db.prepare(
       'INSERT INTO api_keys (id, account_id, name, websites, hash, created_at, rolled_at) VALUES (@id, @account_id, @name, @websites, @hash, @created_at, NULL)',
     ),
