@@ -1,10 +1,10 @@
 /**
  * Rules every store applies to input: a refusal of the caller's input, plans, expiry, key names, the
- * key website list form and the operator's account list (search, paging, order).
+ * key website list form, the operator's account list (search, paging, order) and dashboard sessions.
  */
 import { planCodes, type PlanCode } from '../plans/plans.js';
 import { newId, newSecret } from './apiKeySecret.js';
-import type { Account, AccountQuery, ApiKey, NewAccount } from './store.js';
+import type { Account, AccountQuery, ApiKey, DashboardSession, NewAccount } from './store.js';
 
 /** Refusal of a caller's input (a bad host, plan or date, an unknown account): the caller's fault, not the store's. */
 export class StoreInputError extends Error {
@@ -120,4 +120,40 @@ export function accountMatches(search: string, id: string, email: string | null)
 export function newestFirst(a: Account, b: Account): number {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+const tokenHashPattern = /^[0-9a-f]{64}$/;
+
+/** A session's key in the store: the SHA-256 of its token, as 64 lowercase hex digits. */
+export function isTokenHash(text: unknown): text is string {
+  return typeof text === 'string' && tokenHashPattern.test(text);
+}
+
+/**
+ * A session as both stores save it: checked, its instants in ISO 8601 UTC (so that SQLite compares
+ * them as text), ending after it begins.
+ */
+export function checkedSession(tokenHash: string, session: DashboardSession): DashboardSession {
+  if (!isTokenHash(tokenHash)) throw new StoreInputError('a session is stored by the SHA-256 of its token, as 64 lowercase hex digits');
+  if (session.kind !== 'account' && session.kind !== 'operator') throw new StoreInputError('a session is of kind account or operator');
+  const textOrNull = (value: unknown, name: string): string | null => {
+    if (value !== null && typeof value !== 'string') throw new StoreInputError(`${name} must be text or null`);
+    return value;
+  };
+  const createdAt = typeof session.created_at === 'string' ? Date.parse(session.created_at) : NaN;
+  const expiresAt = typeof session.expires_at === 'string' ? Date.parse(session.expires_at) : NaN;
+  if (!(expiresAt > createdAt)) throw new StoreInputError('a session needs an ISO 8601 created_at and a later expires_at');
+  return {
+    kind: session.kind,
+    account_id: textOrNull(session.account_id, 'account_id'),
+    key_id: textOrNull(session.key_id, 'key_id'),
+    key_rolled_at: textOrNull(session.key_rolled_at, 'key_rolled_at'),
+    created_at: new Date(createdAt).toISOString(),
+    expires_at: new Date(expiresAt).toISOString(),
+  };
+}
+
+/** A stored session is over from its expires_at on. */
+export function sessionExpired(session: DashboardSession, now: Date): boolean {
+  return Date.parse(session.expires_at) <= now.getTime();
 }

@@ -1,7 +1,8 @@
 /**
  * The shared store: Redis through ioredis, selected by `REDIS_URL`, shared
  * by any number of instances and cluster workers. On one connection: the accounts and keys
- * (redisAccounts.ts), the meter (redisMeter.ts) and the blacklist (redisBlacklist.ts). The
+ * (redisAccounts.ts), the meter (redisMeter.ts), the blacklist (redisBlacklist.ts) and the
+ * dashboard's sessions (redisSessions.ts, never answered from the outage fallback). The
  * authentication cache and the addresses with reports (src/store/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redisChangeFeed.ts). While
  * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts).
@@ -18,6 +19,7 @@
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
  *   key-last-used                 hash: key id → when the key was last used (ISO 8601, to the minute)
+ *   session:<sha256 hex>          JSON of a dashboard session, by its token's hash (TTL: until it expires)
  *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  *   first-start                   set by the one process that created the first account
  *   bl:...                        the blacklist (redisBlacklist.ts)
@@ -29,6 +31,7 @@ import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js'
 import { ChangeFeed } from './redisChangeFeed.js';
 import { OutageFallback } from './redisFallback.js';
 import { RedisMeter } from './redisMeter.js';
+import { RedisSessions } from './redisSessions.js';
 import { connectRedis, redisGuard, type RedisGuard, type StoreRedis } from './redisScripts.js';
 import type { Store } from './store.js';
 
@@ -56,6 +59,7 @@ export class RedisStore implements Store {
   readonly meter: RedisMeter;
   /** The blacklist (src/store/redisBlacklist.ts) on the same connection. */
   readonly blacklist: RedisBlacklist;
+  readonly sessions: RedisSessions;
   private closed = false;
   private readonly guard: RedisGuard = redisGuard(() => this.closed);
 
@@ -71,6 +75,7 @@ export class RedisStore implements Store {
     this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance, options.keyUseIntervalMs ?? KEY_USE_INTERVAL_MS);
     this.blacklist = new RedisBlacklist(redis, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
+    this.sessions = new RedisSessions(redis, prefix, this.guard);
   }
 
   /** Connects to `url` and opens the store on it. */

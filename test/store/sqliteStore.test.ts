@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
+import { sessionsConformance } from './sessionsConformance.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -50,6 +52,13 @@ blacklistConformance(
   'sqlite',
   async () => SqliteStore.open(path.join(blacklistDir, 'data')),
   async () => fs.rmSync(blacklistDir, { recursive: true, force: true }),
+);
+
+const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-sessions-'));
+sessionsConformance(
+  'sqlite',
+  async () => SqliteStore.open(path.join(sessionsDir, 'data')),
+  async () => fs.rmSync(sessionsDir, { recursive: true, force: true }),
 );
 
 const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
@@ -90,6 +99,7 @@ describe('sqlite store: migrations', () => {
       'blacklist_reports',
       'blacklist_state',
       'daily_counters',
+      'dashboard_sessions',
       'usage',
     ]);
     db.close();
@@ -226,6 +236,31 @@ describe('sqlite store: durability', () => {
     expect(stored()).toEqual({ [key.id]: '2031-03-03T03:05:00.000Z', [other.id]: '2031-03-03T03:04:00.000Z' });
     await store.close();
     reader.close();
+  });
+
+  it('purges expired dashboard sessions a hundred at a time, at sign-ins, never a live one', async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir);
+    const hash = (i: number) => crypto.createHash('sha256').update(`session ${i}`).digest('hex');
+    const session = (createdAt: string, hours: number) => ({
+      kind: 'operator' as const,
+      account_id: null,
+      key_id: null,
+      key_rolled_at: null,
+      created_at: createdAt,
+      expires_at: new Date(Date.parse(createdAt) + hours * 3_600_000).toISOString(),
+    });
+    for (let i = 0; i < 150; i++) await store.sessions.create(hash(i), session('2030-01-01T00:00:00.000Z', 8));
+    const live = session('2030-01-01T10:00:00.000Z', 8);
+    await store.sessions.create(hash(1000), live);
+    const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    const rows = () => reader.prepare('SELECT COUNT(*) FROM dashboard_sessions').pluck().get();
+    expect(rows()).toBe(51);
+    await store.sessions.create(hash(1001), session('2030-01-01T10:00:01.000Z', 8));
+    expect(rows()).toBe(2);
+    expect(await store.sessions.get(hash(1000), new Date('2030-01-01T11:00:00.000Z'))).toEqual(live);
+    reader.close();
+    await store.close();
   });
 
   it('an acknowledged account and key change survives kill -9', async () => {
