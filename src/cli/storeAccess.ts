@@ -165,6 +165,7 @@ export function keyText(key: ApiKey | KeyWithSecret): string {
     row('websites', key.websites.length === 0 ? 'any' : key.websites.join(', ')),
     row('created', key.created_at),
     row('rolled', key.rolled_at ?? 'never'),
+    row('last used', key.last_used_at ?? 'never'),
   ];
   if ('secret' in key) lines.push(row('secret', key.secret), '', 'The secret is shown only now and stored only hashed: keep it safe.');
   return lines.join('\n');

@@ -48,6 +48,10 @@ export function adminSchemas(): Record<string, JsonSchema> {
     websites: arrayOf(str(), 'allowed hosts (example.com, *.example.com); empty: any origin'),
     created_at: str(undefined, DATE_TIME),
     rolled_at: strOrNull(undefined, DATE_TIME),
+    last_used_at: strOrNull(
+      'when a request last authenticated with the key, to the minute (written in bulk: may lag by seconds); null: never',
+      DATE_TIME,
+    ),
   };
   schemas.ApiKey = record<ApiKey>('A key as the store shows it: never its secret.', keyProperties);
   schemas.KeyWithSecret = record<KeyWithSecret>('A key with its secret, shown only when the secret is created.', {

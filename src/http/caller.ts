@@ -41,6 +41,8 @@ function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; accoun
   if (!found) throw new ApiError('invalid_key');
   const { key, account } = found;
   const now = deps.now();
+  // The key authenticated: its last use (kept in the process, written in bulk) whatever the checks below decide.
+  deps.store.accounts.noteKeyUse(key.id, now);
   const probe = ctx.method === 'HEAD';
   if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers)))
     return refused(deps.store.meter, account, now, probe, 'origin_not_allowed');

@@ -258,6 +258,19 @@ return out
 `;
 
 /**
+ * Keys' last use (src/store/keyUse.ts). KEYS: the hash of key id → ISO minute. ARGV: key id / ISO
+ * minute pairs. Each is written only over an earlier one (ISO texts of one form order as their
+ * instants), so the time never moves backwards whatever order instances write in.
+ */
+const NOTE_KEY_USE_SCRIPT = `
+for i = 1, #ARGV, 2 do
+  local stored = redis.call('HGET', KEYS[1], ARGV[i])
+  if not stored or stored < ARGV[i + 1] then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`;
+
+/**
  * A report in its reporter's index. KEYS: the index. ARGV: member (`<address>#<id>`), the report's
  * last report ms, retention cutoff ms. Members that left the window are dropped on the way; the
  * index expires when its newest report leaves the window.
@@ -319,6 +332,7 @@ interface StoreCommands {
   netlookupAddCounts(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   netlookupCas(...args: string[]): Promise<number>;
   netlookupAddKey(...args: (string | number)[]): Promise<number>;
+  netlookupNoteKeyUse(...args: string[]): Promise<number>;
   netlookupReport(...args: (string | number)[]): Promise<[number, string, ...string[]]>;
   netlookupIndexReport(...args: (string | number)[]): Promise<number>;
   netlookupDeleteAddress(...args: string[]): Promise<string[]>;
@@ -337,6 +351,7 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupAddCounts', { lua: ADD_COUNTS_SCRIPT });
   redis.defineCommand('netlookupCas', { numberOfKeys: 2, lua: CAS_SCRIPT });
   redis.defineCommand('netlookupAddKey', { numberOfKeys: 3, lua: ADD_KEY_SCRIPT });
+  redis.defineCommand('netlookupNoteKeyUse', { numberOfKeys: 1, lua: NOTE_KEY_USE_SCRIPT });
   redis.defineCommand('netlookupReport', { numberOfKeys: 2, lua: REPORT_SCRIPT });
   redis.defineCommand('netlookupIndexReport', { numberOfKeys: 1, lua: INDEX_REPORT_SCRIPT });
   redis.defineCommand('netlookupDeleteAddress', { numberOfKeys: 2, lua: DELETE_ADDRESS_SCRIPT });

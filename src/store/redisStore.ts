@@ -1,7 +1,8 @@
 /**
  * The shared store: Redis through ioredis, selected by `REDIS_URL`, shared
  * by any number of instances and cluster workers. On one connection: the accounts and keys
- * (redisAccounts.ts), the meter (redisMeter.ts) and the blacklist (redisBlacklist.ts). The
+ * (redisAccounts.ts), the meter (redisMeter.ts), the blacklist (redisBlacklist.ts) and the
+ * dashboard's sessions (redisSessions.ts, never answered from the outage fallback). The
  * authentication cache and the addresses with reports (src/store/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redisChangeFeed.ts). While
  * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts).
@@ -15,9 +16,11 @@
  *   {acct:<id>}:day:<YYYY-MM-DD>  hash ip/blacklist/mac/rejected (TTL: end of the day + 90 days, the
  *                                 usage history's USAGE_HISTORY_DAYS and a day of grace)
  *   {acct:<id>}:month:<YYYY-MM>   hash ip/blacklist/mac (TTL: end of the month + 7 days)
- *   accounts                      set of account ids (countAccounts)
+ *   accounts                      set of account ids (countAccounts, listAccounts)
  *   keyacct:<keyId>               the account id of a key
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
+ *   key-last-used                 hash: key id → when the key was last used (ISO 8601, to the minute)
+ *   session:<sha256 hex>          JSON of a dashboard session, by its token's hash (TTL: until it expires)
  *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  *   first-start                   set by the one process that created the first account
  *   bl:...                        the blacklist (redisBlacklist.ts)
@@ -29,8 +32,11 @@ import { RedisBlacklist, type RedisBlacklistOptions } from './redisBlacklist.js'
 import { ChangeFeed } from './redisChangeFeed.js';
 import { OutageFallback } from './redisFallback.js';
 import { RedisMeter } from './redisMeter.js';
+import { RedisSessions } from './redisSessions.js';
 import { connectRedis, redisGuard, type RedisGuard, type StoreRedis } from './redisScripts.js';
 import type { Store } from './store.js';
+
+const KEY_USE_INTERVAL_MS = 5000;
 
 export interface RedisStoreOptions {
   /** prefix of every key (default `nl:`); tests give each run its own */
@@ -39,6 +45,8 @@ export interface RedisStoreOptions {
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
   redisOptions?: RedisOptions;
+  /** how often the keys' last use noted in the process is written (default 5 s; also at close) */
+  keyUseIntervalMs?: number;
   /**
    * false: no change feed, so no in-process copies (the authentication cache and the listed-address
    * set): every request reads its key, and every paid lookup its threat facts, from Redis
@@ -52,6 +60,7 @@ export class RedisStore implements Store {
   readonly meter: RedisMeter;
   /** The blacklist (src/store/redisBlacklist.ts) on the same connection. */
   readonly blacklist: RedisBlacklist;
+  readonly sessions: RedisSessions;
   private closed = false;
   private readonly guard: RedisGuard = redisGuard(() => this.closed);
 
@@ -64,15 +73,18 @@ export class RedisStore implements Store {
     // unique among instances: the members of the rate window's sorted sets, the first start's claim
     const instance = crypto.randomBytes(6).toString('hex');
     const fallback = new OutageFallback();
-    this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance);
+    this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance, options.keyUseIntervalMs ?? KEY_USE_INTERVAL_MS);
     this.blacklist = new RedisBlacklist(redis, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
+    this.sessions = new RedisSessions(redis, prefix, this.guard);
   }
 
   /** Connects to `url` and opens the store on it. */
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const prefix = options.prefix ?? 'nl:';
     if (/[{}]/.test(prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
+    if (options.keyUseIntervalMs !== undefined && !(options.keyUseIntervalMs > 0))
+      throw new RangeError('keyUseIntervalMs must be positive');
     const redis = await connectRedis(url, options.redisOptions);
     let feed: ChangeFeed | null = null;
     try {
@@ -102,6 +114,7 @@ export class RedisStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.meter.close();
+    await this.accounts.close();
     this.closed = true;
     this.blacklist.close();
     await this.feed?.close();

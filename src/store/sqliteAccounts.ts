@@ -10,17 +10,37 @@
  * websites, roll, deletion) forgets it; a change of an account drops the account. Another
  * connection (such as the CLI) may change accounts and keys meanwhile: the caches notice through
  * `PRAGMA data_version`, asked at most once per millisecond, and are dropped whole.
+ *
+ * A key's last use (keyUse.ts) is noted in memory and written by `flushKeyUse`, which SqliteStore
+ * calls on its flush timer and at close: one transaction for all keys used since, each row only
+ * updated to a later minute. A crash loses at most the uses of the last flush interval.
+ *
+ * The account list filters with the same search rule as the shared store (keyWebsites.ts), given to
+ * SQLite as a function; without a search it reads the accounts_created index backwards.
  */
 import type Database from 'better-sqlite3';
 import type { PlanCode } from '../plans/plans.js';
 import crypto from 'node:crypto';
-import { hashSecret, isWellFormedSecret, newId, newSecret, sameSecret, secretCodes } from './apiKeySecret.js';
-import { checkedName, checkedPlan, newAccountWithKey, normalizeWebsites, planAndExpiry, StoreInputError } from './keyWebsites.js';
+import { hashSecret, isWellFormedSecret, newSecret, sameSecret, secretCodes } from './apiKeySecret.js';
+import {
+  accountMatches,
+  checkedAccountQuery,
+  checkedName,
+  checkedPlan,
+  newAccountWithKey,
+  newKeyWithSecret,
+  normalizeWebsites,
+  planAndExpiry,
+  StoreInputError,
+} from './keyWebsites.js';
+import { KeyUseNotes } from './keyUse.js';
 import type { Guard } from './sqliteGuard.js';
 import {
   KeyLimitError,
   type Account,
+  type AccountPage,
   type AccountPatch,
+  type AccountQuery,
   type AccountStore,
   type ApiKey,
   type KeyPatch,
@@ -49,6 +69,7 @@ interface KeyRow {
   hash: Buffer;
   created_at: string;
   rolled_at: string | null;
+  last_used_at: string | null;
 }
 
 /** A verified secret and what it authenticates. */
@@ -76,6 +97,7 @@ const toKey = (row: KeyRow): ApiKey => ({
   websites: JSON.parse(row.websites) as string[],
   created_at: row.created_at,
   rolled_at: row.rolled_at,
+  last_used_at: row.last_used_at,
 });
 
 const copyKey = (key: ApiKey): ApiKey => ({ ...key, websites: [...key.websites] });
@@ -85,6 +107,7 @@ export class SqliteAccounts implements AccountStore {
   private readonly keysBySecret = new Map<string, VerifiedKey>();
   private readonly secretByKeyId = new Map<string, string>();
   private readonly accounts = new Map<string, Account>();
+  private readonly keyUse = new KeyUseNotes();
   /** SQLite's count of commits by other connections, as last seen by the caches */
   private seenDataVersion = -1;
   private dataVersionCheckedAt = -Infinity;
@@ -94,6 +117,9 @@ export class SqliteAccounts implements AccountStore {
     private readonly db: Database.Database,
     private readonly guard: Guard,
   ) {
+    db.function('account_matches', { deterministic: true }, (search, id, email) =>
+      accountMatches(search as string, id as string, email as string | null) ? 1 : 0,
+    );
     this.sql = prepareStatements(db);
   }
 
@@ -145,6 +171,21 @@ export class SqliteAccounts implements AccountStore {
     return this.guard('count accounts', () => this.sql.countAccounts.get()!.n);
   }
 
+  async listAccounts(query: AccountQuery): Promise<AccountPage> {
+    const { search, offset, limit } = checkedAccountQuery(query);
+    return this.guard('list accounts', () =>
+      // one read transaction: the total and the page of one state of the file
+      this.db.transaction((): AccountPage => {
+        if (search === '')
+          return { total: this.sql.countAccounts.get()!.n, accounts: this.sql.accountPage.all({ offset, limit }).map(toAccount) };
+        return {
+          total: this.sql.countFound.get({ search })!.n,
+          accounts: this.sql.foundPage.all({ search, offset, limit }).map(toAccount),
+        };
+      })(),
+    );
+  }
+
   // Keys
 
   async listKeys(accountId: string): Promise<ApiKey[]> {
@@ -159,16 +200,13 @@ export class SqliteAccounts implements AccountStore {
   }
 
   async createKey(accountId: string, input: { name: string; websites?: string[] }, maxKeys: number): Promise<KeyWithSecret> {
-    const name = checkedName(input.name);
-    const websites = normalizeWebsites(input.websites ?? []);
-    const secret = newSecret();
-    const key: ApiKey = { id: newId('key'), account_id: accountId, name, websites, created_at: new Date().toISOString(), rolled_at: null };
+    const { key, secret } = newKeyWithSecret(accountId, input);
     this.guard('create key', () =>
       this.db
         .transaction(() => {
           if (!this.sql.account.get(accountId)) throw new StoreInputError(`no account ${accountId}`);
           if (this.sql.countKeys.get(accountId)!.n >= maxKeys) throw new KeyLimitError(maxKeys);
-          this.sql.insertKey.run({ ...key, websites: JSON.stringify(websites), hash: hashSecret(secret) });
+          this.sql.insertKey.run({ ...key, websites: JSON.stringify(key.websites), hash: hashSecret(secret) });
         })
         .immediate(),
     );
@@ -206,6 +244,28 @@ export class SqliteAccounts implements AccountStore {
       this.forgetKey(id);
       return this.sql.deleteKey.run(id).changes > 0;
     });
+  }
+
+  noteKeyUse(keyId: string, now: Date): void {
+    this.keyUse.note(keyId, now);
+  }
+
+  /** Writes the key uses noted since the last flush in one transaction; on failure they stay noted for the next. */
+  flushKeyUse(): void {
+    const uses = this.keyUse.take();
+    if (uses.size === 0) return;
+    try {
+      this.guard('write key use', () =>
+        this.db
+          .transaction(() => {
+            for (const [id, at] of uses) this.sql.keyUsed.run({ id, at });
+          })
+          .immediate(),
+      );
+    } catch (e) {
+      this.keyUse.giveBack(uses);
+      throw e;
+    }
   }
 
   readonly immediate = {
@@ -298,6 +358,15 @@ function prepareStatements(db: Database.Database) {
       'UPDATE accounts SET plan = @plan, expires_at = @expires_at, suspended = @suspended, email = @email WHERE id = @id',
     ),
     countAccounts: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts'),
+    accountPage: db.prepare<[{ offset: number; limit: number }], AccountRow>(
+      'SELECT * FROM accounts ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset',
+    ),
+    countFound: db.prepare<[{ search: string }], { n: number }>(
+      'SELECT COUNT(*) AS n FROM accounts WHERE account_matches(@search, id, email)',
+    ),
+    foundPage: db.prepare<[{ search: string; offset: number; limit: number }], AccountRow>(
+      'SELECT * FROM accounts WHERE account_matches(@search, id, email) ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset',
+    ),
     insertKey: db.prepare(
       'INSERT INTO api_keys (id, account_id, name, websites, hash, created_at, rolled_at) VALUES (@id, @account_id, @name, @websites, @hash, @created_at, NULL)',
     ),
@@ -307,6 +376,7 @@ function prepareStatements(db: Database.Database) {
     countKeys: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?'),
     updateKey: db.prepare('UPDATE api_keys SET name = @name, websites = @websites WHERE id = @id'),
     rollKey: db.prepare('UPDATE api_keys SET hash = @hash, rolled_at = @rolled_at WHERE id = @id'),
+    keyUsed: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)'),
     deleteKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   };

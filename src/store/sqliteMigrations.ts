@@ -109,7 +109,7 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 5,
-    description: 'dashboard: sessions, when each key was last used, and each reporter\'s reports',
+    description: "dashboard: sessions, when each key was last used, and each reporter's reports",
     up(db) {
       // A session is keyed by the SHA-256 (hex) of its token; the token itself is never stored.
       db.exec(`

@@ -2,12 +2,13 @@
  * The embedded store: one SQLite file `netlookup.sqlite` under the data
  * directory, through better-sqlite3, for one serving process (another connection, such as the CLI,
  * may change accounts, keys and the blacklist meanwhile; each part notices, see its file). On one
- * connection: the accounts and keys (sqliteAccounts.ts), the meter (sqliteMeter.ts) and the
- * blacklist (sqliteBlacklist.ts).
+ * connection: the accounts and keys (sqliteAccounts.ts), the meter (sqliteMeter.ts), the
+ * blacklist (sqliteBlacklist.ts) and the dashboard's sessions (sqliteSessions.ts).
  *
  * Durability: WAL with `synchronous = FULL`, and every account or key change is its own committed
- * transaction before its method resolves, so an acknowledged change survives `kill -9`. The
- * meter's counters are flushed every `flushIntervalMs` and on close().
+ * transaction before its method resolves, so an acknowledged change survives `kill -9`, and so is
+ * a dashboard session. The meter's counters and the keys' last use are flushed every
+ * `flushIntervalMs` and on close().
  *
  * Every SQLite failure surfaces as StoreUnavailableError (sqliteGuard.ts), so the HTTP layer can
  * answer `unavailable`.
@@ -21,6 +22,7 @@ import { SqliteBlacklist, type SqliteBlacklistOptions } from './sqliteBlacklist.
 import { sqliteGuard, unavailable, type Guard } from './sqliteGuard.js';
 import { SqliteMeter } from './sqliteMeter.js';
 import { migrate } from './sqliteMigrations.js';
+import { SqliteSessions } from './sqliteSessions.js';
 import type { Store } from './store.js';
 
 export const DATABASE_FILE = 'netlookup.sqlite';
@@ -31,6 +33,7 @@ export class SqliteStore implements Store {
   readonly meter: SqliteMeter;
   /** The blacklist (src/store/sqliteBlacklist.ts) on the same connection. */
   readonly blacklist: SqliteBlacklist;
+  readonly sessions: SqliteSessions;
 
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -48,11 +51,17 @@ export class SqliteStore implements Store {
     this.accounts = new SqliteAccounts(db, this.guard);
     this.meter = new SqliteMeter(db, this.guard);
     this.blacklist = new SqliteBlacklist(db, this.guard, blacklist);
+    this.sessions = new SqliteSessions(db, this.guard);
     this.timer = setInterval(() => {
       try {
         this.meter.flush();
       } catch {
         // The counts stay pending for the next flush; healthy() reports the failure meanwhile.
+      }
+      try {
+        this.accounts.flushKeyUse();
+      } catch {
+        // The uses stay noted for the next flush.
       }
     }, flushIntervalMs);
     this.timer.unref();
@@ -106,6 +115,7 @@ export class SqliteStore implements Store {
     try {
       this.blacklist.close();
       this.meter.flush();
+      this.accounts.flushKeyUse();
     } finally {
       this.closed = true;
       this.db.close();

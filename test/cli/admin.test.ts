@@ -13,7 +13,7 @@ import { defaultPlans } from '../../src/plans/plans.js';
 import { writeIpTable } from '../../src/tables/format/ipTable.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
 import { TABLE_FILES } from '../../src/tables/tableFiles.js';
-import { DATABASE_FILE } from '../../src/store/sqliteStore.js';
+import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
 import { RedisStore } from '../../src/store/redisStore.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { tinyIp4, tinyIp6, tinyMac } from '../tables/tinyTables.js';
@@ -59,7 +59,7 @@ const secretPattern = /^nlk_[0-9a-f]{40}$/;
 const isoInstant = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 function expectPublicKey(key: Record<string, unknown>, accountId: string): void {
-  expect(Object.keys(key).sort()).toEqual(['account_id', 'created_at', 'id', 'name', 'rolled_at', 'websites']);
+  expect(Object.keys(key).sort()).toEqual(['account_id', 'created_at', 'id', 'last_used_at', 'name', 'rolled_at', 'websites']);
   expect(key.id).toMatch(/^key_/);
   expect(key.account_id).toBe(accountId);
   expect(key.created_at).toMatch(isoInstant);
@@ -255,6 +255,19 @@ describe('netlookup key', () => {
     expect(out.account_id).toBe(accountId);
     expect(out.keys.map((k: { id: string }) => k.id).sort()).toEqual([defaultKeyId, webKey.id].sort());
     for (const key of out.keys) expectPublicKey(key, accountId);
+  });
+
+  it('list and account show tell when a key was last used, or never', async () => {
+    let text = await cli(dir, ['key', 'list', accountId]);
+    expect(text.stdout).toMatch(/^ {2}last used +never$/m);
+    const store = SqliteStore.open(dir);
+    store.accounts.noteKeyUse(defaultKeyId, new Date('2031-02-03T04:05:06.789Z'));
+    await store.close();
+    const listed = await ok(dir, ['key', 'list', accountId]);
+    expect(listed.keys.find((k: { id: string }) => k.id === defaultKeyId).last_used_at).toBe('2031-02-03T04:05:00.000Z');
+    expect(listed.keys.find((k: { id: string }) => k.id === webKey.id).last_used_at).toBeNull();
+    text = await cli(dir, ['account', 'show', accountId]);
+    expect(text.stdout).toMatch(/^ {2}last used +2031-02-03T04:05:00\.000Z$/m);
   });
 
   it('update renames, replaces and empties the website list', async () => {

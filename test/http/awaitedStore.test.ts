@@ -35,6 +35,7 @@ function awaitedStore(inner: Store): Store {
     accounts: awaited(inner.accounts),
     meter: awaited(inner.meter),
     blacklist: inner.blacklist,
+    sessions: inner.sessions,
     healthy: async () => {
       await nextTurn();
       return inner.healthy();

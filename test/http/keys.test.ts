@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redactedUrl } from '../../src/http/logger.js';
 import { expectError, Harness, KEY_PATTERN, type Reply } from './harness.js';
 
@@ -323,6 +323,27 @@ describe('secrets are shown only when created', () => {
         expect(bytes.includes(Buffer.from(secret.slice(4)))).toBe(false);
       }
     }
+  });
+});
+
+describe("a key's last use", () => {
+  const keysOf = async (accountId: string) => (await h.admin('GET', `/admin/accounts/${accountId}`)).body.keys;
+
+  it('a request authenticated with the key sets its last_used_at, to the minute, in the admin answers', async () => {
+    const { account, key } = await h.createAccount('pro');
+    expect(key.last_used_at).toBeNull();
+    const unused = await h.createKey(account.id, 'unused');
+    expect(unused.last_used_at).toBeNull();
+    expectError(await h.call('/v1/ip/8.8.8.8', { key: `nlk_${'f'.repeat(40)}` }), 'invalid_key', 401);
+    expect((await h.call('/v1/mac/00:1A:2B:3C:4D:5E', { key: key.secret })).status).toBe(200);
+    const minute = new Date(Math.floor(h.clock.ms / 60_000) * 60_000).toISOString();
+    // written in bulk on the store's flush interval
+    await vi.waitFor(async () => expect((await keysOf(account.id)).map((k: any) => k.last_used_at)).toEqual([minute, null]), {
+      timeout: 5000,
+      interval: 100,
+    });
+    const rolled = await h.admin('POST', `/admin/keys/${key.id}/roll`);
+    expect(rolled.body.key).toMatchObject({ id: key.id, last_used_at: minute });
   });
 });
 

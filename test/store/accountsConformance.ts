@@ -1,30 +1,34 @@
 /**
  * The conformance suite of every AccountStore (src/store/store.ts): accounts, their keys and
- * authentication, through the interface only, nothing of one implementation. Each test makes its
- * own accounts, so the tests share one opened store.
+ * authentication, the operator's account list and the keys' last use, through the interface only,
+ * nothing of one implementation. Each test makes its own accounts, so the tests share one opened
+ * store; the tests of a key's last use close and open it again, which writes what was noted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyLimitError, type AccountStore, type Store } from '../../src/store/store.js';
+import crypto from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { StoreInputError } from '../../src/store/keyWebsites.js';
+import { KeyLimitError, type Account, type AccountStore, type Store } from '../../src/store/store.js';
+import { sharedStore } from './sharedStore.js';
 
 const secretFormat = /^nlk_[0-9a-f]{40}$/;
 const unknownSecret = `nlk_${'0123456789'.repeat(4)}`;
 
 export function accountsConformance(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
   describe(`AccountStore conformance: ${name}`, () => {
-    let store: Store;
+    const shared = sharedStore(open, cleanup);
     let accounts: AccountStore;
 
-    beforeAll(async () => {
-      store = await open();
-      accounts = store.accounts;
-    });
-
-    afterAll(async () => {
-      await store?.close();
-      await cleanup?.();
+    beforeAll(() => {
+      accounts = shared.store.accounts;
     });
 
     const newAccount = async () => (await accounts.createAccount({ plan: 'free' })).account.id;
+
+    /** The store closed (writing what it holds in memory) and opened again, and its accounts. */
+    const reopen = async () => {
+      await shared.reopen();
+      accounts = shared.store.accounts;
+    };
 
     describe('accounts', () => {
       it('creates, reads and counts accounts', async () => {
@@ -250,8 +254,167 @@ export function accountsConformance(name: string, open: () => Promise<Store>, cl
       });
     });
 
+    describe('account list', () => {
+      /** Accounts created one after another, each a few milliseconds after the one before: newest last. */
+      const createInTurn = async (emails: (string | null)[]): Promise<Account[]> => {
+        const created: Account[] = [];
+        for (const email of emails) {
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          created.push((await accounts.createAccount({ plan: 'free', email })).account);
+        }
+        return created;
+      };
+      const ids = (list: Account[]) => list.map((a) => a.id);
+
+      it('searches e-mails anywhere and ids from their start, ignoring case, newest first', async () => {
+        const tag = crypto.randomBytes(5).toString('hex');
+        const created = await createInTurn([
+          `ann.${tag}@example.com`,
+          `Bob.${tag.toUpperCase()}@Example.ORG`,
+          null,
+          `carla@${tag}.example.net`,
+          `under_score.${tag}@example.com`,
+        ]);
+        const withTag = created.filter((a) => a.email !== null);
+        const newestFirst = [...withTag].reverse();
+
+        for (const search of [tag, tag.toUpperCase(), ` ${tag} `]) {
+          const page = await accounts.listAccounts({ search, offset: 0, limit: 100 });
+          expect(page.total, search).toBe(4);
+          expect(ids(page.accounts), search).toEqual(ids(newestFirst));
+        }
+        expect(await accounts.listAccounts({ search: `BOB.${tag}`, offset: 0, limit: 10 })).toEqual({ total: 1, accounts: [withTag[1]] });
+        expect((await accounts.listAccounts({ search: `${tag}@EXAMPLE.com`, offset: 0, limit: 10 })).accounts).toEqual([
+          withTag[3],
+          withTag[0],
+        ]);
+
+        // an id from its start (any case), not from its middle
+        const target = created[2];
+        const byId = await accounts.listAccounts({ search: target.id.slice(0, 14).toUpperCase(), offset: 0, limit: 100 });
+        expect(byId.accounts).toContainEqual(target);
+        for (const found of byId.accounts) expect(found.id.startsWith(target.id.slice(0, 14))).toBe(true);
+        expect(await accounts.listAccounts({ search: target.id, offset: 0, limit: 100 })).toEqual({ total: 1, accounts: [target] });
+        expect((await accounts.listAccounts({ search: target.id.slice(4), offset: 0, limit: 100 })).total).toBe(0);
+
+        // the search is text, not a pattern
+        for (const search of [`%${tag}`, `_${tag}`, `under%score.${tag}`, `*${tag}`])
+          expect(await accounts.listAccounts({ search, offset: 0, limit: 100 }), search).toEqual({ total: 0, accounts: [] });
+        expect((await accounts.listAccounts({ search: `under_score.${tag}`, offset: 0, limit: 100 })).accounts).toEqual([withTag[3]]);
+      });
+
+      it('pages through the matches with the total of all pages', async () => {
+        const tag = crypto.randomBytes(5).toString('hex');
+        const created = await createInTurn(Array.from({ length: 5 }, (_, i) => `user${i}@${tag}.example`));
+        const newestFirst = ids([...created].reverse());
+        const pages = [];
+        for (const offset of [0, 2, 4]) {
+          const page = await accounts.listAccounts({ search: tag, offset, limit: 2 });
+          expect(page.total).toBe(5);
+          pages.push(...ids(page.accounts));
+        }
+        expect(pages).toEqual(newestFirst);
+        expect(ids((await accounts.listAccounts({ search: tag, offset: 1, limit: 3 })).accounts)).toEqual(newestFirst.slice(1, 4));
+        expect(await accounts.listAccounts({ search: tag, offset: 5, limit: 2 })).toEqual({ total: 5, accounts: [] });
+        expect(await accounts.listAccounts({ search: tag, offset: 1000, limit: 100 })).toEqual({ total: 5, accounts: [] });
+      });
+
+      it('without a search lists every account, newest first', async () => {
+        const [older, newer] = await createInTurn([null, 'latest@example.com']);
+        for (const search of [undefined, '', '   ']) {
+          const page = await accounts.listAccounts({ search, offset: 0, limit: 2 });
+          expect(page.total).toBe(await accounts.countAccounts());
+          expect(page.accounts).toEqual([newer, older]);
+        }
+        const all = await accounts.listAccounts({ offset: 0, limit: 100 });
+        expect(all.accounts.length).toBe(Math.min(100, all.total));
+        const order = all.accounts.map((a) => a.created_at);
+        expect(order).toEqual([...order].sort().reverse());
+      });
+
+      it('refuses a limit outside 1 to 100, a negative or fractional offset and a search that is not text', async () => {
+        const refused = [
+          { offset: 0, limit: 0 },
+          { offset: 0, limit: 101 },
+          { offset: 0, limit: 2.5 },
+          { offset: -1, limit: 10 },
+          { offset: 0.5, limit: 10 },
+          { offset: Number.NaN, limit: 10 },
+          { offset: 0, limit: '10' as never },
+          { search: 42 as never, offset: 0, limit: 10 },
+          { search: 'x'.repeat(1000), offset: 0, limit: 10 },
+        ];
+        for (const query of refused)
+          await expect(accounts.listAccounts(query), JSON.stringify(query)).rejects.toBeInstanceOf(StoreInputError);
+        await expect(accounts.listAccounts({ offset: 0, limit: 100 })).resolves.toMatchObject({ total: expect.any(Number) });
+        await expect(accounts.listAccounts({ offset: 0, limit: 1 })).resolves.toMatchObject({ accounts: [expect.any(Object)] });
+      });
+    });
+
+    describe("a key's last use", () => {
+      it('is null until the key is used, wherever a key is shown', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'starter' });
+        expect(key.last_used_at).toBeNull();
+        const extra = await accounts.createKey(account.id, { name: 'extra' }, 5);
+        expect(extra.last_used_at).toBeNull();
+        expect((await accounts.listKeys(account.id)).map((k) => k.last_used_at)).toEqual([null, null]);
+        expect((await accounts.getKey(key.id))?.last_used_at).toBeNull();
+        expect((await accounts.authenticate(key.secret))?.key.last_used_at).toBeNull();
+        expect((await accounts.updateKey(key.id, { name: 'renamed' }))?.last_used_at).toBeNull();
+        expect((await accounts.rollKey(extra.id))?.last_used_at).toBeNull();
+      });
+
+      it('is the minute of the latest use, once written, in every answer with the key', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'starter' });
+        const other = await accounts.createKey(account.id, { name: 'other' }, 5);
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:07:05.250Z'));
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:07:59.999Z'));
+        accounts.noteKeyUse(other.id, new Date('2031-05-05T09:00:00.000Z'));
+        await reopen();
+        const minute = '2031-05-05T10:07:00.000Z';
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe(minute);
+        expect((await accounts.listKeys(account.id)).map((k) => [k.id, k.last_used_at])).toEqual([
+          [key.id, minute],
+          [other.id, '2031-05-05T09:00:00.000Z'],
+        ]);
+        expect((await accounts.authenticate(key.secret))?.key.last_used_at).toBe(minute);
+        expect((await accounts.updateKey(key.id, { websites: ['example.com'] }))?.last_used_at).toBe(minute);
+
+        accounts.noteKeyUse(key.id, new Date('2031-05-05T10:09:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-05-05T10:09:00.000Z');
+      });
+
+      it('never moves backwards, in one process or across reopenings', async () => {
+        const { key } = await accounts.createAccount({ plan: 'free' });
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T12:30:10.000Z'));
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T12:00:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-06-01T12:30:00.000Z');
+        // a fresh process has noted nothing yet: the store keeps the later time
+        accounts.noteKeyUse(key.id, new Date('2031-06-01T11:00:00.000Z'));
+        await reopen();
+        expect((await accounts.getKey(key.id))?.last_used_at).toBe('2031-06-01T12:30:00.000Z');
+      });
+
+      it('survives a roll of the key; an invalid date or an unknown key notes nothing', async () => {
+        const { account, key } = await accounts.createAccount({ plan: 'free' });
+        accounts.noteKeyUse(key.id, new Date('2031-07-07T07:07:07.000Z'));
+        accounts.noteKeyUse(key.id, new Date(Number.NaN));
+        accounts.noteKeyUse('key_does_not_exist', new Date('2031-07-07T07:08:00.000Z'));
+        await reopen();
+        const rolled = await accounts.rollKey(key.id);
+        expect(rolled?.last_used_at).toBe('2031-07-07T07:07:00.000Z');
+        expect((await accounts.authenticate(rolled!.secret))?.key.last_used_at).toBe('2031-07-07T07:07:00.000Z');
+        expect(await accounts.listKeys(account.id)).toEqual([
+          expect.objectContaining({ id: key.id, last_used_at: '2031-07-07T07:07:00.000Z' }),
+        ]);
+        expect(await accounts.getKey('key_does_not_exist')).toBeNull();
+      });
+    });
+
     it('is healthy while open', async () => {
-      expect(await store.healthy()).toBe(true);
+      expect(await shared.store.healthy()).toBe(true);
     });
   });
 }

@@ -15,6 +15,7 @@ import { RedisStore } from '../../src/store/redisStore.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
+import { sessionsConformance } from './sessionsConformance.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 
 interface Seen {
@@ -51,6 +52,12 @@ blacklistConformance(
   'redis (under MONITOR)',
   async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}b:`, rateClock: 'request' }),
   () => removeKeys(`${prefix}b:`),
+);
+
+sessionsConformance(
+  'redis (under MONITOR)',
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}s:` }),
+  () => removeKeys(`${prefix}s:`),
 );
 
 describe('two instances (under MONITOR)', () => {

@@ -1,4 +1,8 @@
 import { Redis } from 'ioredis';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { DAY_MS } from '../../src/blacklist/scoring.js';
@@ -6,11 +10,12 @@ import { newId } from '../../src/store/apiKeySecret.js';
 import { dayKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
 import { DAY_COUNTER_GRACE_MS } from '../../src/store/redisMeter.js';
 import { RedisStore } from '../../src/store/redisStore.js';
-import { USAGE_HISTORY_DAYS, type AdmitRequest } from '../../src/store/store.js';
+import { StoreUnavailableError, USAGE_HISTORY_DAYS, type AdmitRequest } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
-import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
+import { sessionsConformance } from './sessionsConformance.js';
+import { PrivateRedis, redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 
 const accountsPrefix = redisTestPrefix('accounts');
 accountsConformance(
@@ -31,6 +36,13 @@ blacklistConformance(
   'redis',
   async () => RedisStore.open(REDIS_TEST_URL, { prefix: blacklistPrefix, rateClock: 'request' }),
   () => removeKeys(blacklistPrefix),
+);
+
+const sessionsPrefix = redisTestPrefix('sessions');
+sessionsConformance(
+  'redis',
+  async () => RedisStore.open(REDIS_TEST_URL, { prefix: sessionsPrefix }),
+  () => removeKeys(sessionsPrefix),
 );
 
 /** A request admitted now by the default, within a day quota of 100. */
@@ -411,5 +423,107 @@ describe('redis blacklist: the listed-address set', () => {
     } finally {
       admin.disconnect();
     }
+  });
+});
+
+describe("redis store: keys' last use and dashboard sessions", () => {
+  const prefix = redisTestPrefix('lastuse');
+  let a: RedisStore;
+  let b: RedisStore;
+
+  beforeAll(async () => {
+    a = await RedisStore.open(REDIS_TEST_URL, { prefix, keyUseIntervalMs: 40 });
+    b = await RedisStore.open(REDIS_TEST_URL, { prefix, keyUseIntervalMs: 40 });
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await removeKeys(prefix);
+  });
+
+  it('each instance writes the uses it noted every interval; the latest minute wins whichever writes last', async () => {
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    a.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:07:30.000Z'));
+    await vi.waitFor(async () => expect((await b.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:07:00.000Z'));
+    b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:05:00.000Z'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await a.redis.hget(`${prefix}key-last-used`, key.id)).toBe('2031-08-08T10:07:00.000Z');
+    b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:08:00.000Z'));
+    await vi.waitFor(async () => expect((await a.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:08:00.000Z'));
+    // a deleted key takes its last use with it
+    await a.accounts.deleteKey(key.id);
+    expect(await a.redis.hexists(`${prefix}key-last-used`, key.id)).toBe(0);
+  });
+
+  it('a session is one key for all instances, expiring with the session', async () => {
+    const hash = crypto.createHash('sha256').update(crypto.randomBytes(32)).digest('hex');
+    const createdAt = new Date();
+    const session = {
+      kind: 'operator' as const,
+      account_id: null,
+      key_id: null,
+      key_rolled_at: null,
+      created_at: createdAt.toISOString(),
+      expires_at: new Date(createdAt.getTime() + 8 * 3_600_000).toISOString(),
+    };
+    await a.sessions.create(hash, session);
+    expect(await b.sessions.get(hash, new Date())).toEqual(session);
+    const ttl = await a.redis.pttl(`${prefix}session:${hash}`);
+    expect(ttl).toBeGreaterThan(8 * 3_600_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(8 * 3_600_000);
+    await b.sessions.delete(hash);
+    expect(await a.sessions.get(hash, new Date())).toBeNull();
+  });
+});
+
+describe('redis store: sessions and last use while Redis is away', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-redis-away-'));
+  let redis: PrivateRedis;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start({ aofDir: dir });
+    store = await RedisStore.open(redis.url, { keyUseIntervalMs: 50 });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await redis?.stop('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses sessions and the account list with StoreUnavailableError, and writes the uses noted meanwhile once back', async () => {
+    const { key } = await store.accounts.createAccount({ plan: 'free' });
+    const hash = crypto.createHash('sha256').update('away').digest('hex');
+    const createdAt = new Date();
+    const session = {
+      kind: 'account' as const,
+      account_id: key.account_id,
+      key_id: key.id,
+      key_rolled_at: null,
+      created_at: createdAt.toISOString(),
+      expires_at: new Date(createdAt.getTime() + 3_600_000).toISOString(),
+    };
+    await store.sessions.create(hash, session);
+
+    await redis.stop('SIGKILL');
+    await vi.waitFor(() => expect(store.redis.status).not.toBe('ready'));
+    await expect(store.sessions.create(crypto.createHash('sha256').update('new').digest('hex'), session)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    await expect(store.sessions.get(hash, new Date())).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.sessions.delete(hash)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.accounts.listAccounts({ offset: 0, limit: 10 })).rejects.toBeInstanceOf(StoreUnavailableError);
+    store.accounts.noteKeyUse(key.id, new Date('2031-09-09T09:09:09.000Z'));
+    // a few intervals pass while Redis is away: the use stays noted
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    await redis.start();
+    await vi.waitFor(async () => expect((await store.accounts.getKey(key.id))?.last_used_at).toBe('2031-09-09T09:09:00.000Z'), {
+      timeout: 5000,
+      interval: 100,
+    });
+    expect(await store.sessions.get(hash, new Date())).toEqual(session);
   });
 });

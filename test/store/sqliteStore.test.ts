@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
+import { sessionsConformance } from './sessionsConformance.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -50,6 +52,13 @@ blacklistConformance(
   'sqlite',
   async () => SqliteStore.open(path.join(blacklistDir, 'data')),
   async () => fs.rmSync(blacklistDir, { recursive: true, force: true }),
+);
+
+const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-sessions-'));
+sessionsConformance(
+  'sqlite',
+  async () => SqliteStore.open(path.join(sessionsDir, 'data')),
+  async () => fs.rmSync(sessionsDir, { recursive: true, force: true }),
 );
 
 const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
@@ -90,6 +99,7 @@ describe('sqlite store: migrations', () => {
       'blacklist_reports',
       'blacklist_state',
       'daily_counters',
+      'dashboard_sessions',
       'usage',
     ]);
     db.close();
@@ -237,6 +247,55 @@ describe('sqlite store: durability', () => {
     await store.close();
   });
 
+  it("writes the keys' last use on its flush interval, each to its latest minute", async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir, { flushIntervalMs: 40 });
+    const { account, key } = await store.accounts.createAccount({ plan: 'starter' });
+    const other = await store.accounts.createKey(account.id, { name: 'other' }, 3);
+    const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    const stored = () =>
+      Object.fromEntries(
+        reader
+          .prepare<[string], { id: string; last_used_at: string | null }>('SELECT id, last_used_at FROM api_keys WHERE account_id = ?')
+          .all(account.id)
+          .map((r) => [r.id, r.last_used_at]),
+      );
+    store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:04:05.000Z'));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:04:00.000Z', [other.id]: null });
+    store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:05:00.000Z'));
+    store.accounts.noteKeyUse(other.id, new Date('2031-03-03T03:04:59.999Z'));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:05:00.000Z', [other.id]: '2031-03-03T03:04:00.000Z' });
+    await store.close();
+    reader.close();
+  });
+
+  it('purges expired dashboard sessions a hundred at a time, at sign-ins, never a live one', async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir);
+    const hash = (i: number) => crypto.createHash('sha256').update(`session ${i}`).digest('hex');
+    const session = (createdAt: string, hours: number) => ({
+      kind: 'operator' as const,
+      account_id: null,
+      key_id: null,
+      key_rolled_at: null,
+      created_at: createdAt,
+      expires_at: new Date(Date.parse(createdAt) + hours * 3_600_000).toISOString(),
+    });
+    for (let i = 0; i < 150; i++) await store.sessions.create(hash(i), session('2030-01-01T00:00:00.000Z', 8));
+    const live = session('2030-01-01T10:00:00.000Z', 8);
+    await store.sessions.create(hash(1000), live);
+    const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    const rows = () => reader.prepare('SELECT COUNT(*) FROM dashboard_sessions').pluck().get();
+    expect(rows()).toBe(51);
+    await store.sessions.create(hash(1001), session('2030-01-01T10:00:01.000Z', 8));
+    expect(rows()).toBe(2);
+    expect(await store.sessions.get(hash(1000), new Date('2030-01-01T11:00:00.000Z'))).toEqual(live);
+    reader.close();
+    await store.close();
+  });
+
   it('an acknowledged account and key change survives kill -9', async () => {
     const dir = tempDir();
     const child = spawn(
@@ -356,6 +415,21 @@ describe('sqlite store: failures surface as StoreUnavailableError', () => {
     store.meter.flush();
     expect(await store.healthy()).toBe(true);
     expect(other.prepare('SELECT count FROM usage WHERE account_id = ?').pluck().get(account.id)).toBe(2);
+    await store.close();
+    other.close();
+  });
+
+  it("a failed write of the keys' last use keeps them for the next flush", async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open(dir, { flushIntervalMs: 60_000 });
+    const { key } = await store.accounts.createAccount({ plan: 'free' });
+    const other = new Database(path.join(dir, DATABASE_FILE));
+    other.exec('ALTER TABLE api_keys RENAME TO api_keys_away');
+    store.accounts.noteKeyUse(key.id, new Date('2031-04-04T04:04:04.000Z'));
+    expect(() => store.accounts.flushKeyUse()).toThrow(StoreUnavailableError);
+    other.exec('ALTER TABLE api_keys_away RENAME TO api_keys');
+    store.accounts.flushKeyUse();
+    expect(other.prepare('SELECT last_used_at FROM api_keys WHERE id = ?').pluck().get(key.id)).toBe('2031-04-04T04:04:00.000Z');
     await store.close();
     other.close();
   });
