@@ -182,7 +182,12 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     await b.signIn({ key: key.secret });
     const listed = await b.call('GET', '/dashboard/api/keys');
     expect(listed.body.keys.map((k: { id: string }) => k.id)).toEqual([key.id]);
-    expect(listed.body.keys[0]).toMatchObject({ name: key.name, websites: [], last_used_at: expect.any(String) });
+    expect(listed.body.keys[0]).toMatchObject({ name: key.name, websites: [], last_used_at: null });
+    await h.call('/v1/ip/8.8.8.8', { key: key.secret });
+    // Written in bulk: on the store's next flush (SQLite: a second; Redis: five seconds).
+    await expect
+      .poll(async () => (await b.call('GET', '/dashboard/api/keys')).body.keys[0].last_used_at, { timeout: 8000, interval: 250 })
+      .toBe(new Date(Math.floor(h.clock.now().getTime() / 60_000) * 60_000).toISOString());
     expect(JSON.stringify(listed.body)).not.toContain(key.secret);
 
     const created = await b.call('POST', '/dashboard/api/keys', { name: 'site', websites: ['example.com'] });
@@ -199,8 +204,9 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
 
     const rolled = await b.call('POST', `/dashboard/api/keys/${site.id}/roll`);
     expect(rolled.body.key.secret).not.toBe(site.secret);
-    expectError(await h.call('/v1/usage', { key: site.secret }), 'invalid_key');
-    expect((await h.call('/v1/usage', { key: rolled.body.key.secret })).status).toBe(200);
+    const fromSite = { origin: 'https://a.example.org' };
+    expectError(await h.call('/v1/usage', { key: site.secret, headers: fromSite }), 'invalid_key');
+    expect((await h.call('/v1/usage', { key: rolled.body.key.secret, headers: fromSite })).status).toBe(200);
     expect((await b.call('GET', '/dashboard/api/session')).status).toBe(200);
 
     const other = await h.createAccount('pro');
@@ -209,7 +215,7 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     expect((await h.call('/v1/usage', { key: other.key.secret })).status).toBe(200);
 
     expect((await b.call('DELETE', `/dashboard/api/keys/${site.id}`)).body.deleted).toBe(site.id);
-    expectError(await h.call('/v1/usage', { key: rolled.body.key.secret }), 'invalid_key');
+    expectError(await h.call('/v1/usage', { key: rolled.body.key.secret, headers: fromSite }), 'invalid_key');
     const limited = await h.createAccount('free');
     const free = new Browser(h);
     await free.signIn({ key: limited.key.secret });
@@ -270,7 +276,7 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     for (const secret of [key.secret, other.key.secret])
       expect(
         (await h.call('/v1/blacklist/report', { key: secret, json: { ip: address, threat_type: 'scanner', comment: 'probe' } })).status,
-      ).toBe(200);
+      ).toBe(201);
     const b = new Browser(h);
     await b.signIn({ key: key.secret });
     const listed = await b.call('GET', '/dashboard/api/reports');
