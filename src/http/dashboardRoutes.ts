@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 import { packageRoot } from '../engine/node.js';
 import type { Plan } from '../plans/plans.js';
 import { usageRecord } from '../records/usageRecord.js';
+import { REPORTS_PAGE_LIMIT } from '../store/blacklistStore.js';
 import { USAGE_HISTORY_DAYS, type Account } from '../store/store.js';
 import {
   createKey,
@@ -195,7 +196,7 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
 
   router.get('/dashboard/api/reports', ...holder, async (ctx) => {
     const offset = queryInteger(ctx, 'offset', 0, 0, 1_000_000_000);
-    const limit = queryInteger(ctx, 'limit', 50, 1, 100);
+    const limit = queryInteger(ctx, 'limit', 50, 1, REPORTS_PAGE_LIMIT);
     const page = await deps.store.blacklist.reportsBy(signedIn(ctx).account!.id, { offset, limit }, deps.now());
     sendJson(ctx, 200, { success: true, ...page });
   });

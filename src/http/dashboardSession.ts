@@ -16,10 +16,10 @@ import type { Actor, ChangeBody } from './accountChanges.js';
 import { FailureThrottle } from './failureThrottle.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
-export const SESSION_COOKIE = 'nl_dashboard';
+const SESSION_COOKIE = 'nl_dashboard';
 const COOKIE_PATH = '/dashboard';
 /** How long a session lasts from its sign-in. */
-export const SESSION_LIFETIME_MS = 8 * 3_600_000;
+const SESSION_LIFETIME_MS = 8 * 3_600_000;
 
 /** What a signed-in request knows: the session, and for an account holder its key and account as they are now. */
 export interface SignedIn {
