@@ -34,7 +34,13 @@ export function usageChart(days: DailyUsage[]): HTMLElement {
     ...SERIES.map(({ key }) => days.map((d) => d[key])),
   ];
   let chart: uPlot | null = null;
-  new ResizeObserver(([entry]) => {
+  const observer = new ResizeObserver(([entry]) => {
+    // taken out of the page (another view): nothing to draw any more
+    if (chart && !box.isConnected) {
+      observer.disconnect();
+      chart.destroy();
+      return;
+    }
     const width = Math.floor(entry.contentRect.width);
     if (width === 0) return;
     if (chart) chart.setSize({ width, height: HEIGHT });
@@ -60,6 +66,7 @@ export function usageChart(days: DailyUsage[]): HTMLElement {
         data,
         box,
       );
-  }).observe(box);
+  });
+  observer.observe(box);
   return box;
 }

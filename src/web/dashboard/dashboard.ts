@@ -53,6 +53,7 @@ async function route(message = '', kind: 'info' | 'error' = 'info'): Promise<voi
     return;
   }
   main.replaceChildren(view);
+  document.title = `${view.querySelector('h1')?.textContent ?? ''} · netlookup dashboard`;
   announce(message, kind);
   focusHeading(view);
 }
