@@ -55,7 +55,7 @@ export async function accountsView(): Promise<HTMLElement> {
     h('input', { type: 'search', value: listing.search, autocomplete: 'off' }),
     'The start of an account id, or part of an e-mail address',
   );
-  const form = h('form', { role: 'search' }, search.element, h('button', { type: 'submit', textContent: 'Search' }));
+  const form = h('form', { attrs: { role: 'search' } }, search.element, h('button', { type: 'submit', textContent: 'Search' }));
   const results = h('div', {});
 
   const show = async (offset: number) => {
