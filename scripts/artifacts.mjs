@@ -41,8 +41,16 @@ const ARTIFACTS = {
     stamp: 'data/tables/.inputs.sha256',
     script: 'build:tables',
   },
+  // The dashboard bundles uPlot: its package.json names the installed version.
   web: {
-    inputs: ['src', 'scripts/build-web.mjs', 'tsconfig.web.json', 'build/netlookup.wasm', 'data/compact'],
+    inputs: [
+      'src',
+      'scripts/build-web.mjs',
+      'tsconfig.web.json',
+      'build/netlookup.wasm',
+      'data/compact',
+      'node_modules/uplot/package.json',
+    ],
     stamp: 'dist/browser/.inputs.sha256',
     script: 'build:web',
   },

@@ -1,6 +1,7 @@
 // `npm run build:web`: the browser/edge build of the engine (dist/browser: ESM bundles with their
-// types) and the demo as static files (dist/demo: page, script, WASM module and the compact sets,
-// each table also gzip-compressed beside it for servers that send precompressed files).
+// types), the demo as static files (dist/demo: page, script, WASM module and the compact sets,
+// each table also gzip-compressed beside it for servers that send precompressed files) and the
+// dashboard's page (dist/dashboard: page, script, styles; uPlot bundled in, nothing from a CDN).
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ const at = (...parts) => path.join(root, ...parts);
 const compactDir = process.env.NETLOOKUP_COMPACT_TABLES ?? at('data', 'compact');
 const browserDir = at('dist', 'browser');
 const demoDir = at('dist', 'demo');
+const dashboardDir = at('dist', 'dashboard');
 
 // platform browser: a `node:` import anywhere in the graph fails the build instead of shipping.
 const common = {
@@ -26,6 +28,21 @@ const common = {
 };
 await esbuild.build({ ...common, entryPoints: { netlookup: at('src/web/index.ts'), edge: at('src/web/edge.ts') }, outdir: browserDir });
 await esbuild.build({ ...common, entryPoints: { demo: at('src/web/demo/demo.ts') }, outdir: demoDir, minify: true });
+// The dashboard is served with `script-src 'self'; style-src 'self'`: its page has no inline script
+// or style, only these two files beside it.
+fs.rmSync(dashboardDir, { recursive: true, force: true });
+await esbuild.build({ ...common, entryPoints: { dashboard: at('src/web/dashboard/dashboard.ts') }, outdir: dashboardDir, minify: true });
+await esbuild.build({
+  ...common,
+  entryPoints: { dashboard: at('src/web/dashboard/dashboard.css') },
+  outdir: dashboardDir,
+  minify: true,
+  sourcemap: false,
+});
+const dashboardPage = fs.readFileSync(at('src/web/dashboard/index.html'), 'utf8');
+if (/<script(?![^>]*\bsrc=)|<style|\sstyle=/i.test(dashboardPage))
+  throw new Error('src/web/dashboard/index.html: an inline script or style, which the CSP refuses');
+fs.writeFileSync(path.join(dashboardDir, 'index.html'), dashboardPage);
 // boot is inlined in the page's head (it starts the downloads before anything else loads); the
 // page's Content-Security-Policy allows exactly that script, by its hash.
 const boot = await esbuild.build({
@@ -66,4 +83,4 @@ for (const file of ['manifest.json', ...Object.values(manifest.tables).flatMap((
     fs.copyFileSync(from, to);
   }
 }
-process.stderr.write(`web build written to ${path.relative(root, browserDir)} and ${path.relative(root, demoDir)}\n`);
+process.stderr.write(`web build written to ${[browserDir, demoDir, dashboardDir].map((dir) => path.relative(root, dir)).join(', ')}\n`);
