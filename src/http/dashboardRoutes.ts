@@ -129,8 +129,10 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
     return key;
   }
 
-  router.get('/dashboard', (ctx) => ctx.redirect('/dashboard/'));
   router.get('/dashboard/', (ctx) => send(ctx, 'index.html'));
+  // The page's asset URLs are relative: they need the trailing slash. (Registered second: this
+  // route also matches /dashboard/, and the router runs the first match.)
+  router.get('/dashboard', (ctx) => ctx.redirect('/dashboard/'));
 
   router.post('/dashboard/api/session', ...api, async (ctx) => {
     const me = await sessions.signIn(ctx, jsonBodyOf(ctx));

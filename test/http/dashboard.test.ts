@@ -58,6 +58,22 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     await cleanup();
   });
 
+  it('serves the page under its Content-Security-Policy, never framed, and sends /dashboard to /dashboard/', async () => {
+    const page = await request(h.url, '/dashboard/');
+    expect(page.status).toBe(200);
+    expect(page.contentType).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('access-control-allow-origin')).toBeNull();
+    const script = await request(h.url, '/dashboard/dashboard.js');
+    expect(script.contentType).toBe('text/javascript; charset=utf-8');
+    const bare = await request(h.url, '/dashboard');
+    expect([bare.status, bare.headers.get('location')]).toEqual([302, '/dashboard/']);
+    expectError(await request(h.url, '/dashboard/..%2Fpackage.json'), 'not_found');
+    expectError(await request(h.url, '/dashboard/api/nothing'), 'not_found');
+  });
+
   it('signs in with a key: an HttpOnly SameSite=Strict cookie scoped to /dashboard, the session, no CORS', async () => {
     const { account, key } = await h.createAccount('pro');
     const b = new Browser(h);
