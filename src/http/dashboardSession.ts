@@ -95,9 +95,16 @@ export async function sameOriginOnly(ctx: Context, next: Next): Promise<void> {
 export class DashboardSessions {
   private readonly throttle = new FailureThrottle();
   private readonly isAdminToken: ((presented: string) => boolean) | null;
+  /**
+   * The operator's sessions are bound to the admin token they were made with: a new token (the old
+   * one leaked, say) ends them. A fingerprint only: 64 bits of a hash of the token's hash.
+   */
+  private readonly adminStamp: string | null;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.isAdminToken = deps.config.adminToken ? adminTokenMatcher(deps.config.adminToken) : null;
+    const token = deps.config.adminToken;
+    this.isAdminToken = token ? adminTokenMatcher(token) : null;
+    this.adminStamp = token ? `admin:${tokenHashOf(tokenHashOf(token)).slice(0, 16)}` : null;
   }
 
   /** POST /dashboard/api/session: a key or the admin token for a new session and its cookie. */
@@ -124,7 +131,7 @@ export class DashboardSessions {
         kind: 'operator',
         account_id: null,
         key_id: null,
-        key_rolled_at: null,
+        credential_stamp: this.adminStamp,
         created_at: now.toISOString(),
         expires_at: expiresAt.toISOString(),
       };
@@ -139,7 +146,7 @@ export class DashboardSessions {
         kind: 'account',
         account_id: account!.id,
         key_id: key!.id,
-        key_rolled_at: key!.rolled_at,
+        credential_stamp: key!.rolled_at,
         created_at: now.toISOString(),
         expires_at: expiresAt.toISOString(),
       };
@@ -195,11 +202,11 @@ export class DashboardSessions {
     }
     const client = clientOf(ctx, deps);
     if (session.kind === 'operator') {
-      if (this.isAdminToken === null) return ended();
+      if (this.adminStamp === null || session.credential_stamp !== this.adminStamp) return ended();
       return this.signedIn(session, tokenHash, null, null, client);
     }
     const key = await deps.store.accounts.getKey(session.key_id!);
-    if (!key || key.rolled_at !== session.key_rolled_at || key.account_id !== session.account_id) return ended();
+    if (!key || key.rolled_at !== session.credential_stamp || key.account_id !== session.account_id) return ended();
     const account = await deps.store.accounts.getAccount(key.account_id);
     if (!account || account.suspended) return ended();
     return this.signedIn(session, tokenHash, key, account, client);

@@ -147,7 +147,7 @@ export function checkedSession(tokenHash: string, session: DashboardSession): Da
     kind: session.kind,
     account_id: textOrNull(session.account_id, 'account_id'),
     key_id: textOrNull(session.key_id, 'key_id'),
-    key_rolled_at: textOrNull(session.key_rolled_at, 'key_rolled_at'),
+    credential_stamp: textOrNull(session.credential_stamp, 'credential_stamp'),
     created_at: new Date(createdAt).toISOString(),
     expires_at: new Date(expiresAt).toISOString(),
   };

@@ -118,7 +118,7 @@ export const migrations: readonly Migration[] = [
           kind TEXT NOT NULL CHECK (kind IN ('account', 'operator')),
           account_id TEXT,
           key_id TEXT,
-          key_rolled_at TEXT,
+          credential_stamp TEXT,
           created_at TEXT NOT NULL,
           expires_at TEXT NOT NULL
         ) WITHOUT ROWID;

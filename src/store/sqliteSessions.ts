@@ -55,11 +55,11 @@ export class SqliteSessions implements SessionStore {
 function prepareStatements(db: Database.Database) {
   return {
     insert: db.prepare(
-      'INSERT OR REPLACE INTO dashboard_sessions (token_hash, kind, account_id, key_id, key_rolled_at, created_at, expires_at) ' +
-        'VALUES (@token_hash, @kind, @account_id, @key_id, @key_rolled_at, @created_at, @expires_at)',
+      'INSERT OR REPLACE INTO dashboard_sessions (token_hash, kind, account_id, key_id, credential_stamp, created_at, expires_at) ' +
+        'VALUES (@token_hash, @kind, @account_id, @key_id, @credential_stamp, @created_at, @expires_at)',
     ),
     session: db.prepare<[string], SessionRow>(
-      'SELECT token_hash, kind, account_id, key_id, key_rolled_at, created_at, expires_at FROM dashboard_sessions WHERE token_hash = ?',
+      'SELECT token_hash, kind, account_id, key_id, credential_stamp, created_at, expires_at FROM dashboard_sessions WHERE token_hash = ?',
     ),
     delete: db.prepare('DELETE FROM dashboard_sessions WHERE token_hash = ?'),
     purgeExpired: db.prepare<[string]>(

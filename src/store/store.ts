@@ -216,8 +216,11 @@ export interface DashboardSession {
   /** the account and key signed in with (null for the operator) */
   account_id: string | null;
   key_id: string | null;
-  /** the key's rolled_at when the session began: a roll since ends the session */
-  key_rolled_at: string | null;
+  /**
+   * what the credential signed in with was when the session began (the key's rolled_at; for the
+   * operator, a fingerprint of the admin token): a change since ends the session
+   */
+  credential_stamp: string | null;
   created_at: string;
   expires_at: string;
 }

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
-import { ADMIN_TOKEN, expectError, Harness, request, type CallOptions, type Reply } from './harness.js';
+import fs from 'node:fs';
+import { ADMIN_TOKEN, expectError, Harness, request, tempDir, type CallOptions, type Reply } from './harness.js';
 
 const HOUR = 3_600_000;
 const prefix = redisTestPrefix('dashboard');
@@ -407,6 +408,37 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
       expectError(await new Browser(bare).signIn({ admin_token: ADMIN_TOKEN }), 'admin_unauthorized');
     } finally {
       await bare.stop();
+    }
+  });
+});
+
+describe("the operator's sessions", () => {
+  it('outlive a restart with the same admin token and end with a new one', async () => {
+    const dataDir = tempDir();
+    const run = async (adminToken: string, cookie: string | null, act: (b: Browser) => Promise<void>): Promise<string | null> => {
+      const h = await Harness.start({ dataDir, adminToken });
+      try {
+        const b = new Browser(h);
+        b.cookie = cookie;
+        await act(b);
+        return b.cookie;
+      } finally {
+        await h.stop();
+      }
+    };
+    const first = 'first-admin-token-0123456789abcdef0123';
+    try {
+      const cookie = await run(first, null, async (b) => {
+        expect((await b.signIn({ admin_token: first })).status).toBe(200);
+      });
+      await run(first, cookie, async (b) => {
+        expect((await b.call('GET', '/dashboard/api/admin/accounts')).status).toBe(200);
+      });
+      await run('second-admin-token-0123456789abcdef012', cookie, async (b) => {
+        expectError(await b.call('GET', '/dashboard/api/admin/accounts'), 'session_required');
+      });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -463,7 +463,7 @@ describe("redis store: keys' last use and dashboard sessions", () => {
       kind: 'operator' as const,
       account_id: null,
       key_id: null,
-      key_rolled_at: null,
+      credential_stamp: null,
       created_at: createdAt.toISOString(),
       expires_at: new Date(createdAt.getTime() + 8 * 3_600_000).toISOString(),
     };
@@ -501,7 +501,7 @@ describe('redis store: sessions and last use while Redis is away', () => {
       kind: 'account' as const,
       account_id: key.account_id,
       key_id: key.id,
-      key_rolled_at: null,
+      credential_stamp: null,
       created_at: createdAt.toISOString(),
       expires_at: new Date(createdAt.getTime() + 3_600_000).toISOString(),
     };

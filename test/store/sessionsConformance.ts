@@ -20,7 +20,7 @@ function accountSession(hours = 8): DashboardSession {
     kind: 'account',
     account_id: `acc_${crypto.randomBytes(8).toString('hex')}`,
     key_id: `key_${crypto.randomBytes(8).toString('hex')}`,
-    key_rolled_at: '2026-01-02T03:04:05.678Z',
+    credential_stamp: '2026-01-02T03:04:05.678Z',
     created_at: createdAt.toISOString(),
     expires_at: new Date(createdAt.getTime() + hours * HOUR_MS).toISOString(),
   };
@@ -48,7 +48,7 @@ export function sessionsConformance(name: string, open: () => Promise<Store>, cl
 
     it("keeps an operator's session, without account or key", async () => {
       const hash = tokenHash();
-      const session: DashboardSession = { ...accountSession(1), kind: 'operator', account_id: null, key_id: null, key_rolled_at: null };
+      const session: DashboardSession = { ...accountSession(1), kind: 'operator', account_id: null, key_id: null, credential_stamp: null };
       await sessions().create(hash, session);
       expect(await sessions().get(hash, plus(session.created_at, 1))).toEqual(session);
     });

@@ -279,7 +279,7 @@ describe('sqlite store: durability', () => {
       kind: 'operator' as const,
       account_id: null,
       key_id: null,
-      key_rolled_at: null,
+      credential_stamp: null,
       created_at: createdAt,
       expires_at: new Date(Date.parse(createdAt) + hours * 3_600_000).toISOString(),
     });
