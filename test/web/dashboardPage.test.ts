@@ -3,7 +3,8 @@
  * service: an account holder signs in by keyboard with a key and sees the numbers of /v1/usage;
  * rolls a key (the new secret shown once, the old one refused by the API with 401); edits a key's
  * websites (the API then refuses another origin with 403); the page at phone width; the operator
- * signs in with the admin token and suspends the account, whose lookups then answer 403. The page
+ * signs in with the admin token and suspends the account, whose lookups then answer 403; a free
+ * account sees its attribution snippet and withdraws its own blacklist report. The page
  * never stores the key, keeps to its Content-Security-Policy, and asks nothing of another origin.
  * A screenshot of each screen goes to bench/results/dashboard-*.png.
  * Where Chromium cannot start, the suite is skipped with the reason in the test's name.
@@ -167,6 +168,27 @@ describe.skipIf(!browser)('the dashboard page in Chromium', () => {
     await shot('operator-account');
     expectError(await h.call('/v1/ip/8.8.8.8', { key: holder.key.secret }), 'account_suspended');
     expectError(await h.call('/v1/ip/8.8.8.8', { key: rolledSecret, headers: { origin: 'https://example.com' } }), 'account_suspended');
+  });
+
+  it("shows a free account its attribution snippet, and withdraws the account's own report", async () => {
+    const free = await h.createAccount('free');
+    const address = '45.95.147.238';
+    expect((await h.call('/v1/blacklist/report', { key: free.key.secret, json: { ip: address, threat_type: 'scanner' } })).status).toBe(
+      201,
+    );
+    expect((await h.call(`/v1/blacklist/${address}`, { key: free.key.secret })).body.listed).toBe(true);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').fill(free.key.secret);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForSelector('[data-view="account"] [data-usage="daily_quota.ip"]');
+    const snippet = await page.getByLabel('HTML to paste').inputValue();
+    expect(snippet).toContain(`<a href="${h.url}/">netlookup</a>`);
+    expect(snippet).toContain('DB-IP');
+    await page.getByRole('button', { name: `Withdraw the report of ${address}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Withdraw', exact: true }).click();
+    await page.getByRole('button', { name: `Withdraw the report of ${address}` }).waitFor({ state: 'detached' });
+    await shot('free-account');
+    expect((await h.call(`/v1/blacklist/${address}`, { key: free.key.secret })).body.listed).toBe(false);
   });
 
   it('kept to its Content-Security-Policy and its own origin throughout', () => {
