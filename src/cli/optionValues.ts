@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { hostOf } from '../config/config.js';
-import { normalizeWebsites, StoreInputError } from '../store/keyWebsites.js';
+import { normalizeWebsites, StoreInputError } from '../store/storeInput.js';
 
 /** The word that stands for the admin API's JSON null in `--expires` and `--email`. */
 const NONE = 'none';
@@ -68,7 +68,7 @@ export function keyName(text: string): string {
 const unrestrictedWords = new Set(['none', 'any', 'all', '*']);
 
 /**
- * One entry of a key's website list, checked by the stores' own rule (src/store/keyWebsites.ts),
+ * One entry of a key's website list, checked by the stores' own rule (src/store/storeInput.ts),
  * collected into the list (the option repeats).
  */
 export function websiteHost(text: string, previous: string[] | undefined): string[] {

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadPlans, PlanFileError, type PlanTable } from '../plans/plans.js';
 import type { BlacklistStore } from '../store/blacklistStore.js';
-import { StoreInputError } from '../store/keyWebsites.js';
+import { StoreInputError } from '../store/storeInput.js';
 import { openStore } from '../store/openStore.js';
 import { DATABASE_FILE } from '../store/sqliteStore.js';
 import { configFromEnv } from '../config/config.js';

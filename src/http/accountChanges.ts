@@ -7,7 +7,7 @@
 import { ApiError } from '../errors.js';
 import { parseBlacklistAddress } from '../blacklist/address.js';
 import { effectivePlanCode, planCodes, type Plan, type PlanCode } from '../plans/plans.js';
-import { StoreInputError } from '../store/keyWebsites.js';
+import { StoreInputError } from '../store/storeInput.js';
 import { KeyLimitError, type Account, type AccountPatch, type ApiKey, type KeyPatch, type KeyWithSecret } from '../store/store.js';
 import type { ServiceDeps } from './serviceDeps.js';
 

@@ -32,7 +32,7 @@ import {
   normalizeWebsites,
   planAndExpiry,
   StoreInputError,
-} from './keyWebsites.js';
+} from './storeInput.js';
 import { KeyUseNotes } from './keyUse.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import type { OutageFallback } from './redisFallback.js';

@@ -4,7 +4,7 @@
  * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { StoreInputError } from './keyWebsites.js';
+import { StoreInputError } from './storeInput.js';
 import { KeyLimitError, StoreUnavailableError } from './store.js';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */

@@ -8,7 +8,7 @@
  * fail with StoreUnavailableError, so a sign-in never seems to succeed without being stored and a
  * signed-out session never seems ended while it is not.
  */
-import { checkedSession, isTokenHash, sessionExpired } from './keyWebsites.js';
+import { checkedSession, isTokenHash, sessionExpired } from './storeInput.js';
 import type { RedisGuard, StoreRedis } from './redisScripts.js';
 import type { DashboardSession, SessionStore } from './store.js';
 

@@ -15,7 +15,7 @@
  * calls on its flush timer and at close: one transaction for all keys used since, each row only
  * updated to a later minute. A crash loses at most the uses of the last flush interval.
  *
- * The account list filters with the same search rule as the shared store (keyWebsites.ts), given to
+ * The account list filters with the same search rule as the shared store (storeInput.ts), given to
  * SQLite as a function; without a search it reads the accounts_created index backwards.
  */
 import type Database from 'better-sqlite3';
@@ -32,7 +32,7 @@ import {
   normalizeWebsites,
   planAndExpiry,
   StoreInputError,
-} from './keyWebsites.js';
+} from './storeInput.js';
 import { KeyUseNotes } from './keyUse.js';
 import type { Guard } from './sqliteGuard.js';
 import {

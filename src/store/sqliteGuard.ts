@@ -4,7 +4,7 @@
  * StoreInputError) pass as they are. The accounts, the meter and the blacklist run their SQLite
  * work through the guard of the store that owns the connection.
  */
-import { StoreInputError } from './keyWebsites.js';
+import { StoreInputError } from './storeInput.js';
 import { KeyLimitError, StoreUnavailableError } from './store.js';
 
 /** Runs SQLite work, mapping database failures to StoreUnavailableError (SqliteStore's guard). */

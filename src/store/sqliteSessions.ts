@@ -7,7 +7,7 @@
  * instant of the sign-in): `get` never answers an expired session, so the purge is for space only.
  */
 import type Database from 'better-sqlite3';
-import { checkedSession, isTokenHash, sessionExpired } from './keyWebsites.js';
+import { checkedSession, isTokenHash, sessionExpired } from './storeInput.js';
 import type { Guard } from './sqliteGuard.js';
 import type { DashboardSession, SessionStore } from './store.js';
 

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { StoreInputError } from '../../src/store/keyWebsites.js';
+import { StoreInputError } from '../../src/store/storeInput.js';
 import { KeyLimitError, type Account, type AccountStore, type Store } from '../../src/store/store.js';
 import { sharedStore } from './sharedStore.js';
 

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { StoreInputError } from '../../src/store/keyWebsites.js';
+import { StoreInputError } from '../../src/store/storeInput.js';
 import { StoreUnavailableError, type DashboardSession, type Store } from '../../src/store/store.js';
 import { sharedStore } from './sharedStore.js';
 
