@@ -20,7 +20,7 @@ import {
   updateKey,
   type Actor,
 } from './accountChanges.js';
-import { FailureThrottle } from './failureThrottle.js';
+import { failedAuthenticationLimit, TokenBuckets } from './tokenBuckets.js';
 import { jsonBodyOf, jsonBodyOnly } from './jsonBody.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
@@ -34,7 +34,7 @@ export function adminTokenMatcher(token: string): (presented: string) => boolean
 
 function requireToken(deps: ServiceDeps, token: string) {
   const isAdminToken = adminTokenMatcher(token);
-  const throttle = new FailureThrottle();
+  const throttle = new TokenBuckets(failedAuthenticationLimit);
   return async (ctx: Context, next: Next) => {
     const address = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
     const nowMs = deps.now().getTime();
@@ -42,7 +42,7 @@ function requireToken(deps: ServiceDeps, token: string) {
     if (wait > 0) throw new ApiError('admin_throttled', undefined, { 'Retry-After': String(wait) });
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     if (!match || !isAdminToken(match[1])) {
-      throttle.fail(address, nowMs);
+      throttle.take(address, nowMs);
       deps.logger.warn({ client: address }, 'admin authentication failed');
       throw new ApiError('admin_unauthorized');
     }

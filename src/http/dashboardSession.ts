@@ -13,13 +13,15 @@ import { clientAddress, isTrusted } from '../address/clientAddress.js';
 import type { Account, ApiKey, DashboardSession } from '../store/store.js';
 import { adminTokenMatcher } from './adminRoutes.js';
 import type { Actor, ChangeBody } from './accountChanges.js';
-import { FailureThrottle } from './failureThrottle.js';
+import { failedAuthenticationLimit, TokenBuckets } from './tokenBuckets.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 const SESSION_COOKIE = 'nl_dashboard';
 const COOKIE_PATH = '/dashboard';
 /** How long a session lasts from its sign-in. */
 const SESSION_LIFETIME_MS = 8 * 3_600_000;
+/** Requests of one session: 40 at once, then 10 a second. */
+const SESSION_REQUEST_LIMIT = { burst: 40, perSecond: 10 };
 
 /** What a signed-in request knows: the session, and for an account holder its key and account as they are now. */
 export interface SignedIn {
@@ -93,7 +95,9 @@ export async function sameOriginOnly(ctx: Context, next: Next): Promise<void> {
 }
 
 export class DashboardSessions {
-  private readonly throttle = new FailureThrottle();
+  private readonly failures = new TokenBuckets(failedAuthenticationLimit);
+  /** Each session's requests: the page makes a few per action; a script looping on the store's reads does not get far. */
+  private readonly requests = new TokenBuckets(SESSION_REQUEST_LIMIT);
   private readonly isAdminToken: ((presented: string) => boolean) | null;
   /**
    * The operator's sessions are bound to the admin token they were made with: a new token (the old
@@ -112,10 +116,10 @@ export class DashboardSessions {
     const { deps } = this;
     const client = clientOf(ctx, deps);
     const nowMs = deps.now().getTime();
-    const wait = this.throttle.waitSeconds(client, nowMs);
+    const wait = this.failures.waitSeconds(client, nowMs);
     if (wait > 0) throw new ApiError('sign_in_throttled', undefined, { 'Retry-After': String(wait) });
     const refuse = (code: 'missing_key' | 'invalid_key' | 'admin_unauthorized'): never => {
-      this.throttle.fail(client, nowMs);
+      this.failures.take(client, nowMs);
       deps.logger.warn({ client }, 'dashboard sign-in failed');
       throw new ApiError(code);
     };
@@ -179,6 +183,10 @@ export class DashboardSessions {
   require(kind: DashboardSession['kind'] | 'any') {
     return async (ctx: Context, next: Next) => {
       const signedIn = await this.current(ctx);
+      const nowMs = this.deps.now().getTime();
+      const wait = this.requests.waitSeconds(signedIn.tokenHash, nowMs);
+      if (wait > 0) throw new ApiError('rate_limited', 'Too many dashboard requests; retry in a moment.', { 'Retry-After': String(wait) });
+      this.requests.take(signedIn.tokenHash, nowMs);
       if (kind !== 'any' && signedIn.session.kind !== kind) throw new ApiError('session_forbidden');
       ctx.state.signedIn = signedIn;
       await next();

@@ -132,6 +132,21 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     }
   });
 
+  it("limits a session's requests: 40 at once, then 10 a second", async () => {
+    const b = new Browser(h);
+    await b.signIn({ key: await h.newKey('pro') });
+    for (let i = 0; i < 40; i++) expect((await b.call('GET', '/dashboard/api/session')).status).toBe(200);
+    const refused = await b.call('GET', '/dashboard/api/account');
+    expectError(refused, 'rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const other = new Browser(h);
+    await other.signIn({ key: await h.newKey('pro') });
+    expect((await other.call('GET', '/dashboard/api/account')).status).toBe(200);
+    h.clock.advance(1000);
+    for (let i = 0; i < 10; i++) expect((await b.call('GET', '/dashboard/api/session')).status).toBe(200);
+    expectError(await b.call('GET', '/dashboard/api/session'), 'rate_limited');
+  });
+
   it('ends a session at sign-out and after 8 hours', async () => {
     const key = await h.newKey('pro');
     const b = new Browser(h);
@@ -203,8 +218,14 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     await h.call('/v1/ip/8.8.8.8', { key: key.secret });
     // Written in bulk: on the store's next flush (SQLite: a second; Redis: five seconds).
     await expect
-      .poll(async () => (await b.call('GET', '/dashboard/api/keys')).body.keys[0].last_used_at, { timeout: 8000, interval: 250 })
-      .toBe(new Date(Math.floor(h.clock.now().getTime() / 60_000) * 60_000).toISOString());
+      .poll(
+        async () => {
+          h.clock.advance(250);
+          return (await b.call('GET', '/dashboard/api/keys')).body.keys[0].last_used_at;
+        },
+        { timeout: 8000, interval: 250 },
+      )
+      .toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
     expect(JSON.stringify(listed.body)).not.toContain(key.secret);
 
     const created = await b.call('POST', '/dashboard/api/keys', { name: 'site', websites: ['example.com'] });
