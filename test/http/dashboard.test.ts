@@ -6,7 +6,7 @@
  * form body, a read-only session changing something, an account session calling the operator's
  * endpoints.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisStore } from '../../src/store/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
@@ -421,6 +421,44 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     expect(removed.body).toMatchObject({ success: true, ip: address, deleted_reports: 1 });
     expectError(await op.call('DELETE', `/dashboard/api/admin/blacklist/${address}`), 'not_found');
     expectError(await op.call('DELETE', '/dashboard/api/admin/blacklist/not-an-ip'), 'invalid_ip');
+  });
+
+  it('writes the audit lines the admin API writes, naming the dashboard and who asked, never a secret', async () => {
+    const { account, key } = await h.createAccount('pro');
+    const address = '45.95.147.239';
+    await h.call('/v1/blacklist/report', { key: key.secret, json: { ip: address, threat_type: 'spam' } });
+    const info = vi.spyOn(h.service.deps.logger, 'info');
+    try {
+      const holder = new Browser(h);
+      await holder.signIn({ key: key.secret });
+      const created = await holder.call('POST', '/dashboard/api/keys', { name: 'audited' });
+      const op = new Browser(h);
+      await op.signIn({ admin_token: ADMIN_TOKEN });
+      await op.call('PATCH', `/dashboard/api/admin/accounts/${account.id}`, { plan: 'business' });
+      await op.call('POST', `/dashboard/api/admin/keys/${created.body.key.id}/roll`);
+      await op.call('DELETE', `/dashboard/api/admin/blacklist/${address}`);
+      await h.admin('DELETE', `/admin/keys/${created.body.key.id}`);
+      const lines = info.mock.calls.map(([fields, message]) => ({ message, ...(fields as Record<string, unknown>) }));
+      const by = (message: string) => lines.filter((l) => l.message === message);
+      expect(by('key created')).toEqual([
+        expect.objectContaining({ via: 'dashboard', by: `${account.id}/${key.id}`, key: created.body.key.id }),
+      ]);
+      expect(by('account changed')).toEqual([
+        expect.objectContaining({ via: 'dashboard', by: 'operator', account: account.id, changed: ['plan'] }),
+      ]);
+      expect(by('key rolled')).toEqual([expect.objectContaining({ via: 'dashboard', by: 'operator', key: created.body.key.id })]);
+      expect(by('blacklist address deleted')).toEqual([
+        expect.objectContaining({ via: 'dashboard', by: 'operator', ip: address, reports: 1 }),
+      ]);
+      expect(by('key deleted')).toEqual([expect.objectContaining({ via: 'admin-api', by: 'operator', key: created.body.key.id })]);
+      expect(by('dashboard sign-in').map((l) => l.kind)).toEqual(['account', 'operator']);
+      const written = JSON.stringify(lines);
+      expect(written).not.toContain(key.secret);
+      expect(written).not.toContain(ADMIN_TOKEN);
+      expect(written).not.toContain(created.body.key.secret);
+    } finally {
+      info.mockRestore();
+    }
   });
 
   it('offers no operator sign-in without an admin token', async () => {
