@@ -438,7 +438,7 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
       await op.call('POST', `/dashboard/api/admin/keys/${created.body.key.id}/roll`);
       await op.call('DELETE', `/dashboard/api/admin/blacklist/${address}`);
       await h.admin('DELETE', `/admin/keys/${created.body.key.id}`);
-      const lines = info.mock.calls.map(([fields, message]) => ({ message, ...(fields as Record<string, unknown>) }));
+      const lines: Record<string, unknown>[] = info.mock.calls.map(([fields, message]) => ({ message, ...(fields as object) }));
       const by = (message: string) => lines.filter((l) => l.message === message);
       expect(by('key created')).toEqual([
         expect.objectContaining({ via: 'dashboard', by: `${account.id}/${key.id}`, key: created.body.key.id }),
