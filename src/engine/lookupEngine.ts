@@ -37,6 +37,11 @@ export class LookupEngine {
   private readonly batchInput32: Uint32Array;
   private readonly batchOutput32: Int32Array;
   private readonly batchFlags32: Uint32Array;
+  /**
+   * The WASM IPv4 search, or a function that throws `unavailable` when there is no IPv4 table:
+   * chosen once, so that a single lookup costs one field load before the call into WASM.
+   */
+  private readonly v4Find: (address: number) => number;
 
   private readonly macAnswers: MacAnswers | null;
   private readonly ipJsonWriters = new WeakMap<IpJsonShape, IpJsonWriter | null>();
@@ -48,6 +53,11 @@ export class LookupEngine {
     this.batchInput32 = new Uint32Array(buffer, placed.batchInput, BATCH_CAPACITY * 4);
     this.batchOutput32 = new Int32Array(buffer, placed.batchOutput, BATCH_CAPACITY);
     this.batchFlags32 = new Uint32Array(buffer, placed.batchFlags, BATCH_CAPACITY);
+    this.v4Find = placed.ip4
+      ? placed.exports.v4Find
+      : () => {
+          throw notLoaded('IPv4');
+        };
   }
 
   /** Instantiates the WASM module and loads the given tables; throws on any bad table. */
@@ -108,8 +118,7 @@ export class LookupEngine {
 
   /** Range index of an IPv4 address (u32), the hot path. */
   findIPv4(address: number): number {
-    this.requireTable(this.placed.ip4, 'IPv4');
-    return this.placed.exports.v4Find(address);
+    return this.v4Find(address);
   }
 
   /** Range index of an IPv6 address given as four 32-bit words, most significant first. */
@@ -122,7 +131,7 @@ export class LookupEngine {
   findIPv4Text(text: string): number {
     this.requireTable(this.placed.ip4, 'IPv4');
     const address = parseIPv4(text);
-    return address < 0 ? -1 : this.placed.exports.v4Find(address);
+    return address < 0 ? -1 : this.v4Find(address);
   }
 
   /** Block row of a MAC address or prefix in text (-1: no block), or -2 when the text is not one. */
@@ -217,7 +226,7 @@ export class LookupEngine {
     const reserved = reservedIPv4(address);
     if (reserved) return reservedAnswer(ip, 4, reserved);
     const table = this.requireTable(this.placed.ip4, 'IPv4');
-    const range = this.placed.exports.v4Find(address);
+    const range = this.v4Find(address);
     this.words[0] = address;
     return this.rangeAnswer(table, range, ip, 4);
   }
@@ -233,7 +242,7 @@ export class LookupEngine {
   }
 
   private requireTable<T>(table: T | null, what: string): T {
-    if (!table) throw new ApiError('unavailable', `The ${what} table is not loaded.`);
+    if (!table) throw notLoaded(what);
     return table;
   }
 
@@ -283,6 +292,10 @@ export class LookupEngine {
     // The full table (kind mac) always gives the vendor its address.
     return this.macAnswers!.lookup(text) as MacAnswer;
   }
+}
+
+function notLoaded(what: string): ApiError {
+  return new ApiError('unavailable', `The ${what} table is not loaded.`);
 }
 
 function reservedAnswer(ip: string, version: IpVersion, reserved: ReservedRange): IpAnswer {

@@ -83,6 +83,52 @@ describe('engine over tiny tables', () => {
   });
 });
 
+describe('IPv4 batch in address order', () => {
+  // Ranges of 3 addresses from 81.0.0.0 (a few hundred in each bucket of the 20-bit index, the
+  // binary search's longest case), then one range per /8 from 96.0.0.0 to 127.0.0.0.
+  const dense = Array.from({ length: 1500 }, (_, i) => 0x51000000 + 3 * i);
+  const sparse = Array.from({ length: 32 }, (_, i) => (0x60 + i) * 0x01000000);
+  const keys = Uint32Array.from([0, ...dense, ...sparse]);
+  /** reference: the last key at or below the address, by a plain scan */
+  const reference = (address: number) => {
+    let range = 0;
+    while (range + 1 < keys.length && keys[range + 1] <= address) range++;
+    return range;
+  };
+  let engine: LookupEngine;
+  beforeAll(async () => {
+    const rows = Uint32Array.from(keys, (_, i) => (i % 3 === 2 ? NONE : i % 3));
+    engine = await LookupEngine.create(wasm, {
+      ip4: writeIpTable({ ...tinyIp4(), keys, rangeLocation: rows, rangeNetwork: keys.map(() => NONE) }),
+    });
+  });
+
+  it('answers every address at its own position, whatever the length and order of the batch', () => {
+    let seed = 777;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const shapes: Record<string, (n: number) => Uint32Array> = {
+      uniform: (n) => Uint32Array.from({ length: n }, next),
+      'in the dense ranges': (n) => Uint32Array.from({ length: n }, () => 0x51000000 + (next() % (3 * dense.length + 10))),
+      'one address repeated': (n) => new Uint32Array(n).fill(0x51000004),
+      ascending: (n) => Uint32Array.from({ length: n }, (_, i) => Math.floor((i / n) * 0xffffffff)),
+      descending: (n) => Uint32Array.from({ length: n }, (_, i) => 0xffffffff - Math.floor((i / n) * 0xffffffff)),
+      'the ends of the space': (n) => Uint32Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 0 : 0xffffffff)),
+    };
+    for (const [shape, make] of Object.entries(shapes)) {
+      for (const length of [0, 1, 3, 255, 256, 257, 1000, 70_000]) {
+        const addresses = make(length);
+        const out = new Int32Array(length).fill(-7);
+        engine.findIPv4Batch(addresses, out);
+        for (let i = 0; i < length; i++) {
+          if (out[i] !== reference(addresses[i])) {
+            expect.fail(`${shape}, ${length} addresses: ${addresses[i]} at ${i} gave ${out[i]}, not ${reference(addresses[i])}`);
+          }
+        }
+      }
+    }
+  });
+});
+
 describe('IPv6 block prefix', () => {
   const words = (n: bigint) =>
     Uint32Array.of(Number(n >> 96n), Number((n >> 64n) & 0xffffffffn), Number((n >> 32n) & 0xffffffffn), Number(n & 0xffffffffn));
