@@ -12,7 +12,7 @@ import { usageBlocks } from './usage.js';
 import type { Attribution, Session } from './types.js';
 
 const READ_ONLY_NOTE =
-  'This session was made with a key restricted to websites: such a key can be public in a web page, so its sessions only read. To change keys or reports, sign in with a key without a website list.';
+  'You signed in with a key restricted to websites: such a key can be public in a web page, so signing in with it only reads. To change keys or reports, sign in with a key without a website list.';
 
 function attributionBlock(attribution: Extract<Attribution, { required: true }>): HTMLElement {
   const snippet = field('HTML to paste', h('textarea', { readOnly: true, rows: 3, value: attribution.html, spellcheck: false }));

@@ -64,7 +64,7 @@ export async function keysSection(ops: KeyOperations, options: KeysOptions): Pro
         'p',
         { className: 'note' },
         'Shown once: the service keeps only a hash of it, so it cannot be shown again. Lost, it can only be rolled.',
-        endsSession ? ' This is the key this session was made with: the session has ended; sign in again with the new secret.' : '',
+        endsSession ? ' You signed in with this key, so you are signed out: sign in again with the new secret.' : '',
       ),
       h('div', { className: 'inline' }, secretField.element, copyButton(secret, `the secret of key ${key.name}`)),
       button('Done', () => {
@@ -89,7 +89,7 @@ export async function keysSection(ops: KeyOperations, options: KeysOptions): Pro
     }
     if (ops.roll) {
       const roll = ops.roll;
-      const warning = isSessionKey ? ' This session was made with it: you will need to sign in again with the new secret.' : '';
+      const warning = isSessionKey ? ' You signed in with it: you will need to sign in again with the new secret.' : '';
       const question = `Roll “${key.name}”? Its secret changes and the old one stops working at once.${warning}`;
       actions.push(
         confirmingButton('Roll', { label: `Roll ${key.name}`, question }, async () => {
@@ -102,7 +102,7 @@ export async function keysSection(ops: KeyOperations, options: KeysOptions): Pro
     }
     if (ops.remove) {
       const remove = ops.remove;
-      const warning = isSessionKey ? ' This session was made with it: it ends too.' : '';
+      const warning = isSessionKey ? ' You signed in with it: you will be signed out.' : '';
       const question = `Delete “${key.name}”? Requests with it are refused from now on.${warning}`;
       actions.push(
         confirmingButton('Delete', { label: `Delete ${key.name}`, question, danger: true }, async () => {
@@ -114,7 +114,7 @@ export async function keysSection(ops: KeyOperations, options: KeysOptions): Pro
       );
     }
     const cells: HTMLElement[] = [
-      h('span', {}, key.name, isSessionKey ? h('span', { className: 'tag' }, 'this session') : null),
+      h('span', {}, key.name, isSessionKey ? h('span', { className: 'tag' }, 'your sign-in') : null),
       h('span', { className: 'wrap' }, websitesText(key.websites)),
       h('span', {}, instant(key.created_at)),
       h('span', {}, key.last_used_at ? instant(key.last_used_at) : 'never'),
