@@ -6,9 +6,10 @@
  */
 import { ApiError } from '../errors.js';
 import { parseBlacklistAddress } from '../blacklist/address.js';
-import { effectivePlanCode, planCodes, type Plan, type PlanCode } from '../plans/plans.js';
+import { planCodes, type PlanCode } from '../plans/plans.js';
 import { StoreInputError } from '../store/storeInput.js';
 import { KeyLimitError, type Account, type AccountPatch, type ApiKey, type KeyPatch, type KeyWithSecret } from '../store/store.js';
+import { planInForce } from './caller.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 /** Who asks for a change, as the audit log names them. */
@@ -98,11 +99,6 @@ export async function updateAccount(deps: ServiceDeps, id: string, input: Change
   if (!account) throw new ApiError('not_found', 'No such account.');
   deps.logger.info({ ...actor, account: account.id, changed: Object.keys(patch) }, 'account changed');
   return account;
-}
-
-/** The plan in force: an expired paid plan acts as free. */
-export function planInForce(deps: ServiceDeps, account: Account, now: Date): Plan {
-  return deps.plans[effectivePlanCode(account.plan, account.expires_at === null ? null : new Date(account.expires_at), now)];
 }
 
 /** A new key within the key count of the plan in force. */

@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { sendJson } from './respond.js';
-import { clientAddress } from '../address/clientAddress.js';
+import { clientOf } from './caller.js';
 import {
   createAccount,
   createKey,
@@ -36,7 +36,7 @@ function requireToken(deps: ServiceDeps, token: string) {
   const isAdminToken = adminTokenMatcher(token);
   const throttle = new TokenBuckets(failedAuthenticationLimit);
   return async (ctx: Context, next: Next) => {
-    const address = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+    const address = clientOf(ctx, deps);
     const nowMs = deps.now().getTime();
     const wait = throttle.waitSeconds(address, nowMs);
     if (wait > 0) throw new ApiError('admin_throttled', undefined, { 'Retry-After': String(wait) });

@@ -11,6 +11,7 @@ import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, type Eventually } from './eventually.js';
 import { admit, servedOrRefunded, type Admission } from './metering.js';
 import type { ServiceDeps } from './serviceDeps.js';
+import { wholeNumber } from './queryParameters.js';
 
 /** How the v1 router answers a metered record: quota headers, `fields`, `pretty` and meta. */
 export type RespondMetered = (ctx: Exchange, caller: Caller, quota: Admission, record: () => Record<string, unknown>) => void;
@@ -47,11 +48,4 @@ function prefixPageOf(ctx: Exchange): PrefixPage | ApiError {
   if (limit === null || limit < 1 || limit > PREFIX_PAGE.maxLimit)
     return new ApiError('invalid_input', `limit must be a whole number from 1 to ${PREFIX_PAGE.maxLimit}.`);
   return { offset, limit };
-}
-
-/** A parameter's first value as a whole number; `absent` when not given, null when not a whole number. */
-function wholeNumber(value: string | string[] | undefined, absent: number): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined) return absent;
-  return /^\d{1,10}$/.test(text) ? Number(text) : null;
 }

@@ -4,6 +4,7 @@
  */
 import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
+import { clientAddress } from '../address/clientAddress.js';
 import { effectivePlanCode, type Plan } from '../plans/plans.js';
 import type { Account, ApiKey, Meter } from '../store/store.js';
 import { presentedKey, requestingHost, websiteAllowed } from './apiKey.js';
@@ -47,9 +48,18 @@ function callerOf(ctx: Exchange, deps: ServiceDeps, found: { key: ApiKey; accoun
   if (key.websites.length > 0 && !websiteAllowed(key.websites, requestingHost(ctx.headers)))
     return refused(deps.store.meter, account, now, probe, 'origin_not_allowed');
   if (account.suspended) return refused(deps.store.meter, account, now, probe, 'account_suspended');
-  const code = effectivePlanCode(account.plan, expiryOf(account), now);
   ctx.state.accountId = account.id;
-  return { account, key, plan: deps.plans[code], now, probe };
+  return { account, key, plan: planInForce(deps, account, now), now, probe };
+}
+
+/** The plan in force: an expired paid plan acts as free. */
+export function planInForce(deps: ServiceDeps, account: Account, now: Date): Plan {
+  return deps.plans[effectivePlanCode(account.plan, expiryOf(account), now)];
+}
+
+/** The client's address: the peer, or what trusted proxies say in X-Forwarded-For (NETLOOKUP_TRUST_PROXY). */
+export function clientOf(ctx: Pick<Exchange, 'req' | 'headers'>, deps: ServiceDeps): string {
+  return clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
 }
 
 /**

@@ -14,19 +14,12 @@ import type { Plan } from '../plans/plans.js';
 import { usageRecord } from '../records/usageRecord.js';
 import { REPORTS_PAGE_LIMIT } from '../store/blacklistStore.js';
 import { USAGE_HISTORY_DAYS, type Account } from '../store/store.js';
-import {
-  createKey,
-  deleteBlacklistAddress,
-  deleteKey,
-  planInForce,
-  rollKey,
-  updateAccount,
-  updateKey,
-  withdrawReport,
-} from './accountChanges.js';
+import { createKey, deleteBlacklistAddress, deleteKey, rollKey, updateAccount, updateKey, withdrawReport } from './accountChanges.js';
 import { DashboardSessions, sameOriginOnly, sessionView, type SignedIn } from './dashboardSession.js';
 import { dataCredits } from './endpointList.js';
 import { jsonBodyOf, jsonBodyOnly } from './jsonBody.js';
+import { planInForce } from './caller.js';
+import { firstQueryValue, wholeNumber } from './queryParameters.js';
 import { sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { sendFile } from './staticFiles.js';
@@ -52,22 +45,20 @@ function page(dir: string) {
 
 /** Changes need a session made with a key without a website list (docs/dashboard.md "Sessions"). */
 function mayChange(me: SignedIn): void {
-  if (!me.canManage) throw new ApiError('session_forbidden', 'This session was made with a key restricted to websites: it can only read.');
+  if (!me.canManage)
+    throw new ApiError('session_forbidden', 'You signed in with a key restricted to websites: this sign-in can only read.');
 }
 
 /** A whole number from the query between `min` and `max`, `fallback` when absent. */
 function queryInteger(ctx: Context, name: string, fallback: number, min: number, max: number): number {
-  const raw = ctx.query[name];
-  if (raw === undefined) return fallback;
-  const text = Array.isArray(raw) ? raw[0] : raw;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < min || Number(text) > max)
+  const value = wholeNumber(ctx.query[name], fallback);
+  if (value === null || value < min || value > max)
     throw new ApiError('invalid_input', `${name} must be a whole number from ${min} to ${max}`);
-  return Number(text);
+  return value;
 }
 
 function queryText(ctx: Context, name: string, maxLength: number): string {
-  const raw = ctx.query[name];
-  const text = (Array.isArray(raw) ? raw[0] : raw) ?? '';
+  const text = firstQueryValue(ctx, name) ?? '';
   if (text.length > maxLength) throw new ApiError('invalid_input', `${name} must be at most ${maxLength} characters`);
   return text.trim();
 }
@@ -99,15 +90,10 @@ function attribution(ctx: Context, deps: ServiceDeps, plan: Plan) {
   };
 }
 
-/** The usage block of an account: the /v1/usage record built by the same code, and the days of its chart. */
-async function usageOf(deps: ServiceDeps, account: Account, days: number) {
-  const now = deps.now();
+/** An account's plan in force and its /v1/usage record at `now`, built by the same code as /v1/usage. */
+async function usageOf(deps: ServiceDeps, account: Account, now: Date) {
   const plan = planInForce(deps, account, now);
-  const [counts, history] = await Promise.all([
-    deps.store.meter.usage(account.id, now),
-    deps.store.meter.usageHistory(account.id, days, now),
-  ]);
-  return { plan, usage: usageRecord(plan, account.expires_at, counts), days: history };
+  return { plan, usage: usageRecord(plan, account.expires_at, await deps.store.meter.usage(account.id, now)) };
 }
 
 export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboardDir()): Router {
@@ -148,9 +134,7 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
 
   router.get('/dashboard/api/account', ...holder, async (ctx) => {
     const { account } = signedIn(ctx);
-    const now = deps.now();
-    const plan = planInForce(deps, account!, now);
-    const usage = usageRecord(plan, account!.expires_at, await deps.store.meter.usage(account!.id, now));
+    const { plan, usage } = await usageOf(deps, account!, deps.now());
     sendJson(ctx, 200, {
       success: true,
       account: { id: account!.id, email: account!.email, created_at: account!.created_at, suspended: account!.suspended },
@@ -218,7 +202,12 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
   router.get('/dashboard/api/admin/accounts/:id', ...operator, async (ctx) => {
     const account = await accounts.getAccount(ctx.params.id);
     if (!account) throw new ApiError('not_found', 'No such account.');
-    const [{ plan, usage, days }, keys] = await Promise.all([usageOf(deps, account, USAGE_HISTORY_DAYS), accounts.listKeys(account.id)]);
+    const now = deps.now();
+    const [{ plan, usage }, days, keys] = await Promise.all([
+      usageOf(deps, account, now),
+      deps.store.meter.usageHistory(account.id, USAGE_HISTORY_DAYS, now),
+      accounts.listKeys(account.id),
+    ]);
     sendJson(ctx, 200, { success: true, account, plan: planView(plan, account.expires_at), keys, usage, days });
   });
   router.patch('/dashboard/api/admin/accounts/:id', ...operator, async (ctx) => {

@@ -9,7 +9,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
-import { clientAddress, isTrusted } from '../address/clientAddress.js';
+import { isTrusted } from '../address/clientAddress.js';
+import { clientOf } from './caller.js';
 import type { Account, ApiKey, DashboardSession } from '../store/store.js';
 import { adminTokenMatcher } from './adminRoutes.js';
 import type { Actor, ChangeBody } from './accountChanges.js';
@@ -46,10 +47,6 @@ export function sessionView(signedIn: Pick<SignedIn, 'session' | 'canManage'>) {
     can_manage: signedIn.canManage,
     expires_at: session.expires_at,
   };
-}
-
-function clientOf(ctx: Context, deps: ServiceDeps): string {
-  return clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
 }
 
 /** Over TLS: directly, or through a trusted proxy that says so. */
