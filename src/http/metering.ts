@@ -60,23 +60,24 @@ export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest
  * admission is given back and the request counts as rejected: only served answers are charged.
  */
 export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: MeteredRequest, serve: () => Eventually<T>): Eventually<T> {
-  const refundThenThrow = async (error: unknown): Promise<never> => {
-    // A probe (HEAD) was charged nothing: nothing to give back.
-    if (caller.probe) throw error;
-    try {
-      await deps.store.meter.refund(admitRequestOf(caller, request));
-    } catch {
-      // The store that failed the answer may fail the refund too: the answer's error is the one to report.
-    }
-    throw error;
-  };
   let result: Eventually<T>;
   try {
     result = serve();
   } catch (error) {
-    return refundThenThrow(error);
+    return refundThenThrow(deps, caller, request, error);
   }
-  return result instanceof Promise ? result.catch(refundThenThrow) : result;
+  return result instanceof Promise ? result.catch((error: unknown) => refundThenThrow(deps, caller, request, error)) : result;
+}
+
+async function refundThenThrow(deps: ServiceDeps, caller: Caller, request: MeteredRequest, error: unknown): Promise<never> {
+  // A probe (HEAD) was charged nothing: nothing to give back.
+  if (caller.probe) throw error;
+  try {
+    await deps.store.meter.refund(admitRequestOf(caller, request));
+  } catch {
+    // The store that failed the answer may fail the refund too: the answer's error is the one to report.
+  }
+  throw error;
 }
 
 /** The quota of an admitted request, or its refusal: a 429 carries the same headers as a success, and Retry-After. */
