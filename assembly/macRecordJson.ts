@@ -54,9 +54,28 @@ const VM_PLATFORM_AT: usize = 16;
 const VM_PREFIX_BYTES: usize = 24;
 
 let table: usize = 0;
+/**
+ * A bit per value of an address's first 16 bits, set where a virtualisation prefix (of four hex
+ * digits or more, or all those a shorter one covers) starts so: most addresses need no scan.
+ */
+const VM_FIRST16 = memory.data(8192);
 
 export function macJsonConfigure(description: usize): void {
   table = description;
+  memory.fill(VM_FIRST16, 0, 8192);
+  const list = field(VM_PREFIXES);
+  const count = field(VM_PREFIX_COUNT);
+  for (let i: usize = 0; i < count; i++) {
+    const at = list + i * VM_PREFIX_BYTES;
+    const prefixDigits = load<u32>(at + VM_DIGITS_AT);
+    const first16 = <u32>(load<u64>(at + VM_VALUE_AT) >>> 32);
+    const span: u32 = prefixDigits >= 4 ? 1 : 1 << ((4 - prefixDigits) << 2);
+    for (let k: u32 = 0; k < span; k++) {
+      const bit = (first16 + k) & 0xffff;
+      const byteAt = VM_FIRST16 + (bit >>> 3);
+      store<u8>(byteAt, <u8>(<u32>load<u8>(byteAt) | (<u32>1 << (bit & 7))));
+    }
+  }
 }
 
 @inline function field(at: usize): usize {
@@ -149,6 +168,8 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
 
 /** The platform fragment of the first virtualisation prefix the address starts with, or 0. */
 function vmPlatform(mac: u64, digits: u32): usize {
+  const first16 = <u32>(mac >>> 32);
+  if (((<u32>load<u8>(VM_FIRST16 + (first16 >>> 3)) >>> (first16 & 7)) & 1) == 0) return 0;
   const list = field(VM_PREFIXES);
   const count = field(VM_PREFIX_COUNT);
   for (let i: usize = 0; i < count; i++) {
