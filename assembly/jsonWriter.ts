@@ -307,7 +307,7 @@ function escapeByte(at: usize, c: u32): usize {
  * String `id` of a table's pool (offsets STRO, bytes STRS) as JSON: id 0 stands for null, every
  * other id is a string, the empty one included.
  */
-export function poolString(at: usize, offsets: usize, bytes: usize, id: u32): usize {
+@inline export function poolString(at: usize, offsets: usize, bytes: usize, id: u32): usize {
   if (id == 0) return writeNull(at);
   const entry = offsets + (<usize>id << 2);
   const start = load<u32>(entry);
