@@ -21,13 +21,11 @@ import {
   begin,
   byte,
   copy,
-  copyBack,
   countryCode,
   finish,
   fragment,
   ipv4,
   ipv6,
-  mark,
   noteCharacters,
   poolString,
   rounded4,
@@ -198,108 +196,107 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, level: u32,
   touch(offsets, bytes, domain);
 
   const parts = field(d, level == 0 ? TEMPLATE_BASIC : TEMPLATE_FULL);
-  begin();
-  fragment(parts);
-  byte(0x22);
-  if (family == 4) ipv4(<u32>hi);
-  else ipv6(hi, lo);
-  byte(0x22);
-  fragment(parts + 8);
-  fragment(country + CONTINENT);
-  fragment(parts + 16);
-  fragment(country + CONTINENT_CODE);
-  fragment(parts + 24);
-  fragment(country + COUNTRY_NAME);
-  fragment(parts + 32);
-  countryCode(packedCountry);
-  fragment(parts + 40);
-  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + REGION_AT));
-  fragment(parts + 48);
-  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + CITY_AT));
-  fragment(parts + 56);
-  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + DISTRICT_AT));
-  fragment(parts + 64);
-  poolString(offsets, bytes, location == 0 ? 0 : load<u32>(location + POSTAL_CODE_AT));
-  fragment(parts + 72);
-  if (!coordinate(location, LATITUDE_AT)) return OBJECT_PATH;
-  fragment(parts + 80);
-  if (!coordinate(location, LONGITUDE_AT)) return OBJECT_PATH;
-  fragment(parts + 88);
+  let at = begin();
+  at = byte(fragment(at, parts), 0x22);
+  if (family == 4) at = ipv4(at, <u32>hi);
+  else at = ipv6(at, hi, lo);
+  at = byte(at, 0x22);
+  at = fragment(at, parts + 8);
+  at = fragment(at, country + CONTINENT);
+  at = fragment(at, parts + 16);
+  at = fragment(at, country + CONTINENT_CODE);
+  at = fragment(at, parts + 24);
+  at = fragment(at, country + COUNTRY_NAME);
+  at = fragment(at, parts + 32);
+  at = countryCode(at, packedCountry);
+  at = fragment(at, parts + 40);
+  at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + REGION_AT));
+  at = fragment(at, parts + 48);
+  at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + CITY_AT));
+  at = fragment(at, parts + 56);
+  at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + DISTRICT_AT));
+  at = fragment(at, parts + 64);
+  at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + POSTAL_CODE_AT));
+  at = fragment(at, parts + 72);
+  at = coordinate(at, location, LATITUDE_AT);
+  if (at == 0) return OBJECT_PATH;
+  at = fragment(at, parts + 80);
+  at = coordinate(at, location, LONGITUDE_AT);
+  if (at == 0) return OBJECT_PATH;
+  at = fragment(at, parts + 88);
   const radius: u32 = location == 0 ? 0 : <u32>load<u16>(location + ACCURACY_RADIUS_AT);
-  if (radius == 0) writeNull();
-  else unsigned(radius);
-  fragment(parts + 96);
-  fragment(country + IS_EU);
-  fragment(parts + 104);
-  if (level == 0) poolString(offsets, bytes, zone);
-  else clock(zoneSlot, ms, minute);
-  fragment(parts + 112);
+  if (radius == 0) at = writeNull(at);
+  else at = unsigned(at, radius);
+  at = fragment(at, parts + 96);
+  at = fragment(at, country + IS_EU);
+  at = fragment(at, parts + 104);
+  if (level == 0) at = poolString(at, offsets, bytes, zone);
+  else at = clock(at, zoneSlot, ms, minute);
+  at = fragment(at, parts + 112);
   const asn: u32 = as == 0 ? 0 : load<u32>(as);
-  if (asn == 0) writeNull();
-  else unsigned(asn);
-  fragment(parts + 120);
-  const organizationAt = mark();
-  poolString(offsets, bytes, organization);
-  const organizationLength = mark() - organizationAt;
-  fragment(parts + 128);
-  copyBack(organizationAt, organizationLength);
-  fragment(parts + 136);
-  const domainAt = mark();
-  poolString(offsets, bytes, domain);
-  const domainLength = mark() - domainAt;
-  fragment(parts + 144);
-  fragment(field(d, CONNECTION_TYPES) + (<usize>connectionType << 3));
-  fragment(parts + 152);
-  if (level == 0) return finish();
+  if (asn == 0) at = writeNull(at);
+  else at = unsigned(at, asn);
+  at = fragment(at, parts + 120);
+  // organization and domain appear twice: the second time copied from the first
+  const organizationAt = at;
+  at = poolString(at, offsets, bytes, organization);
+  const organizationLength = at - organizationAt;
+  at = fragment(at, parts + 128);
+  at = copy(at, organizationAt, organizationLength);
+  at = fragment(at, parts + 136);
+  const domainAt = at;
+  at = poolString(at, offsets, bytes, domain);
+  const domainLength = at - domainAt;
+  at = fragment(at, parts + 144);
+  at = fragment(at, field(d, CONNECTION_TYPES) + (<usize>connectionType << 3));
+  at = fragment(at, parts + 152);
+  if (level == 0) return finish(at);
 
-  copyBack(organizationAt, organizationLength);
-  fragment(parts + 160);
-  copyBack(domainAt, domainLength);
-  fragment(parts + 168);
-  if (family == 4) block4(d, range, network);
-  else block6(d, range, network, hi, lo, parts + 176);
-  fragment(parts + 192);
-  fragment(country + COUNTRY_INFO);
-  fragment(parts + 200);
+  at = copy(at, organizationAt, organizationLength);
+  at = fragment(at, parts + 160);
+  at = copy(at, domainAt, domainLength);
+  at = fragment(at, parts + 168);
+  if (family == 4) at = block4(at, d, range, network);
+  else at = block6(at, d, range, network, hi, lo, parts + 176);
+  at = fragment(at, parts + 192);
+  at = fragment(at, country + COUNTRY_INFO);
+  at = fragment(at, parts + 200);
   const hostingState: u32 = connectionType == 0 ? 2 : connectionType == HOSTING ? 1 : 0;
   if (quiet == 0) {
     hosting = hostingState;
-    return finish();
+    return finish(at);
   }
-  fragment(field(d, QUIET_SECURITY) + (<usize>hostingState << 3));
-  fragment(parts + 208);
-  return finish();
+  at = fragment(at, field(d, QUIET_SECURITY) + (<usize>hostingState << 3));
+  at = fragment(at, parts + 208);
+  return finish(at);
 }
 
-/** A latitude or longitude (NaN: unknown) as ipRecord rounds it; false for one it cannot print. */
 /** Reads a string's first byte (kept, so that the read is not optimised away). */
 @inline function touch(offsets: usize, bytes: usize, id: u32): void {
   touched += load<u8>(bytes + <usize>load<u32>(offsets + (<usize>id << 2)));
 }
 
-function coordinate(location: usize, at: usize): bool {
-  const value = location == 0 ? NaN : load<f64>(location + at);
-  if (isNaN(value)) {
-    writeNull();
-    return true;
-  }
-  return rounded4(value);
+/** A latitude or longitude (NaN: unknown) as ipRecord rounds it; 0 for one it cannot print. */
+function coordinate(at: usize, location: usize, column: usize): usize {
+  const value = location == 0 ? NaN : load<f64>(location + column);
+  if (isNaN(value)) return writeNull(at);
+  return rounded4(at, value);
 }
 
 /** The full level's timezone object: the zone's slot, with the seconds of `ms` in current_time. */
-function clock(slot: usize, ms: f64, minute: f64): void {
-  copy(slot + SLOT_TEXT, <usize>load<u32>(slot + SLOT_HEAD_LENGTH));
-  noteCharacters(load<u32>(slot + SLOT_CHARACTERS));
-  if (load<u32>(slot + SLOT_CONSTANT) != 0) return;
-  twoDigits(<u32>Math.floor((ms - minute * 60000) / 1000));
-  copy(slot + SLOT_TEXT + <usize>load<u32>(slot + SLOT_HEAD_LENGTH), <usize>load<u32>(slot + SLOT_TAIL_LENGTH));
+function clock(at: usize, slot: usize, ms: f64, minute: f64): usize {
+  noteCharacters(at, load<u32>(slot + SLOT_CHARACTERS));
+  at = copy(at, slot + SLOT_TEXT, <usize>load<u32>(slot + SLOT_HEAD_LENGTH));
+  if (load<u32>(slot + SLOT_CONSTANT) != 0) return at;
+  at = twoDigits(at, <u32>Math.floor((ms - minute * 60000) / 1000));
+  return copy(at, slot + SLOT_TEXT + <usize>load<u32>(slot + SLOT_HEAD_LENGTH), <usize>load<u32>(slot + SLOT_TAIL_LENGTH));
 }
 
 /**
  * IPv4 network.range: the network block when a network row covers the range, else the range
  * itself (to the next range's start, or the end of the space). Parts 22 and 23 separate the values.
  */
-function block4(d: usize, range: i32, network: usize): void {
+function block4(at: usize, d: usize, range: i32, network: usize): usize {
   let first: u32;
   let last: u32;
   if (network != 0) {
@@ -311,22 +308,18 @@ function block4(d: usize, range: i32, network: usize): void {
     last = range + 1 < <i32>field(d, RANGE_COUNT) ? load<u32>(keys + (<usize>(range + 1) << 2)) - 1 : 0xffffffff;
   }
   const parts = field(d, TEMPLATE_FULL);
-  byte(0x22);
-  ipv4(first);
-  byte(0x22);
-  fragment(parts + 176);
-  byte(0x22);
-  ipv4(last);
-  byte(0x22);
-  fragment(parts + 184);
-  unsigned(<u64>last - <u64>first + 1);
+  at = byte(ipv4(byte(at, 0x22), first), 0x22);
+  at = fragment(at, parts + 176);
+  at = byte(ipv4(byte(at, 0x22), last), 0x22);
+  at = fragment(at, parts + 184);
+  return unsigned(at, <u64>last - <u64>first + 1);
 }
 
 /**
  * IPv6 network.range: the largest CIDR block around the address within the network block (or
  * the range, as for IPv4): the shortest prefix whose block fits, found by binary search.
  */
-function block6(d: usize, range: i32, network: usize, hi: u64, lo: u64, parts: usize): void {
+function block6(at: usize, d: usize, range: i32, network: usize, hi: u64, lo: u64, parts: usize): usize {
   let startHi: u64;
   let startLo: u64;
   let endHi: u64;
@@ -368,15 +361,11 @@ function block6(d: usize, range: i32, network: usize, hi: u64, lo: u64, parts: u
   }
   const maskHi = highMask(low);
   const maskLo = lowMask(low);
-  byte(0x22);
-  ipv6(hi & maskHi, lo & maskLo);
-  byte(0x22);
-  fragment(parts);
-  byte(0x22);
-  ipv6(hi | ~maskHi, lo | ~maskLo);
-  byte(0x22);
-  fragment(parts + 8);
-  unsigned(low);
+  at = byte(ipv6(byte(at, 0x22), hi & maskHi, lo & maskLo), 0x22);
+  at = fragment(at, parts);
+  at = byte(ipv6(byte(at, 0x22), hi | ~maskHi, lo | ~maskLo), 0x22);
+  at = fragment(at, parts + 8);
+  return unsigned(at, low);
 }
 
 /** The high 64 bits of a /prefix mask. */

@@ -1,6 +1,12 @@
-// Writer primitives of the record JSON: bytes appended at a cursor in the output area the host
-// reserved. Every value is written exactly as JSON.stringify writes it, so that the records made
-// here equal the object path's text byte for byte.
+// Writer primitives of the record JSON: bytes appended in the output area the host reserved.
+// Every value is written exactly as JSON.stringify writes it, so that the records made here equal
+// the object path's text byte for byte.
+//
+// Each primitive writes at `at` and returns where the next byte goes, so that the cursor lives in
+// the caller's local: V8 keeps a module global in instance memory, where every byte would cost a
+// load and a store of it. Values are written a word at a time: hex digits are made eight at once
+// in a u64 (SWAR), and a store may write junk past the value's end, which the next value
+// overwrites (the output has room past its end).
 //
 // Texts the host renders (template parts, per-country fragments, clock and security blocks) are
 // "fragments": 8 bytes in memory, the address (u32) of UTF-8 JSON text, its byte length (u16) and
@@ -13,28 +19,32 @@
 
 let output: usize = 0;
 let safeEnd: usize = 0;
-let cursor: usize = 0;
 let overflowed = false;
 /** what the record holds: bit 0 some character beyond ASCII, bit 1 some beyond Latin-1 */
 let characters: u32 = 0;
+/** where the first character beyond ASCII may be (its value, or text holding it, starts there) */
+let firstWide: usize = 0;
 let utf16Output: usize = 0;
 let latin1Allowed = false;
 
 /** A record the writer cannot give: the host takes the object path. */
 export const OBJECT_PATH: i32 = -3;
 
-const LOWER_HEX = memory.data<u8>([0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66]);
-const UPPER_HEX = memory.data<u8>([0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46]);
-const NULL_TEXT = memory.data<u8>([0x6e, 0x75, 0x6c, 0x6c]);
-const TRUE_TEXT = memory.data<u8>([0x74, 0x72, 0x75, 0x65]);
-const FALSE_TEXT = memory.data<u8>([0x66, 0x61, 0x6c, 0x73, 0x65]);
-/** Scratch for the digits of a number, written backwards. */
+// "null", "true" and "false" as little-endian words
+const NULL_WORD: u32 = 0x6c6c756e;
+const TRUE_WORD: u64 = 0x65757274;
+const FALSE_WORD: u64 = 0x65736c6166;
+/** Scratch for the digits of a number beyond 32 bits, written backwards. */
 const DIGITS = memory.data(24);
 /** "00" to "99" */
 const PAIRS = memory.data(200);
-/** the decimal text of 0 to 255 (one to three bytes, the rest zero), for dotted IPv4 */
-const OCTETS = memory.data(256 * 4);
-const OCTET_LENGTHS = memory.data(256);
+/** 10^0 to 10^9, u32 */
+const POWERS_OF_TEN = memory.data<u32>([1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000]);
+/**
+ * For dotted IPv4, per value 0 to 255 a u64: its decimal text and a dot (two to four bytes), the
+ * length of that in the top byte.
+ */
+const OCTETS = memory.data(256 * 8);
 
 function fillTables(): void {
   for (let i: u32 = 0; i < 100; i++) {
@@ -42,17 +52,19 @@ function fillTables(): void {
     store<u8>(PAIRS + (i << 1) + 1, <u8>(0x30 + i % 10));
   }
   for (let i: u32 = 0; i < 256; i++) {
-    const at = OCTETS + (i << 2);
-    let length: u32 = 1;
+    let text: u64;
+    let length: u64;
     if (i >= 100) {
-      store<u8>(at, <u8>(0x30 + i / 100));
-      store<u16>(at + 1, load<u16>(PAIRS + ((i % 100) << 1)));
+      text = <u64>(0x30 + i / 100) | (<u64>load<u16>(PAIRS + ((i % 100) << 1)) << 8);
       length = 3;
     } else if (i >= 10) {
-      store<u16>(at, load<u16>(PAIRS + (i << 1)));
+      text = <u64>load<u16>(PAIRS + (i << 1));
       length = 2;
-    } else store<u8>(at, <u8>(0x30 + i));
-    store<u8>(OCTET_LENGTHS + i, <u8>length);
+    } else {
+      text = <u64>(0x30 + i);
+      length = 1;
+    }
+    store<u64>(OCTETS + (i << 3), text | (<u64>0x2e << (length << 3)) | ((length + 1) << 56));
   }
 }
 
@@ -68,10 +80,11 @@ export function jsonOutput(at: usize, end: usize, utf16At: usize, latin1: bool):
   fillTables();
 }
 
-export function begin(): void {
-  cursor = output;
+/** Starts a record: where its first byte goes. */
+export function begin(): usize {
   overflowed = false;
   characters = 0;
+  return output;
 }
 
 /** Record forms: ASCII or Latin-1 bytes at the output, or UTF-16LE code units at the UTF-16 output. */
@@ -80,21 +93,29 @@ const LATIN1_FORM: i32 = 1 << FORM_SHIFT;
 const UTF16_FORM: i32 = 2 << FORM_SHIFT;
 
 /**
- * The record written: its length (bytes, or UTF-16 code units) plus its form (0 ASCII, 1 Latin-1,
- * 2 UTF-16, times 2^20), or OBJECT_PATH when a string did not fit.
+ * The record written, which ends before `end`: its length (bytes, or UTF-16 code units) plus its
+ * form (0 ASCII, 1 Latin-1, 2 UTF-16, times 2^20), or OBJECT_PATH when a string did not fit.
  */
-export function finish(): i32 {
+export function finish(end: usize): i32 {
   if (overflowed) return OBJECT_PATH;
-  if (characters == 0) return <i32>(cursor - output);
-  if (characters == 1 && latin1Allowed) return LATIN1_FORM | toLatin1();
-  return UTF16_FORM | toUtf16();
+  if (characters == 0) return <i32>(end - output);
+  if (characters == 1 && latin1Allowed) return LATIN1_FORM | toLatin1(end);
+  return UTF16_FORM | toUtf16(end);
 }
 
-/** Rewrites the UTF-8 output, all of whose characters are below 0x100, as Latin-1 in place; its length. */
-function toLatin1(): i32 {
-  let from = output;
-  let to = output;
-  const stop = cursor;
+/** Notes text of characters class `c` (see finish) written at `at`. */
+@inline function noteWide(at: usize, c: u32): void {
+  if (characters == 0) firstWide = at;
+  characters |= c;
+}
+
+/**
+ * Rewrites the UTF-8 output, all of whose characters are below 0x100, as Latin-1 in place; its
+ * length. What comes before the first character beyond ASCII stays as it is.
+ */
+function toLatin1(stop: usize): i32 {
+  let from = firstWide;
+  let to = firstWide;
   while (from < stop) {
     if (from + 8 <= stop && (load<u64>(from) & HIGHS) == 0) {
       store<u64>(to, load<u64>(from));
@@ -116,10 +137,9 @@ function toLatin1(): i32 {
 }
 
 /** Writes the UTF-8 output as UTF-16LE at the UTF-16 output; its length in code units. */
-function toUtf16(): i32 {
+function toUtf16(stop: usize): i32 {
   let from = output;
   let to = utf16Output;
-  const stop = cursor;
   while (from < stop) {
     if (from + 8 <= stop && (load<u64>(from) & HIGHS) == 0) {
       store<u64>(to, widen(load<u32>(from)));
@@ -159,54 +179,49 @@ function toUtf16(): i32 {
   return (w & 0xff) | ((w & 0xff00) << 8) | ((w & 0xff0000) << 16) | ((w & 0xff000000) << 24);
 }
 
-@inline export function byte(c: u32): void {
-  store<u8>(cursor, <u8>c);
-  cursor += 1;
+
+@inline export function byte(at: usize, c: u32): usize {
+  store<u8>(at, <u8>c);
+  return at + 1;
 }
 
 /**
- * Copies `length` bytes sixteen at a time: most pieces are short, and memory.copy is a call out of
- * the compiled code. It may read up to fifteen bytes past the source (the host keeps memory
- * there) and write as far past the cursor (the output has room).
+ * Copies `length` bytes to `to` sixteen at a time, the first sixteen whatever the length: most
+ * pieces are short, and memory.copy is a call out of the compiled code. It may read up to sixteen
+ * bytes past the source (the host keeps memory there) and write as far past the end (the output
+ * has room); a copy of earlier output to further on is right, since what it overwrites lies past
+ * the source's end. Returns the end.
  */
-@inline export function copy(from: usize, length: usize): void {
-  const to = cursor;
-  for (let done: usize = 0; done < length; done += 16) {
+@inline export function copy(to: usize, from: usize, length: usize): usize {
+  let done: usize = 0;
+  do {
     store<u64>(to + done, load<u64>(from + done));
     store<u64>(to + done, load<u64>(from + done, 8), 8);
-  }
-  cursor = to + length;
+    done += 16;
+  } while (done < length);
+  return to + length;
 }
 
-/** Where the next byte goes: with copyBack, what was written since can be written again. */
-@inline export function mark(): usize {
-  return cursor;
-}
-
-/** Writes again the `length` bytes written at `at` (a JSON value that appears twice). */
-@inline export function copyBack(at: usize, length: usize): void {
-  copy(at, length);
-}
-
-/** Text copied from elsewhere (a time zone's slot) whose characters are of class `c` (see finish). */
-@inline export function noteCharacters(c: u32): void {
-  characters |= c;
+/** Text copied from elsewhere (a time zone's slot) to `at`, whose characters are of class `c` (see finish). */
+@inline export function noteCharacters(at: usize, c: u32): void {
+  if (c != 0) noteWide(at, c);
 }
 
 /** The JSON text of fragment `ref`. */
-@inline export function fragment(ref: usize): void {
-  const word = load<u32>(ref, 4);
-  copy(<usize>load<u32>(ref), <usize>(word & 0xffff));
-  characters |= word >>> 16;
+@inline export function fragment(at: usize, ref: usize): usize {
+  const word = load<u64>(ref);
+  if (word >= <u64>1 << 48) noteWide(at, <u32>(word >>> 48));
+  return copy(at, <usize>(<u32>word), <usize>((word >>> 32) & 0xffff));
 }
 
-export function writeNull(): void {
-  copy(NULL_TEXT, 4);
+@inline export function writeNull(at: usize): usize {
+  store<u32>(at, NULL_WORD);
+  return at + 4;
 }
 
-export function writeBool(value: bool): void {
-  if (value) copy(TRUE_TEXT, 4);
-  else copy(FALSE_TEXT, 5);
+@inline export function writeBool(at: usize, value: bool): usize {
+  store<u64>(at, value ? TRUE_WORD : FALSE_WORD);
+  return at + 5 - <usize>value;
 }
 
 /**
@@ -214,14 +229,14 @@ export function writeBool(value: bool): void {
  * backslash, backspace, form feed, newline, carriage return and tab by their letters, other
  * control characters as \u00xx (lower-case hex), every other byte as it is.
  */
-export function quoted(from: usize, length: usize): void {
-  if (cursor + length * 6 > safeEnd) {
+export function quoted(at: usize, from: usize, length: usize): usize {
+  if (at + length * 6 > safeEnd) {
     overflowed = true;
-    return;
+    return at;
   }
-  byte(0x22);
+  store<u8>(at, 0x22);
   // Copied eight bytes at a time while looking for bytes to escape; the usual string has none.
-  const to = cursor;
+  const to = at + 1;
   let found: u64 = 0;
   let high: u64 = 0;
   let done: usize = 0;
@@ -239,23 +254,18 @@ export function quoted(from: usize, length: usize): void {
     found |= escapeBits((w & keep) | (ONES * 0x41 & ~keep));
     high |= w & keep;
   }
-  if ((high & HIGHS) != 0) characters |= charactersOf(from, length);
-  if (found == 0) {
-    cursor = to + length;
-    byte(0x22);
-    return;
-  }
+  if ((high & HIGHS) != 0) noteWide(at, charactersOf(from, length));
+  if (found == 0) return byte(to + length, 0x22);
   const stop = from + length;
   let plain = from;
+  let end = to;
   for (let p = from; p < stop; p++) {
     const c = <u32>load<u8>(p);
     if (c >= 0x20 && c != 0x22 && c != 0x5c) continue;
-    copy(plain, p - plain);
+    end = escapeByte(copy(end, plain, p - plain), c);
     plain = p + 1;
-    escapeByte(c);
   }
-  copy(plain, stop - plain);
-  byte(0x22);
+  return byte(copy(end, plain, stop - plain), 0x22);
 }
 
 const ONES: u64 = 0x0101010101010101;
@@ -275,142 +285,147 @@ function charactersOf(from: usize, length: usize): u32 {
   return (below | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash)) & HIGHS;
 }
 
-function escapeByte(c: u32): void {
-  byte(0x5c);
-  if (c == 0x22 || c == 0x5c) byte(c);
-  else if (c == 0x08) byte(0x62);
-  else if (c == 0x0c) byte(0x66);
-  else if (c == 0x0a) byte(0x6e);
-  else if (c == 0x0d) byte(0x72);
-  else if (c == 0x09) byte(0x74);
-  else {
-    byte(0x75);
-    byte(0x30);
-    byte(0x30);
-    byte(load<u8>(LOWER_HEX + (c >>> 4)));
-    byte(load<u8>(LOWER_HEX + (c & 15)));
+function escapeByte(at: usize, c: u32): usize {
+  let letter: u32 = 0;
+  if (c == 0x22 || c == 0x5c) letter = c;
+  else if (c == 0x08) letter = 0x62;
+  else if (c == 0x0c) letter = 0x66;
+  else if (c == 0x0a) letter = 0x6e;
+  else if (c == 0x0d) letter = 0x72;
+  else if (c == 0x09) letter = 0x74;
+  if (letter != 0) {
+    store<u16>(at, <u16>(0x5c | (letter << 8)));
+    return at + 2;
   }
+  // \u00 and two lower-case hex digits
+  store<u32>(at, 0x3030755c);
+  store<u16>(at + 4, <u16>hex8(c << 24, LOWER));
+  return at + 6;
 }
 
 /**
  * String `id` of a table's pool (offsets STRO, bytes STRS) as JSON: id 0 stands for null, every
  * other id is a string, the empty one included.
  */
-export function poolString(offsets: usize, bytes: usize, id: u32): void {
-  if (id == 0) {
-    writeNull();
-    return;
-  }
-  const at = offsets + (<usize>id << 2);
-  const start = load<u32>(at);
-  quoted(bytes + <usize>start, <usize>(load<u32>(at, 4) - start));
+@inline export function poolString(at: usize, offsets: usize, bytes: usize, id: u32): usize {
+  if (id == 0) return writeNull(at);
+  const entry = offsets + (<usize>id << 2);
+  const start = load<u32>(entry);
+  return quoted(at, bytes + <usize>start, <usize>(load<u32>(entry, 4) - start));
 }
 
 /**
  * A country code packed as two bytes (first in the low byte; 0: none), which the TypeScript
  * reader turns into a string of two Latin-1 characters: quoted, escaped, UTF-8 encoded.
  */
-export function countryCode(packed: u32): void {
-  if (packed == 0) {
-    writeNull();
-    return;
+export function countryCode(at: usize, packed: u32): usize {
+  if (packed == 0) return writeNull(at);
+  const first = packed & 0xff;
+  const second = packed >>> 8;
+  if (plainAscii(first) && plainAscii(second)) {
+    store<u32>(at, 0x22000022 | (packed << 8));
+    return at + 4;
   }
-  byte(0x22);
-  latin1(packed & 0xff);
-  latin1(packed >>> 8);
-  byte(0x22);
+  return byte(latin1(latin1(byte(at, 0x22), first), second), 0x22);
 }
 
-function latin1(c: u32): void {
-  if (c < 0x20 || c == 0x22 || c == 0x5c) escapeByte(c);
-  else if (c < 0x80) byte(c);
-  else {
-    characters |= 1;
-    byte(0xc0 | (c >>> 6));
-    byte(0x80 | (c & 0x3f));
-  }
+/** An ASCII character JSON writes as it is. */
+@inline function plainAscii(c: u32): bool {
+  return c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c;
 }
 
-/** An unsigned integer in decimal. */
-export function unsigned(n: u64): void {
+function latin1(at: usize, c: u32): usize {
+  if (c < 0x20 || c == 0x22 || c == 0x5c) return escapeByte(at, c);
+  if (c < 0x80) return byte(at, c);
+  noteWide(at, 1);
+  store<u16>(at, <u16>((0xc0 | (c >>> 6)) | ((0x80 | (c & 0x3f)) << 8)));
+  return at + 2;
+}
+
+/** An unsigned integer in decimal, written from its last digit back. */
+export function unsigned(at: usize, n: u64): usize {
   if (n > 0xffffffff) {
-    let at = DIGITS + 24;
+    let digits = DIGITS + 24;
     do {
-      at--;
-      store<u8>(at, <u8>(0x30 + n % 10));
+      digits--;
+      store<u8>(digits, <u8>(0x30 + n % 10));
       n /= 10;
     } while (n != 0);
-    copy(at, DIGITS + 24 - at);
-    return;
+    return copy(at, digits, DIGITS + 24 - digits);
   }
   let m = <u32>n;
-  let at = DIGITS + 24;
+  const end = at + decimalLength(m);
+  let p = end;
   while (m >= 100) {
     const rest = m % 100;
     m /= 100;
-    at -= 2;
-    store<u16>(at, load<u16>(PAIRS + (rest << 1)));
+    p -= 2;
+    store<u16>(p, load<u16>(PAIRS + (rest << 1)));
   }
-  if (m >= 10) {
-    at -= 2;
-    store<u16>(at, load<u16>(PAIRS + (m << 1)));
-  } else {
-    at--;
-    store<u8>(at, <u8>(0x30 + m));
-  }
-  copy(at, DIGITS + 24 - at);
-}
-
-/** Two decimal digits (00 to 99). */
-@inline export function twoDigits(n: u32): void {
-  byte(0x30 + n / 10);
-  byte(0x30 + n % 10);
+  if (m >= 10) store<u16>(p - 2, load<u16>(PAIRS + (m << 1)));
+  else store<u8>(p - 1, <u8>(0x30 + m));
+  return end;
 }
 
 /**
- * `Math.round(x * 1e4) / 1e4` as JSON.stringify prints it, or false (nothing written) for values
+ * The number of decimal digits of `m`: from its bit length (log10(2) ≈ 1233 / 4096), one less
+ * when below that power of ten. `m | 1` gives 0 one digit and changes no other answer (the powers
+ * from 10 on are even).
+ */
+@inline function decimalLength(m: u32): usize {
+  const x = m | 1;
+  const guess = ((32 - clz(x)) * 1233) >>> 12;
+  return <usize>(guess + 1 - <u32>(x < load<u32>(POWERS_OF_TEN + (<usize>guess << 2))));
+}
+
+/** Two decimal digits (00 to 99). */
+@inline export function twoDigits(at: usize, n: u32): usize {
+  store<u16>(at, load<u16>(PAIRS + (n << 1)));
+  return at + 2;
+}
+
+/**
+ * `Math.round(x * 1e4) / 1e4` as JSON.stringify prints it, or 0 (nothing written) for values
  * whose text this does not produce (not finite, or too large for plain decimals). Math.round
  * rounds halves up; the quotient of an integer k below 1e9 by 1e4 is printed as the shortest
  * decimal that reads back to it, which is k / 10^4 written out (no other decimal of at most as
  * many digits lies as close), trailing zeros dropped. -0 prints as 0.
  */
-export function rounded4(x: f64): bool {
+export function rounded4(at: usize, x: f64): usize {
   const scaled = x * 1e4;
-  if (!(Math.abs(scaled) < 1e9)) return false;
+  if (!(Math.abs(scaled) < 1e9)) return 0;
   let whole = Math.floor(scaled);
   if (scaled - whole >= 0.5) whole += 1;
   if (whole < 0) {
-    byte(0x2d);
+    at = byte(at, 0x2d);
     whole = -whole;
   }
   const k = <u32>whole;
-  unsigned(k / 10000);
-  let fraction = k % 10000;
-  if (fraction == 0) return true;
-  byte(0x2e);
-  let divisor: u32 = 1000;
-  while (fraction != 0) {
-    byte(0x30 + fraction / divisor);
-    fraction %= divisor;
-    divisor /= 10;
-  }
-  return true;
+  at = unsigned(at, k / 10000);
+  const fraction = k % 10000;
+  if (fraction == 0) return at;
+  // the four digits of the fraction as a word, the first in its low byte
+  const digits = <u32>load<u16>(PAIRS + ((fraction / 100) << 1)) | (<u32>load<u16>(PAIRS + ((fraction % 100) << 1)) << 16);
+  store<u8>(at, 0x2e);
+  store<u32>(at, digits, 1);
+  // trailing zeros dropped: the bytes "0" at the top of the word
+  return at + 5 - <usize>(clz(digits ^ 0x30303030) >>> 3);
 }
 
 /** Dotted IPv4, without quotes. */
-export function ipv4(n: u32): void {
-  octet(n >>> 24);
-  byte(0x2e);
-  octet((n >>> 16) & 255);
-  byte(0x2e);
-  octet((n >>> 8) & 255);
-  byte(0x2e);
-  octet(n & 255);
+export function ipv4(at: usize, n: u32): usize {
+  at = octet(at, n >>> 24);
+  at = octet(at, (n >>> 16) & 255);
+  at = octet(at, (n >>> 8) & 255);
+  // the last octet's dot left out
+  return octet(at, n & 255) - 1;
 }
 
-@inline function octet(value: u32): void {
-  store<u32>(cursor, load<u32>(OCTETS + (value << 2)));
-  cursor += <usize>load<u8>(OCTET_LENGTHS + value);
+/** An octet and a dot. */
+@inline function octet(at: usize, value: u32): usize {
+  const entry = load<u64>(OCTETS + (value << 3));
+  store<u64>(at, entry);
+  return at + <usize>(entry >>> 56);
 }
 
 /**
@@ -418,14 +433,11 @@ export function ipv4(n: u32): void {
  * no leading zeros, the first longest run of two or more zero groups as `::`, IPv4-mapped
  * addresses with a dotted tail.
  */
-export function ipv6(hi: u64, lo: u64): void {
+export function ipv6(at: usize, hi: u64, lo: u64): usize {
   if (hi == 0 && lo >>> 32 == 0xffff) {
-    byte(0x3a);
-    byte(0x3a);
-    group(0xffff);
-    byte(0x3a);
-    ipv4(<u32>lo);
-    return;
+    // "::ffff:"
+    store<u64>(at, 0x3a666666663a3a);
+    return ipv4(at + 7, <u32>lo);
   }
   let bestStart: i32 = -1;
   let bestLength: i32 = 1;
@@ -442,14 +454,15 @@ export function ipv6(hi: u64, lo: u64): void {
   const after = bestStart + bestLength;
   for (let g: i32 = 0; g < 8; g++) {
     if (g == bestStart) {
-      byte(0x3a);
-      byte(0x3a);
+      store<u16>(at, 0x3a3a);
+      at += 2;
       g += bestLength - 1;
       continue;
     }
-    if (g > 0 && g != after) byte(0x3a);
-    group(groupOf(hi, lo, g));
+    if (g > 0 && g != after) at = byte(at, 0x3a);
+    at = group(at, groupOf(hi, lo, g));
   }
+  return at;
 }
 
 @inline function groupOf(hi: u64, lo: u64, g: i32): u32 {
@@ -458,21 +471,53 @@ export function ipv6(hi: u64, lo: u64): void {
 }
 
 /** A group of an IPv6 address: lower-case hex without leading zeros. */
-function group(value: u32): void {
-  let shift: i32 = 12;
-  while (shift > 0 && (value >>> shift) == 0) shift -= 4;
-  for (; shift >= 0; shift -= 4) byte(load<u8>(LOWER_HEX + ((value >>> shift) & 15)));
+@inline function group(at: usize, value: u32): usize {
+  const digits = <u32>hex8(value << 16, LOWER);
+  // one digit per started four bits, one for 0
+  const length = (35 - clz(value | 1)) >>> 2;
+  store<u32>(at, digits >>> ((4 - length) << 3));
+  return at + <usize>length;
 }
 
-/** `digits` upper-case hex digits of `value`, most significant first. */
-export function upperHex(value: u64, digits: i32): void {
-  for (let shift = (digits - 1) << 2; shift >= 0; shift -= 4) byte(load<u8>(UPPER_HEX + <usize>((value >>> <u64>shift) & 15)));
+/** Twelve upper-case hex digits of a 48-bit value. */
+export function upperHex48(at: usize, value: u64): usize {
+  store<u64>(at, hex8(<u32>(value >>> 16), UPPER));
+  store<u32>(at + 8, <u32>hex8(<u32>value << 16, UPPER));
+  return at + 12;
 }
 
-/** Upper-case byte pairs separated by colons, `bytes` of them from the top of a `bytes`-byte value. */
-export function colonHex(value: u64, bytes: i32): void {
-  for (let i = bytes - 1; i >= 0; i--) {
-    upperHex(value >>> <u64>(i << 3), 2);
-    if (i > 0) byte(0x3a);
-  }
+/** A 24-bit value as three upper-case hex pairs separated by colons ("AA:BB:CC"). */
+export function colonHex24(at: usize, value: u32): usize {
+  const v = <u64>value;
+  // each byte at a byte pair: at bytes 0, 3 and 6, then split into nibbles at bytes 0-1, 3-4, 6-7
+  let t = ((v >>> 16) & 0xff) | (((v >>> 8) & 0xff) << 24) | ((v & 0xff) << 48);
+  t = ((t >>> 4) & PAIR_NIBBLES) | ((t & PAIR_NIBBLES) << 8);
+  store<u64>(at, asciiHex(t, PAIR_DIGITS, UPPER) | PAIR_COLONS);
+  return at + 8;
+}
+
+const PAIR_NIBBLES: u64 = 0x000f00000f00000f;
+const PAIR_DIGITS: u64 = 0x0101000101000101;
+const PAIR_COLONS: u64 = 0x00003a00003a0000;
+
+/** What takes a hex digit from 10 to its letter, past '0' + 10: upper or lower case. */
+const UPPER: u64 = 7;
+const LOWER: u64 = 0x27;
+
+/**
+ * The eight hex digits of `x` (`letters`: UPPER or LOWER) as ASCII in a u64 whose low byte is the
+ * most significant digit, as text is laid out in memory.
+ */
+@inline function hex8(x: u32, letters: u64): u64 {
+  // each nibble in its own byte, the most significant in the lowest: halves, then bytes, then nibbles
+  let t = (<u64>x >>> 16) | ((<u64>x & 0xffff) << 32);
+  t = ((t >>> 8) & 0x000000ff000000ff) | ((t & 0x000000ff000000ff) << 16);
+  t = ((t >>> 4) & 0x000f000f000f000f) | ((t & 0x000f000f000f000f) << 8);
+  return asciiHex(t, ONES, letters);
+}
+
+/** Nibbles (0 to 15) in the bytes `mask` has 1 in, as ASCII hex digits (no byte carries into the next). */
+@inline function asciiHex(t: u64, mask: u64, letters: u64): u64 {
+  const letter = ((t + mask * 6) >>> 4) & mask;
+  return t + mask * 0x30 + letter * letters;
 }

@@ -12,7 +12,7 @@
 import { macFlags, LOCAL, MULTICAST, RANDOMIZED } from './macBits';
 import { ouiFind } from './ouiBlock';
 import { mapGet } from './smallMap';
-import { begin, byte, colonHex, countryCode, finish, fragment, poolString, quoted, unsigned, upperHex, writeBool, writeNull } from './jsonWriter';
+import { begin, byte, colonHex24, countryCode, finish, fragment, poolString, quoted, unsigned, upperHex48, writeBool, writeNull } from './jsonWriter';
 
 // src/tables/FORMAT.md, "mac" (src/tables/format/macTableLayout.ts; test/tables/layout.test.ts holds
 // the two equal).
@@ -54,9 +54,28 @@ const VM_PLATFORM_AT: usize = 16;
 const VM_PREFIX_BYTES: usize = 24;
 
 let table: usize = 0;
+/**
+ * A bit per value of an address's first 16 bits, set where a virtualisation prefix (of four hex
+ * digits or more, or all those a shorter one covers) starts so: most addresses need no scan.
+ */
+const VM_FIRST16 = memory.data(8192);
 
 export function macJsonConfigure(description: usize): void {
   table = description;
+  memory.fill(VM_FIRST16, 0, 8192);
+  const list = field(VM_PREFIXES);
+  const count = field(VM_PREFIX_COUNT);
+  for (let i: usize = 0; i < count; i++) {
+    const at = list + i * VM_PREFIX_BYTES;
+    const prefixDigits = load<u32>(at + VM_DIGITS_AT);
+    const first16 = <u32>(load<u64>(at + VM_VALUE_AT) >>> 32);
+    const span: u32 = prefixDigits >= 4 ? 1 : 1 << ((4 - prefixDigits) << 2);
+    for (let k: u32 = 0; k < span; k++) {
+      const bit = (first16 + k) & 0xffff;
+      const byteAt = VM_FIRST16 + (bit >>> 3);
+      store<u8>(byteAt, <u8>(<u32>load<u8>(byteAt) | (<u32>1 << (bit & 7))));
+    }
+  }
 }
 
 @inline function field(at: usize): usize {
@@ -77,85 +96,80 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
   const parts = field(block == 0 ? (level == 0 ? TEMPLATE_MISSING_BASIC : TEMPLATE_MISSING_FULL) : level == 0 ? TEMPLATE_FOUND_BASIC : TEMPLATE_FOUND_FULL);
   const mac = (<u64>hi24 << 24) | <u64>lo24;
 
-  begin();
-  fragment(parts);
-  quoted(text, length);
-  fragment(parts + 8);
-  byte(0x22);
-  colonHex(<u64>hi24, 3);
-  byte(0x22);
-  fragment(parts + 16);
+  let at = begin();
+  at = fragment(at, parts);
+  at = quoted(at, text, length);
+  at = fragment(at, parts + 8);
+  at = byte(colonHex24(byte(at, 0x22), hi24), 0x22);
+  at = fragment(at, parts + 16);
   if (digits == 12) {
-    byte(0x22);
-    colonHex(mac, 6);
-    byte(0x22);
-  } else writeNull();
-  fragment(parts + 24);
+    at = colonHex24(byte(at, 0x22), hi24);
+    at = byte(colonHex24(byte(at, 0x3a), lo24), 0x22);
+  } else at = writeNull(at);
+  at = fragment(at, parts + 24);
   const flags = macFlags(hi24);
-  writeBool((flags & MULTICAST) != 0);
-  fragment(parts + 32);
-  writeBool((flags & LOCAL) != 0);
-  fragment(parts + 40);
-  writeBool((flags & RANDOMIZED) != 0);
-  fragment(parts + 48);
+  at = writeBool(at, (flags & MULTICAST) != 0);
+  at = fragment(at, parts + 32);
+  at = writeBool(at, (flags & LOCAL) != 0);
+  at = fragment(at, parts + 40);
+  at = writeBool(at, (flags & RANDOMIZED) != 0);
+  at = fragment(at, parts + 48);
   let next = parts + 56;
   if (block != 0) {
-    poolString(offsets, bytes, load<u32>(company));
-    fragment(next);
+    at = poolString(at, offsets, bytes, load<u32>(company));
+    at = fragment(at, next);
     const packed = <u32>load<u16>(company + COMPANY_COUNTRY_CODE_AT);
-    countryCode(packed);
-    fragment(next + 8);
+    at = countryCode(at, packed);
+    at = fragment(at, next + 8);
     next += 16;
     if (level != 0) {
       const isPrivate = (<u32>load<u16>(company + COMPANY_FLAGS_AT) & COMPANY_PRIVATE) != 0;
-      poolString(offsets, bytes, load<u32>(company + COMPANY_SHORT_NAME_AT));
-      fragment(next);
-      poolString(offsets, bytes, load<u32>(company + COMPANY_WEBSITE_AT));
-      fragment(next + 8);
+      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_SHORT_NAME_AT));
+      at = fragment(at, next);
+      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_WEBSITE_AT));
+      at = fragment(at, next + 8);
       let country = field(NO_COUNTRY);
       if (packed != 0) {
         const known = mapGet(field(COUNTRIES), <u32>field(COUNTRY_MASK), packed);
         if (known != 0) country = <usize>known;
       }
-      fragment(country);
-      fragment(next + 16);
-      poolString(offsets, bytes, load<u32>(company + COMPANY_ADDRESS_AT));
-      fragment(next + 24);
-      if (isPrivate) writeNull();
-      else unsigned(load<u32>(company + COMPANY_TOTAL_OUIS_AT));
-      fragment(next + 32);
-      writeBool(isPrivate);
-      fragment(next + 40);
-      fragment(field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
-      fragment(next + 48);
+      at = fragment(at, country);
+      at = fragment(at, next + 16);
+      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_ADDRESS_AT));
+      at = fragment(at, next + 24);
+      if (isPrivate) at = writeNull(at);
+      else at = unsigned(at, load<u32>(company + COMPANY_TOTAL_OUIS_AT));
+      at = fragment(at, next + 32);
+      at = writeBool(at, isPrivate);
+      at = fragment(at, next + 40);
+      at = fragment(at, field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
+      at = fragment(at, next + 48);
       const first = ((<u64>load<u32>(block)) << 24) | <u64>load<u32>(block + BLOCK_LO24_AT);
       const size = <u64>1 << <u64>(48 - <u32>load<u8>(block + BLOCK_PREFIX_LENGTH_AT));
-      byte(0x22);
-      upperHex(first, 12);
-      byte(0x22);
-      fragment(next + 56);
-      byte(0x22);
-      upperHex(first + size - 1, 12);
-      byte(0x22);
-      fragment(next + 64);
-      unsigned(size);
-      fragment(next + 72);
+      at = byte(upperHex48(byte(at, 0x22), first), 0x22);
+      at = fragment(at, next + 56);
+      at = byte(upperHex48(byte(at, 0x22), first + size - 1), 0x22);
+      at = fragment(at, next + 64);
+      at = unsigned(at, size);
+      at = fragment(at, next + 72);
       next += 80;
     }
   }
   if (level != 0) {
     const platform = vmPlatform(mac, digits);
-    writeBool(platform != 0);
-    fragment(next);
-    if (platform == 0) writeNull();
-    else fragment(platform);
-    fragment(next + 8);
+    at = writeBool(at, platform != 0);
+    at = fragment(at, next);
+    if (platform == 0) at = writeNull(at);
+    else at = fragment(at, platform);
+    at = fragment(at, next + 8);
   }
-  return finish();
+  return finish(at);
 }
 
 /** The platform fragment of the first virtualisation prefix the address starts with, or 0. */
 function vmPlatform(mac: u64, digits: u32): usize {
+  const first16 = <u32>(mac >>> 32);
+  if (((<u32>load<u8>(VM_FIRST16 + (first16 >>> 3)) >>> (first16 & 7)) & 1) == 0) return 0;
   const list = field(VM_PREFIXES);
   const count = field(VM_PREFIX_COUNT);
   for (let i: usize = 0; i < count; i++) {

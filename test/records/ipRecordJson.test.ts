@@ -114,7 +114,12 @@ describe('IpRecordRenderer', () => {
       for (const level of levels)
         expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now)));
     }
-    for (const text of ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1', '::ffff:8.8.8.8']) {
+    // every octet value in every position, and IPv6 groups of one to four digits, with and without letters
+    const texts = ['2001:4860:4860::1', '2001:4860:4860:1::1', '2001:4860:4800::1', '2a00:1450:4001::1', '::ffff:8.8.8.8'];
+    for (let i = 0; i < 256; i++) texts.push(`${i}.8.8.8`, `8.${i}.8.8`, `81.2.${i}.160`);
+    for (const group of ['1', 'a', '1f', 'ab', '100', 'fff', '1000', 'abcd', 'ffff'])
+      texts.push(`2001:4860:${group}::${group}:1`, `2a00:${group}:4001::1`);
+    for (const text of texts) {
       expect(renderer.render(engine, parseIp(text)!, 'full', new Date(0))).toBe(
         JSON.stringify(ipRecord(engine.lookupIp(text), 'full', new Date(0))),
       );

@@ -59,6 +59,22 @@ describe('macRecordJson', () => {
     );
   });
 
+  it('writes every byte value in every position of the address, and every virtualisation prefix with its neighbours', () => {
+    const same = (text: string) =>
+      expect(macRecordJson(engine, text, 'full')).toBe(JSON.stringify(macRecord(engine.lookupMac(text), 'full')));
+    const hex = (n: number) => n.toString(16).padStart(2, '0');
+    for (let b = 0; b < 256; b++) {
+      const bytes = [b, b ^ 0x5a, 255 - b, (b * 7) & 255, b ^ 0xa5, (b + 128) & 255];
+      for (let shift = 0; shift < 6; shift++) same([...bytes.slice(shift), ...bytes.slice(0, shift)].map(hex).join(':'));
+    }
+    for (const { prefix } of engine.macTable!.vmPrefixes) {
+      const value = parseInt(prefix.padEnd(12, '0'), 16);
+      const unit = 16 ** (12 - prefix.length);
+      for (const address of [value, value + unit - 1, value - 1, value + unit, value + 0x10000000000, value - 0x10000000000])
+        if (address >= 0 && address < 2 ** 48) same(address.toString(16).padStart(12, '0'));
+    }
+  });
+
   it('refuses what is not a MAC address as the object path does', () => {
     for (const text of ['', '00:11', 'zz:zz:zz', '00:11:22:33:44:55:66', '"00:11:22"'])
       expect(() => macRecordJson(engine, text, 'full')).toThrow(expect.objectContaining({ code: 'invalid_mac' }));

@@ -128,6 +128,21 @@ describe('the WASM record writer on hostile table contents', () => {
     );
   });
 
+  it('writes every decimal length of a number byte-equal to the object path', async () => {
+    const renderer = new IpRecordRenderer();
+    const boundaries = [0, 1, 4294967295];
+    for (let power = 10; power <= 1e9; power *= 10) boundaries.push(power - 1, power);
+    const place = { strings: ['Mitte', 'Berlin', '', '10117', ''], code: 'DE', latitude: 52.5, longitude: 13.4 };
+    for (const asn of boundaries) {
+      const net = { organization: 'Example', domain: 'example.com', asn, connectionType: 1 };
+      const engine = await LookupEngine.create(wasm, { ip4: writeIpTable(hostileRows(tinyIp4(), [place, place], [net], [germany])) });
+      const now = new Date(0);
+      expect(renderer.render(engine, parseIp('81.0.0.7')!, 'full', now)).toBe(
+        JSON.stringify(ipRecord(engine.lookupIp('81.0.0.7'), 'full', now)),
+      );
+    }
+  });
+
   it('writes MAC records byte-equal to the object path', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(hostile, { minLength: 8, maxLength: 8 }), code, facts, async (texts, country, fact) => {
