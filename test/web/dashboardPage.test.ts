@@ -154,7 +154,7 @@ describe.skipIf(!browser)('the dashboard page in Chromium', () => {
     await page.waitForSelector('[data-view="accounts"]');
     await page.getByLabel('Search accounts').fill('holder@example');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.waitForSelector(`a[href="#/accounts/${holder.account.id}"]`);
+    await page.waitForSelector(`[data-view="accounts"] [data-search="holder@example"] a[href="#/accounts/${holder.account.id}"]`);
     expect(await page.locator('[data-view="accounts"] tbody tr').count()).toBe(1);
     await shot('operator-accounts');
     await page.click(`a[href="#/accounts/${holder.account.id}"]`);

@@ -59,8 +59,12 @@ export async function accountsView(): Promise<HTMLElement> {
   const results = h('div', {});
 
   const show = async (offset: number) => {
-    const { total, accounts } = await api.listAccounts(listing.search, offset, LIMIT);
+    const query = listing.search;
+    const { total, accounts } = await api.listAccounts(query, offset, LIMIT);
+    // An answer to a search the operator has since replaced would overwrite the newer one.
+    if (query !== listing.search) return;
     listing.offset = offset;
+    results.setAttribute('data-search', query);
     results.replaceChildren(
       h('p', {}, total === 0 ? 'No account matches.' : `${count(total)} account${total === 1 ? '' : 's'}, newest first.`),
       total === 0
