@@ -76,7 +76,7 @@ const adminToken = crypto.randomBytes(16).toString('hex');
 const serviceEnv = serviceEnvironment(tmp, adminToken);
 
 /** The targets' alternating runs: each ceiling, nginx and ours on the same workload. */
-const ROUND_CASES = ['node', 'ip-paid', 'nginx', 'node-ipv6', 'ipv6-paid', 'node-mac', 'mac'];
+const ROUND_CASES = ['node', 'node-full', 'ip-paid', 'nginx', 'node-ipv6', 'ipv6-paid', 'node-mac', 'mac'];
 const peerIds = peerCases(inputs, 0).map((d) => d.id);
 const nginxWanted = peerCases(inputs, 0).some((d) => d.server === 'nginx' && (wanted(d.id) || (ROUNDS > 0 && ROUND_CASES.includes(d.id))));
 const nginx = nginxWanted ? findNginx() : null;

@@ -392,6 +392,16 @@ export function peerCases({ spaces, ips }: HttpInputs, port: number): CaseDef[] 
       samples,
     }),
     peer({
+      id: 'node-full',
+      name: 'node:http, static ~1.2 KB full record + quota headers, random IPv4 paths (same-bytes ceiling)',
+      server: 'node',
+      workload: 'random',
+      ceiling: 'node',
+      spec: { port, headers, requests: [], random: random(spaces, ['ipv4'], { ipv4: '/full/' }) },
+      validate: validateBareFull,
+      samples,
+    }),
+    peer({
       id: 'node-ipv6',
       name: 'node:http, static JSON, random IPv6 paths (ceiling)',
       server: 'node',

@@ -161,16 +161,28 @@ function closer(server: http.Server): Stop {
 
 /**
  * 0. The ceiling: node:http and a body rendered once, `res.writeHead(200, headers); res.end(body)`,
- * the least any Node server can do per request.
+ * the least any Node server can do per request. Paths under /full/ answer the full record with the
+ * metered answer's headers: the least a node:http server can do to send a paid lookup's bytes.
  */
 async function nodeCeiling(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
   const body = JSON.stringify(STATIC_RECORD);
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) };
-  const { server, port } = await listen((_req, res) => {
+  const fullBody = JSON.stringify(STATIC_FULL_RECORD);
+  const fullHeaders = {
+    ...FULL_RECORD_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(fullBody)),
+  };
+  const { server, port } = await listen((req, res) => {
+    if (req.url?.startsWith('/full/')) {
+      res.writeHead(200, fullHeaders);
+      res.end(fullBody);
+      return;
+    }
     res.writeHead(200, headers);
     res.end(body);
   });
-  return { port, stop: closer(server), info: { body_bytes: Buffer.byteLength(body) } };
+  return { port, stop: closer(server), info: { body_bytes: Buffer.byteLength(body), full_body_bytes: Buffer.byteLength(fullBody) } };
 }
 
 /**
