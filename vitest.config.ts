@@ -5,6 +5,7 @@ const DATA = [
   'test/engine/differential/**/*.test.ts',
   'test/engine/engine.test.ts',
   'test/engine/compact.test.ts',
+  'test/engine/withoutBuffer.test.ts',
   'test/tables/asnCoverage.test.ts',
   'test/tables/countries.test.ts',
   'test/tables/curated.test.ts',

@@ -71,39 +71,82 @@ const LEVEL = { basic: 0, full: 1 } as const;
 
 class OutOfArea extends Error {}
 
-interface NodeBufferView {
+interface NodeBufferView extends Uint8Array {
   latin1Slice(start: number, end: number): string;
   ucs2Slice(start: number, end: number): string;
+  latin1Write(text: string, offset: number): number;
+  ucs2Write(text: string, offset: number): number;
 }
 
 /** Record forms of assembly/jsonWriter.ts finish(): length + form × 2^20. */
 const FORM_SHIFT = 20;
 const LENGTH_MASK = (1 << FORM_SHIFT) - 1;
 const UTF16_FORM = 2;
+/** The longest ending placed in WASM memory: well within the output's slack (OUTPUT_SLACK) in either form. */
+const ENDING_LIMIT = 1024;
 
-/** Turns a record the engine wrote (finish()'s result) into a string: Buffer's slices under Node, else TextDecoder. */
-function recordReader(area: JsonArea): (result: number) => string {
+/**
+ * Turns a record the engine wrote (finish()'s result) into a string: Buffer's slices under Node,
+ * else TextDecoder. A non-empty `ending` (ASCII) takes the place of the record's closing brace. It
+ * is written after the record in WASM memory, so that the text comes out as one flat string:
+ * joined to the record as strings, it would be copied again when the body is measured and sent.
+ */
+function recordReader(area: JsonArea): (result: number, ending: string) => string {
   const { buffer } = area.exports.memory;
   const { output, utf16Output } = area;
   const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
   if (NodeBuffer) {
     const view = NodeBuffer.from(buffer);
-    return (result) => {
+    return (result, ending) => {
       const length = result & LENGTH_MASK;
-      return result >>> FORM_SHIFT === UTF16_FORM
-        ? view.ucs2Slice(utf16Output, utf16Output + 2 * length)
-        : view.latin1Slice(output, output + length);
+      if (result >>> FORM_SHIFT === UTF16_FORM) {
+        const end = utf16Output + 2 * length;
+        if (ending === '') return view.ucs2Slice(utf16Output, end);
+        if (!placeable(view, end - 2, 2, ending)) return withEnding(view.ucs2Slice(utf16Output, end), ending);
+        return view.ucs2Slice(utf16Output, end - 2 + view.ucs2Write(ending, end - 2));
+      }
+      const end = output + length;
+      if (ending === '') return view.latin1Slice(output, end);
+      if (!placeable(view, end - 1, 1, ending)) return withEnding(view.latin1Slice(output, end), ending);
+      return view.latin1Slice(output, end - 1 + view.latin1Write(ending, end - 1));
     };
   }
   const ascii = new TextDecoder();
   const utf16 = new TextDecoder('utf-16le');
   const bytes = new Uint8Array(buffer);
-  return (result) => {
+  return (result, ending) => {
     const length = result & LENGTH_MASK;
-    return result >>> FORM_SHIFT === UTF16_FORM
-      ? utf16.decode(bytes.subarray(utf16Output, utf16Output + 2 * length))
-      : ascii.decode(bytes.subarray(output, output + length));
+    const wide = result >>> FORM_SHIFT === UTF16_FORM;
+    const unit = wide ? 2 : 1;
+    const start = wide ? utf16Output : output;
+    let end = start + unit * length;
+    const decoder = wide ? utf16 : ascii;
+    if (ending === '' || !placeable(bytes, end - unit, unit, ending)) return withEnding(decoder.decode(bytes.subarray(start, end)), ending);
+    end -= unit;
+    for (let i = 0; i < ending.length; i++, end += unit) {
+      bytes[end] = ending.charCodeAt(i);
+      if (wide) bytes[end + 1] = 0;
+    }
+    return decoder.decode(bytes.subarray(start, end));
   };
+}
+
+/**
+ * Whether `ending` can be written over the record's last character, at `at` in units of `unit`
+ * bytes: short enough for the slack. That character must be the closing brace: an ending is for a
+ * whole record, never for one the engine stopped early.
+ */
+function placeable(bytes: Uint8Array, at: number, unit: 1 | 2, ending: string): boolean {
+  if (bytes[at] !== 0x7d || (unit === 2 && bytes[at + 1] !== 0)) throw new Error('an ending for a record that does not end in its closing brace');
+  return ending.length <= ENDING_LIMIT;
+}
+
+/**
+ * `json` (an object's text) with `ending` in place of its closing brace: how a record gets more
+ * members after its own (a metered answer's meta). An empty ending leaves it as it is.
+ */
+export function withEnding(json: string, ending: string): string {
+  return ending === '' ? json : json.slice(0, -1) + ending;
 }
 
 /** Whether the runtime turns Latin-1 bytes into a string as they are (TextDecoder's "latin1" is windows-1252). */
@@ -307,7 +350,7 @@ class FamilyWriter {
 export class IpJsonWriter {
   private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
   private readonly exports: WasmExports;
-  private readonly text: (result: number) => string;
+  private readonly text: (result: number, ending: string) => string;
 
   private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
     this.exports = area.exports;
@@ -337,9 +380,10 @@ export class IpJsonWriter {
   /**
    * The JSON text of the found record of a public (not special-purpose) address at `ms`, or null
    * when the object path must answer (not found, or a value this writer does not print). `quiet`
-   * false: the text stops where the security block's value starts (`hosting` tells its is_hosting).
+   * false: the text stops where the security block's value starts (`hosting` tells its is_hosting)
+   * at the full level. `ending` (ASCII) takes the place of a whole record's closing brace.
    */
-  write(ip: ParsedIp, level: JsonLevel, ms: number, quiet: boolean): string | null {
+  write(ip: ParsedIp, level: JsonLevel, ms: number, quiet: boolean, ending = ''): string | null {
     const family = this.families[ip.v4 >= 0 ? 4 : 6];
     if (family === undefined || !Number.isFinite(ms)) return null;
     const { exports } = this;
@@ -348,7 +392,7 @@ export class IpJsonWriter {
         ip.v4 >= 0
           ? exports.ip4Json(ip.v4, LEVEL[level], ms, quiet ? 1 : 0)
           : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], LEVEL[level], ms, quiet ? 1 : 0);
-      if (result >= 0) return this.text(result);
+      if (result >= 0) return this.text(result, ending);
       if (result !== NEED_ZONE) return null;
       if (!family.refreshZone(exports.jsonPendingZone(), ms)) return null;
     }
@@ -365,7 +409,7 @@ export class MacJsonWriter {
   private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
   private readonly exports: WasmExports;
   private readonly input: Uint8Array;
-  private readonly text: (result: number) => string;
+  private readonly text: (result: number, ending: string) => string;
 
   private constructor(area: JsonArea, table: MacTable, shape: MacJsonShape) {
     this.exports = area.exports;
@@ -416,14 +460,17 @@ export class MacJsonWriter {
     }
   }
 
-  /** The JSON text of the record of a MAC address or prefix; throws ApiError invalid_mac; null: the object path. */
-  write(text: string, level: JsonLevel): string | null {
+  /**
+   * The JSON text of the record of a MAC address or prefix, `ending` (ASCII) in place of its closing
+   * brace; throws ApiError invalid_mac; null: the object path.
+   */
+  write(text: string, level: JsonLevel, ending = ''): string | null {
     const parts = this.parts;
     if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
     // parseMac accepts only hex digits and separators: one byte per character
     const input = this.input;
     for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);
     const result = this.exports.macJson(parts.hi24, parts.lo24, parts.digits, LEVEL[level], this.input.byteOffset, text.length);
-    return result < 0 ? null : this.text(result);
+    return result < 0 ? null : this.text(result, ending);
   }
 }

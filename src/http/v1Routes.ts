@@ -14,6 +14,7 @@ import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFi
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecordJson } from '../records/macRecordJson.js';
+import { withEnding } from '../engine/recordJson.js';
 import { macRecord } from '../records/macRecord.js';
 import { metaJson, metaRecord } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
@@ -33,22 +34,22 @@ import { lookupAsn } from './asnLookup.js';
 
 /**
  * A metered record with its meta. `recordJson`, when given, renders the same record as JSON text
- * (the hot path: no object to build and stringify); it serves whenever neither `fields` nor
- * `pretty` asks for the object.
+ * with the given ending (ASCII) in place of its closing brace (the hot path: no object to build and
+ * stringify, and the meta written in place); it serves whenever neither `fields` nor `pretty` asks
+ * for the object.
  */
 function respondMetered(
   ctx: Exchange,
   caller: Caller,
   quota: Admission,
   record: () => Record<string, unknown>,
-  recordJson?: () => string,
+  recordJson?: (ending: string) => string,
 ): void {
   setQuotaHeaders(ctx, caller, quota);
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
   if (recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-    const json = recordJson();
-    sendJsonText(ctx, 200, `${json.slice(0, -1)},"meta":${metaJson(code, level, quota)}}`);
+    sendJsonText(ctx, 200, recordJson(`,"meta":${metaJson(code, level, quota)}}`));
     return;
   }
   sendJson(ctx, 200, { ...applyFields(record(), filter), meta: metaRecord(code, level, quota) });
@@ -81,7 +82,7 @@ function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<vo
             caller,
             quota,
             () => ipRecordOf(engine.answerOf(ip!), level, now, threat),
-            () => ipRenderer.render(engine, ip!, level, now, threat && { threat }),
+            (ending) => ipRenderer.render(engine, ip!, level, now, threat && { threat }, ending),
           ),
         );
       }),
@@ -107,7 +108,7 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
         caller,
         quota,
         () => macRecord(engine.lookupMac(text), level) as unknown as Record<string, unknown>,
-        () => json!,
+        (ending) => withEnding(json!, ending),
       );
     });
   });

@@ -17,7 +17,7 @@ import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import { NO_THREAT_FACTS } from '../blacklist/threatFacts.js';
 import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
-import type { IpJsonShape } from '../engine/recordJson.js';
+import { withEnding, type IpJsonShape } from '../engine/recordJson.js';
 import { connectionTypes } from '../tables/format/ipTable.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
 import { JsonTemplate } from './jsonTemplate.js';
@@ -130,18 +130,23 @@ const SHAPE: IpJsonShape = {
 const AFTER_SECURITY = { 4: SHAPE.templates[4].full.at(-1)!, 6: SHAPE.templates[6].full.at(-1)! };
 
 export class IpRecordRenderer {
-  /** The record of a parsed address as JSON text: the engine's when it can write it, else the object path's. */
-  render(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds): string {
+  /**
+   * The record of a parsed address as JSON text: the engine's when it can write it, else the object
+   * path's. `ending` (ASCII, such as a metered answer's meta) takes the place of its closing brace.
+   */
+  render(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string {
     if (!feeds?.security && !feeds?.rpki && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))) {
       const writer = engine.ipJsonWriter(SHAPE);
       const threat = feeds?.threat ?? NO_THREAT_FACTS;
       const quiet = threat === NO_THREAT_FACTS;
-      const json = writer?.write(ip, level, now.getTime(), quiet) ?? null;
+      const whole = quiet || level === 'basic';
+      const json = writer?.write(ip, level, now.getTime(), quiet, whole ? ending : '') ?? null;
       if (json !== null) {
-        if (quiet || level === 'basic') return json;
-        return json + JSON.stringify(securityRecord(NO_SECURITY_FACTS, writer!.hosting, threat)) + AFTER_SECURITY[ip.v4 >= 0 ? 4 : 6];
+        if (whole) return json;
+        const security = JSON.stringify(securityRecord(NO_SECURITY_FACTS, writer!.hosting, threat));
+        return json + security + withEnding(AFTER_SECURITY[ip.v4 >= 0 ? 4 : 6], ending);
       }
     }
-    return JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds));
+    return withEnding(JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds)), ending);
   }
 }

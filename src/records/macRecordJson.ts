@@ -5,7 +5,7 @@
  */
 import type { MacAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
-import type { MacJsonShape } from '../engine/recordJson.js';
+import { withEnding, type MacJsonShape } from '../engine/recordJson.js';
 import { blockTypes } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 import { JsonTemplate } from './jsonTemplate.js';
@@ -64,8 +64,11 @@ const SHAPE: MacJsonShape = {
   platform: (name) => JSON.stringify(name),
 };
 
-/** The record of a MAC address or prefix in text as JSON: the engine's when it can write it, else the object path's. Throws ApiError invalid_mac. */
-export function macRecordJson(engine: LookupEngine, text: string, level: FieldLevel): string {
-  const json = engine.macJsonWriter(SHAPE)?.write(text, level) ?? null;
-  return json ?? JSON.stringify(macRecord(engine.lookupMac(text), level));
+/**
+ * The record of a MAC address or prefix in text as JSON: the engine's when it can write it, else the
+ * object path's; `ending` (ASCII) in place of its closing brace. Throws ApiError invalid_mac.
+ */
+export function macRecordJson(engine: LookupEngine, text: string, level: FieldLevel, ending = ''): string {
+  const json = engine.macJsonWriter(SHAPE)?.write(text, level, ending) ?? null;
+  return json ?? withEnding(JSON.stringify(macRecord(engine.lookupMac(text), level)), ending);
 }

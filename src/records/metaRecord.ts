@@ -62,7 +62,7 @@ export function metaRecord(plan: PlanCode, level: FieldLevel, quota: QuotaState)
 /**
  * `JSON.stringify(metaRecord(plan, level, quota))` without the object: the single lookups' hot
  * path appends it to a record's JSON text. Plan, level and period are fixed identifiers and the
- * counts are numbers, so none needs escaping.
+ * counts are numbers, so none needs escaping, and the text is ASCII (as a record's ending must be).
  */
 export function metaJson(plan: PlanCode, level: FieldLevel, quota: QuotaState): string {
   return (

@@ -11,6 +11,7 @@ import { formatIPv4, parseIp } from '../../src/address/ipAddress.js';
 import { UNKNOWN_THREAT_FACTS } from '../../src/blacklist/threatFacts.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
+import { withEnding } from '../../src/engine/recordJson.js';
 import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 import { JsonTemplate } from '../../src/records/jsonTemplate.js';
@@ -62,6 +63,8 @@ describe('JsonTemplate', () => {
   });
 });
 
+const META_ENDING = ',"meta":{"plan":"pro","fields":"full","quota":{"limit":100000,"used":7,"remaining":99993}}}';
+
 describe('IpRecordRenderer', () => {
   const levels: FieldLevel[] = ['basic', 'full'];
 
@@ -84,7 +87,10 @@ describe('IpRecordRenderer', () => {
         (text, level, ms, feeds) => {
           const ip = parseIp(text)!;
           const now = new Date(ms);
-          expect(renderer.render(engine, ip, level, now, feeds)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now, feeds)));
+          const json = JSON.stringify(ipRecord(engine.lookupIp(text), level, now, feeds));
+          expect(renderer.render(engine, ip, level, now, feeds)).toBe(json);
+          // a metered answer's meta in place of the closing brace, whichever path wrote the record
+          expect(renderer.render(engine, ip, level, now, feeds, META_ENDING)).toBe(withEnding(json, META_ENDING));
         },
       ),
       { numRuns: 6000 },

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseIp } from '../../src/address/ipAddress.js';
 import { LookupEngine } from '../../src/engine/lookupEngine.js';
+import { withEnding } from '../../src/engine/recordJson.js';
 import { defaultWasmPath } from '../../src/engine/node.js';
 import { ipRecord } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
@@ -33,6 +34,16 @@ const hostile = fc.oneof(
   }),
   fc.constantFrom('', 'São Paulo', 'Zürich "Altstadt"', 'C:\\path', '\ud800 lone', '東京', '\u0085\u2028\u2029'),
 );
+
+/**
+ * Endings in place of a record's closing brace (a metered answer's meta): after a record in each
+ * of the writer's forms (ASCII, Latin-1, UTF-16), and one too long to be placed in WASM memory.
+ */
+const ENDINGS = [
+  ',"meta":{"plan":"business","fields":"full","quota":{"limit":1000000,"used":1,"remaining":999999}}}',
+  '}',
+  `,"pad":"${'x'.repeat(3000)}"}`,
+];
 
 /** Country codes as the tables pack them: two bytes, any, and the facts that may or may not know them. */
 const code = fc.oneof(
@@ -120,8 +131,12 @@ describe('the WASM record writer on hostile table contents', () => {
           const engine = await LookupEngine.create(wasm, { ip4, ip6 });
           const now = new Date(ms);
           for (const text of ['81.0.0.7', '81.0.1.9', '81.0.2.1', '2a00:1450:4001::1', '2a00:1450::'])
-            for (const level of ['basic', 'full'] as const)
-              expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(JSON.stringify(ipRecord(engine.lookupIp(text), level, now)));
+            for (const level of ['basic', 'full'] as const) {
+              const json = JSON.stringify(ipRecord(engine.lookupIp(text), level, now));
+              expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(json);
+              for (const ending of ENDINGS)
+                expect(renderer.render(engine, parseIp(text)!, level, now, undefined, ending)).toBe(withEnding(json, ending));
+            }
         },
       ),
       { numRuns: 60 },
@@ -169,8 +184,11 @@ describe('the WASM record writer on hostile table contents', () => {
           '00000c1',
           'ff:ff:ff:ff:ff:ff',
         ])
-          for (const level of ['basic', 'full'] as const)
-            expect(macRecordJson(engine, text, level)).toBe(JSON.stringify(macRecord(engine.lookupMac(text), level)));
+          for (const level of ['basic', 'full'] as const) {
+            const json = JSON.stringify(macRecord(engine.lookupMac(text), level));
+            expect(macRecordJson(engine, text, level)).toBe(json);
+            for (const ending of ENDINGS) expect(macRecordJson(engine, text, level, ending)).toBe(withEnding(json, ending));
+          }
       }),
       { numRuns: 60 },
     );
