@@ -220,7 +220,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       soak_s: SOAK,
       timeout_s: TIMEOUT_S,
       only: ONLY ? [...ONLY] : null,
-      plans: 'every quota 1e12 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
+      plans: 'every quota 1e9 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
       server_command:
         'node --import tsx bench/httpServers.ts <node|bare|maxmind|service|workers> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak: node dist/cli/main.js serve',
       service_code:
