@@ -34,6 +34,8 @@ export class NodeExchange implements Exchange {
   readonly state: Record<string, unknown> = {};
   /** name, value, name, value, …: the array form of writeHead */
   private readonly headerList: string[] = [];
+  /** the names of headerList in lower case, in its order */
+  private readonly lowerNames: string[] = [];
   private parsedQuery: ParsedUrlQuery | null = null;
 
   constructor(
@@ -61,14 +63,16 @@ export class NodeExchange implements Exchange {
   }
 
   set(field: string, value: string): void {
-    const list = this.headerList;
-    for (let i = 0; i < list.length; i += 2) {
-      if (sameFieldName(list[i], field)) {
-        list[i + 1] = value;
+    const lower = lowerName(field);
+    const names = this.lowerNames;
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] === lower) {
+        this.headerList[2 * i + 1] = value;
         return;
       }
     }
-    list.push(field, value);
+    names.push(lower);
+    this.headerList.push(field, value);
   }
 
   /** Writes the answer: a JSON text or Buffer body, or none. */
@@ -83,22 +87,19 @@ export class NodeExchange implements Exchange {
 }
 
 /**
- * Header names compare case-insensitively; a name set twice is mostly the same constant, and names
- * of another length never match. Compared in place: lower-casing both would allocate on every
- * check of names of one length (X-Quota-Limit and X-Quota-Reset).
+ * Header names in lower case, by the name as set: names compare case-insensitively, and lower-casing
+ * on every set would allocate. The names come from the code (a few dozen constants); past the
+ * bound a name is lower-cased each time.
  */
-function sameFieldName(a: string, b: string): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // setting 0x20 folds a letter's case, but also pairs some other characters (@ and `, [ and {)
-    const folded = x | 0x20;
-    if (folded !== (y | 0x20) || folded < 0x61 || folded > 0x7a) return false;
-  }
-  return true;
+const LOWER_NAMES = new Map<string, string>();
+const LOWER_NAMES_BOUND = 256;
+
+function lowerName(field: string): string {
+  const known = LOWER_NAMES.get(field);
+  if (known !== undefined) return known;
+  const lower = field.toLowerCase();
+  if (LOWER_NAMES.size < LOWER_NAMES_BOUND) LOWER_NAMES.set(field, lower);
+  return lower;
 }
 
 /** Queries longer than this go to node:querystring, whose key limit (1,000 pairs) they could reach. */

@@ -72,4 +72,13 @@ describe('NodeExchange headers', () => {
       'brace',
     ]);
   });
+
+  it('replaces under any case past the bound of remembered names too', () => {
+    const x = exchange();
+    for (let i = 0; i < 600; i++) x.set(`X-Name-${i}`, 'first');
+    for (let i = 0; i < 600; i += 7) x.set(`x-NAME-${i}`, 'again');
+    const list = listOf(x);
+    expect(list).toHaveLength(1200);
+    for (let i = 0; i < 600; i++) expect([list[2 * i], list[2 * i + 1]]).toEqual([`X-Name-${i}`, i % 7 === 0 ? 'again' : 'first']);
+  });
 });
