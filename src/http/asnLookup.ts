@@ -14,7 +14,7 @@ import type { ServiceDeps } from './serviceDeps.js';
 import { wholeNumber } from './queryParameters.js';
 
 /** How the v1 router answers a metered record: quota headers, `fields`, `pretty` and meta. */
-export type RespondMetered = (ctx: Exchange, caller: Caller, quota: Admission, record: () => Record<string, unknown>) => void;
+export type RespondMetered = (ctx: Exchange, caller: Caller, quota: Admission, answer: { record(): Record<string, unknown> }) => void;
 
 interface PrefixPage {
   offset: number;
@@ -33,7 +33,7 @@ export function lookupAsn(ctx: Exchange, deps: ServiceDeps, text: string, respon
         const { offset, limit } = page as PrefixPage;
         const prefixes = () => ({ offset, limit, results: asnPrefixes(engine, asn, offset, limit) });
         const record = asnRecord(asnAnswer(engine, asn), caller.plan.field_level, prefixes);
-        respond(ctx, caller, quota, () => record as unknown as Record<string, unknown>);
+        respond(ctx, caller, quota, { record: () => record as unknown as Record<string, unknown> });
       }),
     );
   });

@@ -56,13 +56,20 @@ export function admit(deps: ServiceDeps, caller: Caller, request: MeteredRequest
 }
 
 /**
- * Runs the answer of an admitted request. When it fails (the blacklist cannot be read, ...) the
- * admission is given back and the request counts as rejected: only served answers are charged.
+ * Runs the answer of an admitted request (`serve`, of `self` when given). When it fails (the
+ * blacklist cannot be read, ...) the admission is given back and the request counts as rejected:
+ * only served answers are charged.
  */
-export function servedOrRefunded<T>(deps: ServiceDeps, caller: Caller, request: MeteredRequest, serve: () => Eventually<T>): Eventually<T> {
+export function servedOrRefunded<T, S = undefined>(
+  deps: ServiceDeps,
+  caller: Caller,
+  request: MeteredRequest,
+  serve: (this: S) => Eventually<T>,
+  self?: S,
+): Eventually<T> {
   let result: Eventually<T>;
   try {
-    result = serve();
+    result = serve.call(self as S);
   } catch (error) {
     return refundThenThrow(deps, caller, request, error);
   }

@@ -20,9 +20,9 @@ import { metaJson, metaRecord } from '../records/metaRecord.js';
 import { usageRecord } from '../records/usageRecord.js';
 import type { Api } from '../plans/plans.js';
 import { identifyCaller, type Caller } from './caller.js';
-import { whenReady, type Eventually } from './eventually.js';
+import { whenReady, whenReadyOn, type Eventually } from './eventually.js';
 import { clientAddress } from '../address/clientAddress.js';
-import { admit, servedOrRefunded, setQuotaHeaders, type Admission } from './metering.js';
+import { admit, servedOrRefunded, setQuotaHeaders, type Admission, type MeteredRequest } from './metering.js';
 import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
@@ -32,27 +32,27 @@ import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './bla
 import { endpointList } from './endpointList.js';
 import { lookupAsn } from './asnLookup.js';
 
+/** What a metered answer renders: its record, and for the single lookups the same as JSON text. */
+export interface MeteredAnswer {
+  record(): Record<string, unknown>;
+  /** the record's JSON with `ending` (ASCII) in place of its closing brace */
+  recordJson?(ending: string): string;
+}
+
 /**
- * A metered record with its meta. `recordJson`, when given, renders the same record as JSON text
- * with the given ending (ASCII) in place of its closing brace (the hot path: no object to build and
- * stringify, and the meta written in place); it serves whenever neither `fields` nor `pretty` asks
- * for the object.
+ * A metered record with its meta. `recordJson`, when the answer has it, serves whenever neither
+ * `fields` nor `pretty` asks for the object (the hot path: no object to build and stringify, and
+ * the meta written in place).
  */
-function respondMetered(
-  ctx: Exchange,
-  caller: Caller,
-  quota: Admission,
-  record: () => Record<string, unknown>,
-  recordJson?: (ending: string) => string,
-): void {
+function respondMetered(ctx: Exchange, caller: Caller, quota: Admission, answer: MeteredAnswer): void {
   setQuotaHeaders(ctx, caller, quota);
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
-  if (recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-    sendJsonText(ctx, 200, recordJson(`,"meta":${metaJson(code, level, quota)}}`));
+  if (answer.recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
+    sendJsonText(ctx, 200, answer.recordJson(`,"meta":${metaJson(code, level, quota)}}`));
     return;
   }
-  sendJson(ctx, 200, { ...applyFields(record(), filter), meta: metaRecord(code, level, quota) });
+  sendJson(ctx, 200, { ...applyFields(answer.record(), filter), meta: metaRecord(code, level, quota) });
 }
 
 function fieldsOf(ctx: Exchange): FieldsFilter | null {
@@ -65,29 +65,64 @@ function fieldsOf(ctx: Exchange): FieldsFilter | null {
 const ipRenderer = new IpRecordRenderer();
 
 function lookupIp(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
-  return whenReady(identifyCaller(ctx, deps), (caller) => {
-    const ip = parseIp(text);
-    const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(deps, ip);
-    const metered = { api: 'ip', cost: 1, refusal } as const;
-    return whenReady(admit(deps, caller, metered), (quota) =>
-      servedOrRefunded(deps, caller, metered, () => {
-        const engine = deps.engine.engine;
-        const {
-          plan: { field_level: level },
-          now,
-        } = caller;
-        return whenReady(threatFactsOf(deps, ip!, level, now), (threat) =>
-          respondMetered(
-            ctx,
-            caller,
-            quota,
-            () => ipRecordOf(engine.answerOf(ip!), level, now, threat),
-            (ending) => ipRenderer.render(engine, ip!, level, now, threat && { threat }, ending),
-          ),
-        );
-      }),
-    );
-  });
+  return new IpLookup(ctx, deps, text).answer();
+}
+
+/**
+ * One `GET /v1/ip/{ip}`, the busiest request: its steps are methods of one object rather than
+ * nested closures, so that a request the embedded store answers at once allocates nothing per step.
+ */
+class IpLookup implements MeteredAnswer {
+  private ip: ParsedIp | null = null;
+  private caller: Caller | null = null;
+  private metered: MeteredRequest | null = null;
+  private quota: Admission | null = null;
+  private threat: ThreatFacts | UnknownThreatFacts | undefined = undefined;
+
+  constructor(
+    private readonly ctx: Exchange,
+    private readonly deps: ServiceDeps,
+    private readonly text: string,
+  ) {}
+
+  answer(): Eventually<void> {
+    return whenReadyOn(identifyCaller(this.ctx, this.deps), this, this.identified);
+  }
+
+  private identified(caller: Caller): Eventually<void> {
+    const ip = parseIp(this.text);
+    const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(this.deps, ip);
+    this.caller = caller;
+    this.ip = ip;
+    this.metered = { api: 'ip', cost: 1, refusal };
+    return whenReadyOn(admit(this.deps, caller, this.metered), this, this.admitted);
+  }
+
+  private admitted(quota: Admission): Eventually<void> {
+    this.quota = quota;
+    return servedOrRefunded(this.deps, this.caller!, this.metered!, this.serve, this);
+  }
+
+  private serve(): Eventually<void> {
+    const { plan, now } = this.caller!;
+    return whenReadyOn(threatFactsOf(this.deps, this.ip!, plan.field_level, now), this, this.respond);
+  }
+
+  private respond(threat: ThreatFacts | UnknownThreatFacts | undefined): void {
+    this.threat = threat;
+    respondMetered(this.ctx, this.caller!, this.quota!, this);
+  }
+
+  record(): Record<string, unknown> {
+    const { plan, now } = this.caller!;
+    return ipRecordOf(this.deps.engine.engine.answerOf(this.ip!), plan.field_level, now, this.threat);
+  }
+
+  recordJson(ending: string): string {
+    const { plan, now } = this.caller!;
+    const threat = this.threat;
+    return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, threat && { threat }, ending);
+  }
 }
 
 function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
@@ -103,13 +138,10 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
       refusal = error;
     }
     return whenReady(admit(deps, caller, { api: 'mac', cost: 1, refusal }), (quota) => {
-      respondMetered(
-        ctx,
-        caller,
-        quota,
-        () => macRecord(engine.lookupMac(text), level) as unknown as Record<string, unknown>,
-        (ending) => withEnding(json!, ending),
-      );
+      respondMetered(ctx, caller, quota, {
+        record: () => macRecord(engine.lookupMac(text), level) as unknown as Record<string, unknown>,
+        recordJson: (ending) => withEnding(json!, ending),
+      });
     });
   });
 }
@@ -125,7 +157,7 @@ function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventua
     return whenReady(admit(deps, caller, metered), (quota) =>
       servedOrRefunded(deps, caller, metered, () =>
         whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
-          respondMetered(ctx, caller, quota, () => record as unknown as Record<string, unknown>),
+          respondMetered(ctx, caller, quota, { record: () => record as unknown as Record<string, unknown> }),
         ),
       ),
     );
