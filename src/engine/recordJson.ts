@@ -137,7 +137,8 @@ function recordReader(area: JsonArea): (result: number, ending: string) => strin
  * whole record, never for one the engine stopped early.
  */
 function placeable(bytes: Uint8Array, at: number, unit: 1 | 2, ending: string): boolean {
-  if (bytes[at] !== 0x7d || (unit === 2 && bytes[at + 1] !== 0)) throw new Error('an ending for a record that does not end in its closing brace');
+  if (bytes[at] !== 0x7d || (unit === 2 && bytes[at + 1] !== 0))
+    throw new Error('an ending for a record that does not end in its closing brace');
   return ending.length <= ENDING_LIMIT;
 }
 
