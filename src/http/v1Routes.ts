@@ -33,7 +33,7 @@ import { endpointList } from './endpointList.js';
 import { lookupAsn } from './asnLookup.js';
 
 /** What a metered answer renders: its record, and for the single lookups the same as JSON text. */
-export interface MeteredAnswer {
+interface MeteredAnswer {
   record(): Record<string, unknown>;
   /** the record's JSON with `ending` (ASCII) in place of its closing brace */
   recordJson?(ending: string): string;
