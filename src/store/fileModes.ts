@@ -12,12 +12,32 @@ export function ownerOnlyDirectory(dir: string): void {
 
 /** Creates `file` as 0600 if missing, and narrows an existing one this process owns to 0600. */
 export function ownerOnlyFile(file: string): void {
-  fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
-  const stat = fs.statSync(file);
-  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) fs.chmodSync(file, 0o600);
+  narrowOpened(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
 }
 
-/** Narrows an existing file this process owns to 0600 (a -wal or -shm left by an earlier version). */
+/**
+ * Narrows an existing file this process owns to 0600 (a -wal or -shm left by an earlier version);
+ * a missing one stays missing. Through one descriptor: another process may delete the file at any
+ * moment (SQLite removes the -wal as its last connection closes), and a name looked up twice could
+ * find it gone, or a new one, in between.
+ */
 export function narrowIfPresent(file: string): void {
-  if (fs.existsSync(file)) ownerOnlyFile(file);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDWR);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  narrowOpened(fd);
+}
+
+/** Narrows the open file `fd` to 0600 when this process owns it and others may read it; closes `fd`. */
+function narrowOpened(fd: number): void {
+  try {
+    const stat = fs.fstatSync(fd);
+    if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) fs.fchmodSync(fd, 0o600);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
