@@ -1,8 +1,9 @@
 /**
- * The service's request listener: the single lookups' hot path (src/http/singleLookups.ts) on
- * node:http first, then the Koa application for everything else. Order of its middleware,
- * outermost first: CORS header on every response → timing and metrics → error rendering →
- * preflight → operations → admin → v1 → dashboard → 404. The dashboard's responses carry no CORS headers.
+ * The service's request handling: the single lookups' hot path (src/http/singleLookups.ts), on
+ * the socket (directConnections.ts) or on node:http, then the Koa application for everything
+ * else. Order of its middleware, outermost first: CORS header on every response → timing and
+ * metrics → error rendering → preflight → operations → admin → v1 → dashboard → 404. The
+ * dashboard's responses carry no CORS headers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@koa/cors';
@@ -15,7 +16,7 @@ import { allowAnyOrigin, EXPOSED_HEADERS } from './crossOrigin.js';
 import { operationsRouter } from './operationsRoutes.js';
 import { requestObserver, type RequestObserver } from './requestObserver.js';
 import { renderErrors, sendJson } from './respond.js';
-import { singleLookupListener } from './singleLookups.js';
+import { singleLookupAnswerer, singleLookupListener, type SingleLookupAnswerer } from './singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { v1Router } from './v1Routes.js';
 import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
@@ -59,12 +60,23 @@ function routerMiddleware(router: Router): Koa.Middleware {
   return compose([router.routes(), router.allowedMethods()]) as Koa.Middleware;
 }
 
-export function requestListener(deps: ServiceDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export interface RequestHandling {
+  /** node:http's request listener: the hot path, else Koa */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** the hot path's answering, for the requests the direct connections read themselves */
+  answerSingleLookup: SingleLookupAnswerer;
+}
+
+export function requestHandling(deps: ServiceDeps): RequestHandling {
   const observe = requestObserver(deps);
-  const answerSingleLookup = singleLookupListener(deps, observe);
+  const answerSingleLookup = singleLookupAnswerer(deps, observe);
+  const listenHot = singleLookupListener(answerSingleLookup);
   const handle = createApp(deps, observe).callback();
-  return (req, res) => {
-    if (!answerSingleLookup(req, res)) void handle(req, res);
+  return {
+    listener: (req, res) => {
+      if (!listenHot(req, res)) void handle(req, res);
+    },
+    answerSingleLookup,
   };
 }
 

@@ -67,7 +67,7 @@ export function answeredHere(socket: Duplex): boolean {
 }
 
 /** Writes an error answer to the socket and closes the connection. */
-function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string, string> = {}): void {
+export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string, string> = {}): void {
   answered.add(socket);
   const { status, message } = errorTable[code];
   const body = JSON.stringify(errorEnvelope(code, message));
@@ -129,11 +129,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
  * a health check or a prompt client. When every connection has a request being answered, the new
  * one gets the 503 itself.
  */
-export function capConnections(server: http.Server, max: number): void {
+export function capConnections(server: http.Server, max: number, answeringDirectly: (socket: Socket) => boolean): void {
   const open = new Set<Socket>();
   // Before node:http's own listener: a refused socket gets its answer before any request is read.
   server.prependListener('connection', (socket: Socket) => {
-    if (open.size >= max && !evictWaiting(open)) {
+    if (open.size >= max && !evictWaiting(open, answeringDirectly)) {
       answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
       return;
     }
@@ -143,10 +143,10 @@ export function capConnections(server: http.Server, max: number): void {
 }
 
 /** Refuses the oldest connection without a request being answered; false when there is none. */
-function evictWaiting(open: Set<Socket>): boolean {
+function evictWaiting(open: Set<Socket>, answeringDirectly: (socket: Socket) => boolean): boolean {
   // A Set iterates in insertion order: oldest first.
   for (const socket of open) {
-    if ((socket as { _httpMessage?: unknown })._httpMessage) continue;
+    if ((socket as { _httpMessage?: unknown })._httpMessage || answeringDirectly(socket)) continue;
     open.delete(socket);
     answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
     return true;

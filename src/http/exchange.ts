@@ -1,13 +1,22 @@
 /**
  * One request and its answer, as the lookup handlers, auth, metering and rendering see it: the
- * part of Koa's Context they use. Koa's Context is one; NodeExchange is the other, which the hot
- * path (singleLookups.ts) answers on node:http directly, without Koa's per-request objects.
+ * part of Koa's Context they use. Koa's Context is one; the answering exchanges below are the
+ * others, on which the hot path (singleLookups.ts) answers without Koa's per-request objects:
+ * NodeExchange on node:http's request and response, DirectExchange (directConnections.ts) on the
+ * socket itself.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 
+/** What the handlers read of node:http's request: the peer's address and whether a body is left. */
+export interface RequestSource {
+  readonly socket: { readonly remoteAddress?: string };
+  readonly complete: boolean;
+  readonly headers: IncomingHttpHeaders;
+}
+
 export interface Exchange {
-  readonly req: IncomingMessage;
+  readonly req: RequestSource;
   readonly method: string;
   readonly url: string;
   readonly path: string;
@@ -23,35 +32,28 @@ export interface Exchange {
 }
 
 /**
- * An Exchange over node:http's own request and response, answered by `send()` in one
- * `writeHead` + `end`: the headers Koa would send for the same handlers (the same names and
- * values, Content-Length from the body), kept as one flat list rather than set one by one on the
- * response.
+ * An Exchange that sends its own answer, in one piece: the headers Koa would send for the same
+ * handlers (the same names and values, Content-Length from the body), kept as one flat list
+ * rather than set one by one on a response.
  */
-export class NodeExchange implements Exchange {
+export abstract class AnsweringExchange implements Exchange {
   status = 404;
   body: unknown = undefined;
   readonly state: Record<string, unknown> = {};
   /** name, value, name, value, …: the array form of writeHead */
-  private readonly headerList: string[] = [];
+  protected readonly headerList: string[] = [];
   /** the names of headerList in lower case, in its order */
   private readonly lowerNames: string[] = [];
   private parsedQuery: ParsedUrlQuery | null = null;
 
   constructor(
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
+    readonly req: RequestSource,
     readonly path: string,
     readonly querystring: string,
   ) {}
 
-  get method(): string {
-    return this.req.method ?? 'GET';
-  }
-
-  get url(): string {
-    return this.req.url ?? '/';
-  }
+  abstract get method(): string;
+  abstract get url(): string;
 
   get headers(): IncomingHttpHeaders {
     return this.req.headers;
@@ -76,6 +78,31 @@ export class NodeExchange implements Exchange {
   }
 
   /** Writes the answer: a JSON text or Buffer body, or none. */
+  abstract send(): void;
+
+  /** Gives up on answering: the connection is closed, as nothing else can be said on it. */
+  abstract abandon(): void;
+}
+
+/** An AnsweringExchange over node:http's own request and response, answered in one `writeHead` + `end`. */
+export class NodeExchange extends AnsweringExchange {
+  constructor(
+    override readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    path: string,
+    querystring: string,
+  ) {
+    super(req, path, querystring);
+  }
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get url(): string {
+    return this.req.url ?? '/';
+  }
+
   send(): void {
     const { body } = this;
     const list = this.headerList;
@@ -83,6 +110,10 @@ export class NodeExchange implements Exchange {
     else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
     this.res.writeHead(this.status, list);
     this.res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined);
+  }
+
+  abandon(): void {
+    this.res.destroy();
   }
 }
 

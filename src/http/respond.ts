@@ -2,9 +2,8 @@
  * Rendering, in one place: every response body is JSON (SPEC 1.1), indented with `pretty`, and
  * every refusal is the error envelope of SPEC 2.9 with its status and headers.
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
-import type { Exchange } from './exchange.js';
+import type { Exchange, RequestSource } from './exchange.js';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -111,7 +110,7 @@ export function asApiError(error: unknown): ApiError | null {
  * Whether the request has a body not yet read to its end. A request without one counts as complete
  * even before node:http has seen its end (the hot path answers at its headers).
  */
-function bodyLeftUnread(req: IncomingMessage): boolean {
+function bodyLeftUnread(req: RequestSource): boolean {
   if (req.complete) return false;
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;

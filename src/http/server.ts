@@ -19,7 +19,8 @@ import { loadEngine } from '../engine/node.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
-import { requestListener } from './app.js';
+import { requestHandling } from './app.js';
+import { answerDirectly } from './directConnections.js';
 import type { ServiceConfig } from '../config/config.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -76,20 +77,22 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     store.blacklist.purgeExpired(deps.now()).catch((err) => logger.warn({ err }, 'blacklist purge failed'));
   }, PURGE_INTERVAL_MS);
   purge.unref();
-  const handle = requestListener(deps);
+  const handling = requestHandling(deps);
   let stopping: Promise<void> | null = null;
   const connections = connectionSettings(config);
-  const server = http.createServer(timeoutOptions(connections), (req, res) => {
+  const serverOptions = timeoutOptions(connections);
+  const server = http.createServer(serverOptions, (req, res) => {
     // A connection refused or timed out may still deliver a request: it has had its answer.
     if (answeredHere(req.socket)) return;
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
-    handle(req, res);
+    handling.listener(req, res);
   });
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);
   server.on('checkExpectation', refuseExpectation);
-  capConnections(server, connections.maxConnections);
+  const direct = answerDirectly(server, handling.answerSingleLookup, connections, serverOptions.connectionsCheckingInterval ?? 1000);
+  capConnections(server, connections.maxConnections, (socket) => direct.answering(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -106,7 +109,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       // flight becomes idle when its answer is sent, and is closed at the next sweep. (Watching every
       // response for this would cost each request a listener.)
       await new Promise<void>((resolve) => {
-        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        direct.stop();
+        const sweep = setInterval(() => {
+          server.closeIdleConnections();
+          direct.closeIdle();
+        }, IDLE_SWEEP_MS);
         server.close(() => {
           clearInterval(sweep);
           resolve();

@@ -1,6 +1,7 @@
 /**
  * The hot path of the API: `GET /v1/ip/{ip}`, `GET /v1/blacklist/{ip}` and `GET /v1/mac/{mac}` are
- * answered on node:http directly (a NodeExchange, see exchange.ts) by the same handlers the v1
+ * answered on the socket (directConnections.ts) when the request is in the plain subset it reads,
+ * else on node:http directly (a NodeExchange, see exchange.ts), by the same handlers the v1
  * router serves, without Koa's per-request context, its middleware chain and the router's
  * matching: for these answers that machinery cost more than everything the service does (docs/performance.md,
  * "HTTP"). What the layers do for a request is done here by the same
@@ -15,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowAnyOrigin } from './crossOrigin.js';
-import { NodeExchange } from './exchange.js';
+import { NodeExchange, type AnsweringExchange } from './exchange.js';
 import type { Eventually } from './eventually.js';
 import type { RequestObserver } from './requestObserver.js';
 import { renderError } from './respond.js';
@@ -32,8 +33,14 @@ const prefixes: readonly { prefix: string; route: SingleLookupRoute; looksRight:
   { prefix: '/v1/mac/', route: '/v1/mac/:mac', looksRight: macLike },
 ];
 
+export interface SingleLookup {
+  readonly route: SingleLookupRoute;
+  /** the path parameter, decoded */
+  readonly param: string;
+}
+
 /** The route and its decoded parameter, or null when the router should answer the path. */
-export function singleLookupOf(path: string): { route: SingleLookupRoute; param: string } | null {
+export function singleLookupOf(path: string): SingleLookup | null {
   for (const { prefix, route, looksRight } of prefixes) {
     if (!path.startsWith(prefix)) continue;
     const segment = path.slice(prefix.length);
@@ -58,17 +65,20 @@ function decodedSegment(segment: string): string {
  */
 const unusualUrl = /[\t\n\f\r #]/;
 
+/** Answers one single lookup on an exchange that sends its own answer; started: performance.now() at its start. */
+export type SingleLookupAnswerer = (exchange: AnsweringExchange, lookup: SingleLookup, started: number) => void;
+
 /**
- * The hot path's request listener: answers a single lookup and returns true, or returns false
- * and leaves the request to Koa. It runs first on every request, so a miss costs one prefix test.
+ * The single lookups' answering, after the request is read, whatever it was read by: the CORS
+ * header, the handler, error rendering, sending and the observer.
  */
-export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function singleLookupAnswerer(deps: ServiceDeps, observe: RequestObserver): SingleLookupAnswerer {
   // Koa would render a failure here as a 500; with no Koa below, a failure to answer closes the connection.
-  const abandon = (exchange: NodeExchange, error: unknown) => {
+  const abandon = (exchange: AnsweringExchange, error: unknown) => {
     deps.logger.error({ err: error, path: redactedUrl(exchange.path) }, 'answer failed');
-    exchange.res.destroy();
+    exchange.abandon();
   };
-  const finish = (exchange: NodeExchange, route: SingleLookupRoute, started: number) => {
+  const finish = (exchange: AnsweringExchange, route: SingleLookupRoute, started: number) => {
     try {
       exchange.send();
       observe(exchange, route, started);
@@ -76,7 +86,7 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
       abandon(exchange, error);
     }
   };
-  const failed = (exchange: NodeExchange, route: SingleLookupRoute, started: number, error: unknown) => {
+  const failed = (exchange: AnsweringExchange, route: SingleLookupRoute, started: number, error: unknown) => {
     try {
       renderError(exchange, error, deps.logger);
     } catch (renderFailure) {
@@ -85,15 +95,7 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
     }
     finish(exchange, route, started);
   };
-  return (req, res) => {
-    const url = req.url ?? '';
-    if (req.method !== 'GET' || !url.startsWith('/v1/') || unusualUrl.test(url)) return false;
-    const question = url.indexOf('?');
-    const path = question === -1 ? url : url.slice(0, question);
-    const lookup = singleLookupOf(path);
-    if (lookup === null) return false;
-    const started = performance.now();
-    const exchange = new NodeExchange(req, res, path, question === -1 ? '' : url.slice(question + 1));
+  return (exchange, lookup, started) => {
     allowAnyOrigin(exchange);
     const { route } = lookup;
     // With the embedded store the handler answers at once; with a shared one it returns a promise.
@@ -102,7 +104,7 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
       answered = singleLookupHandlers[route](exchange, deps, lookup.param);
     } catch (error) {
       failed(exchange, route, started, error);
-      return true;
+      return;
     }
     if (answered instanceof Promise)
       answered.then(
@@ -110,6 +112,31 @@ export function singleLookupListener(deps: ServiceDeps, observe: RequestObserver
         (error: unknown) => failed(exchange, route, started, error),
       );
     else finish(exchange, route, started);
+  };
+}
+
+/** The path and query of a request target, split as Koa splits them, when the hot path takes it. */
+export function singleLookupTarget(url: string): { path: string; querystring: string; lookup: SingleLookup } | null {
+  if (!url.startsWith('/v1/') || unusualUrl.test(url)) return null;
+  const question = url.indexOf('?');
+  const path = question === -1 ? url : url.slice(0, question);
+  const lookup = singleLookupOf(path);
+  if (lookup === null) return null;
+  return { path, querystring: question === -1 ? '' : url.slice(question + 1), lookup };
+}
+
+/**
+ * The hot path's request listener on node:http: answers a single lookup and returns true, or
+ * returns false and leaves the request to Koa. It runs first on every request node:http reads, so
+ * a miss costs one prefix test.
+ */
+export function singleLookupListener(answer: SingleLookupAnswerer): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'GET') return false;
+    const target = singleLookupTarget(req.url ?? '');
+    if (target === null) return false;
+    const started = performance.now();
+    answer(new NodeExchange(req, res, target.path, target.querystring), target.lookup, started);
     return true;
   };
 }

@@ -1,0 +1,320 @@
+/**
+ * Connections whose requests the service reads itself, before node:http: the single lookups in
+ * the plain subset of HTTP/1.1 that plainGet.ts reads are answered straight on the socket, through
+ * the same answering as on node:http (singleLookups.ts). node:http's request and response objects,
+ * its header handling and its streams cost more per request than the whole lookup
+ * (docs/performance.md, "HTTP").
+ *
+ * Every connection starts here. At the first request this reader does not take (another path or
+ * method, a body, anything outside the subset), the connection is handed to node:http at that
+ * request's first byte, when no answer is pending, and stays there: node:http reads it from that
+ * byte on as a new connection, with its own rules, limits and errors.
+ *
+ * What node:http does for a connection, this does the same way for the connections it holds:
+ * answers in request order, `Date`, `Connection` and `Keep-Alive` as node:http writes them, the
+ * headers timeout (408 request_timeout) for a connection that has not sent a whole head, the
+ * keep-alive timeout for an idle one, `Connection: close` when the client asks for it or the
+ * server is stopping. test/http/directConnections.test.ts compares the bytes of both.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { AnsweringExchange, type RequestSource } from './exchange.js';
+import { plainGetAt, type PlainGet } from './plainGet.js';
+import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from './singleLookups.js';
+import { answeredHere, answerOnSocket } from './connections.js';
+import type { ConnectionSettings } from '../config/config.js';
+
+/** node:http closes an idle kept-alive connection this long after the time it announces. */
+const KEEP_ALIVE_BUFFER_MS = 1000;
+
+/** node:http's checks of a header it is asked to send (checkIsHttpToken, checkInvalidHeaderChar). */
+const HEADER_NAME = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+export interface DirectConnections {
+  /** whether the socket is held here with a request being answered */
+  answering(socket: Socket): boolean;
+  /** From now on every answer closes its connection; the idle connections held here are closed. */
+  stop(): void;
+  /** Closes the connections held here that have no request being answered. */
+  closeIdle(): void;
+}
+
+/**
+ * Takes every new connection of `server` first, in place of node:http's own connection listener,
+ * which gets the connections handed over.
+ */
+export function answerDirectly(
+  server: http.Server,
+  answer: SingleLookupAnswerer,
+  settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+  checkEveryMs: number,
+): DirectConnections {
+  const [nodeListener, ...others] = server.listeners('connection') as ((socket: Socket) => void)[];
+  if (nodeListener === undefined || others.length > 0) throw new Error('answerDirectly needs node:http’s listener alone');
+  server.removeListener('connection', nodeListener);
+  const front = new Front(server, answer, settings, (socket) => nodeListener.call(server, socket));
+  server.on('connection', (socket: Socket) => front.accept(socket));
+  const check = setInterval(() => front.checkTimeouts(), checkEveryMs);
+  check.unref();
+  server.once('close', () => clearInterval(check));
+  return front;
+}
+
+class Front implements DirectConnections {
+  readonly held = new Set<Connection>();
+  private readonly bySocket = new WeakMap<Socket, Connection>();
+  stopping = false;
+  /** the Connection and Keep-Alive lines of a kept-alive answer, as node:http writes them */
+  readonly keepAliveLines: string;
+
+  constructor(
+    server: http.Server,
+    readonly answer: SingleLookupAnswerer,
+    private readonly settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+    readonly handOver: (socket: Socket) => void,
+  ) {
+    const seconds = Math.floor(server.keepAliveTimeout / 1000);
+    this.keepAliveLines = `Connection: keep-alive\r\n${server.keepAliveTimeout ? `Keep-Alive: timeout=${seconds}\r\n` : ''}`;
+  }
+
+  accept(socket: Socket): void {
+    // Refused by the connection cap: it has had its answer.
+    if (answeredHere(socket)) return;
+    socket.setNoDelay(true);
+    const connection = new Connection(this, socket);
+    this.held.add(connection);
+    this.bySocket.set(socket, connection);
+  }
+
+  release(connection: Connection): void {
+    this.held.delete(connection);
+    this.bySocket.delete(connection.socket);
+  }
+
+  answering(socket: Socket): boolean {
+    return this.bySocket.get(socket)?.answering === true;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.closeIdle();
+  }
+
+  closeIdle(): void {
+    for (const connection of this.held) if (!connection.answering) connection.socket.destroy();
+  }
+
+  checkTimeouts(): void {
+    const now = performance.now();
+    const { headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
+    for (const connection of this.held) {
+      if (connection.answering || answeredHere(connection.socket)) continue;
+      if (connection.waitingForHead) {
+        if (now - connection.since >= headersTimeoutMs) {
+          this.release(connection);
+          answerOnSocket(connection.socket, 'request_timeout');
+        }
+      } else if (now - connection.since >= keepAliveTimeoutMs + KEEP_ALIVE_BUFFER_MS) {
+        connection.socket.destroy();
+      }
+    }
+  }
+}
+
+class Connection {
+  /** what was read and not yet answered, as Latin-1 (one character per byte) */
+  private pending = '';
+  answering = false;
+  /** true while serve() runs: an answer sent at once lets its loop go on */
+  private serving = false;
+  /** false once an answer closed the connection */
+  private open = true;
+  /** true from the connection's start or a head's first byte until the head is read */
+  waitingForHead = true;
+  /** performance.now() when the current wait began: the connection, the head or the last request */
+  since = performance.now();
+  private readonly onData = (chunk: Buffer) => this.read(chunk);
+  private readonly onError = () => this.socket.destroy();
+  private readonly onClose = () => this.front.release(this);
+  private readonly onDrain = () => this.resume();
+
+  constructor(
+    private readonly front: Front,
+    readonly socket: Socket,
+  ) {
+    socket.on('data', this.onData);
+    socket.on('error', this.onError);
+    socket.on('close', this.onClose);
+  }
+
+  private read(chunk: Buffer): void {
+    // Refused by the connection cap since: nothing more is read.
+    if (!this.open || answeredHere(this.socket)) return;
+    const text = chunk.toString('latin1');
+    this.pending = this.pending === '' ? text : this.pending + text;
+    if (!this.answering) this.serve();
+  }
+
+  /** Answers the whole heads pending, in order, until one is not plain or an answer is awaited. */
+  private serve(): void {
+    this.serving = true;
+    const text = this.pending;
+    let at = 0;
+    while (at < text.length) {
+      const head = plainGetAt(text, at);
+      if (head === 'incomplete') {
+        if (!this.waitingForHead) {
+          this.waitingForHead = true;
+          this.since = performance.now();
+        }
+        break;
+      }
+      const target = head === 'other' ? null : singleLookupTarget(head.url);
+      if (head === 'other' || target === null) {
+        this.serving = false;
+        this.handOver(text.slice(at));
+        return;
+      }
+      at = head.end;
+      this.pending = text.slice(at);
+      this.answerOne(head, target);
+      if (!this.open) break;
+      if (this.answering || this.socket.writableNeedDrain) {
+        this.serving = false;
+        this.wait();
+        return;
+      }
+    }
+    this.serving = false;
+    if (this.open) this.pending = at === text.length ? '' : text.slice(at);
+  }
+
+  /** Reads nothing more until the awaited answer is sent and the client has taken it. */
+  private wait(): void {
+    this.socket.pause();
+    if (!this.answering) this.socket.once('drain', this.onDrain);
+  }
+
+  private answerOne(head: PlainGet, target: { path: string; querystring: string; lookup: SingleLookup }): void {
+    const started = performance.now();
+    this.waitingForHead = false;
+    this.since = started;
+    this.answering = true;
+    const req: RequestSource = { socket: this.socket, complete: true, headers: head.headers };
+    this.front.answer(new DirectExchange(this, req, head, target.path, target.querystring), target.lookup, started);
+  }
+
+  /** Sends one answer; called by the exchange, at once or when an awaited answer is ready. */
+  send(status: number, headerList: readonly string[], body: unknown, keepAliveAsked: boolean): void {
+    let head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    for (let i = 0; i < headerList.length; i += 2) {
+      const name = headerList[i];
+      const value = headerList[i + 1];
+      if (!HEADER_NAME.test(name) || INVALID_HEADER_VALUE.test(value)) throw new TypeError(`invalid header: ${name}`);
+      head += `${name}: ${value}\r\n`;
+    }
+    const keepAlive = keepAliveAsked && !this.front.stopping;
+    head += `Date: ${utcDate()}\r\n${keepAlive ? this.front.keepAliveLines : 'Connection: close\r\n'}\r\n`;
+    this.answering = false;
+    if (typeof body === 'string') this.socket.write(head + body);
+    else if (Buffer.isBuffer(body)) {
+      this.socket.cork();
+      this.socket.write(head, 'latin1');
+      this.socket.write(body);
+      this.socket.uncork();
+    } else this.socket.write(head, 'latin1');
+    if (!keepAlive) this.close();
+  }
+
+  /** After an answer: an awaited one goes on with what was read meanwhile (serve() goes on by itself). */
+  answered(): void {
+    if (this.serving || !this.open) return;
+    if (this.socket.writableNeedDrain) this.socket.once('drain', this.onDrain);
+    else this.resume();
+  }
+
+  private resume(): void {
+    if (!this.open || this.answering) return;
+    this.socket.resume();
+    if (this.pending !== '') this.serve();
+  }
+
+  private close(): void {
+    this.open = false;
+    this.detach();
+    this.socket.end();
+  }
+
+  abandon(): void {
+    this.open = false;
+    this.answering = false;
+    this.detach();
+    this.socket.destroy();
+  }
+
+  /** Stops reading the connection here; its error listener stays until node:http has its own. */
+  private detach(): void {
+    this.front.release(this);
+    this.socket.removeListener('data', this.onData);
+    this.socket.removeListener('close', this.onClose);
+    this.socket.removeListener('drain', this.onDrain);
+  }
+
+  /** Gives the connection to node:http from `rest`, the first byte not answered here. */
+  private handOver(rest: string): void {
+    this.open = false;
+    this.pending = '';
+    this.detach();
+    this.socket.removeListener('error', this.onError);
+    if (rest !== '') this.socket.unshift(Buffer.from(rest, 'latin1'));
+    this.front.handOver(this.socket);
+    if (this.socket.isPaused()) this.socket.resume();
+  }
+}
+
+/** An exchange read and answered here; its answer goes out through its connection. */
+class DirectExchange extends AnsweringExchange {
+  constructor(
+    private readonly connection: Connection,
+    req: RequestSource,
+    private readonly head: PlainGet,
+    path: string,
+    querystring: string,
+  ) {
+    super(req, path, querystring);
+  }
+
+  get method(): string {
+    return 'GET';
+  }
+
+  get url(): string {
+    return this.head.url;
+  }
+
+  send(): void {
+    const { body } = this;
+    const list = this.headerList;
+    if (typeof body === 'string') list.push('Content-Length', String(Buffer.byteLength(body)));
+    else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
+    this.connection.send(this.status, list, body, this.head.keepAlive);
+    this.connection.answered();
+  }
+
+  abandon(): void {
+    this.connection.abandon();
+  }
+}
+
+/** The Date header's value, as node:http keeps it: made once a second. */
+let dateCache: string | undefined;
+
+function utcDate(): string {
+  if (dateCache === undefined) {
+    const now = new Date();
+    dateCache = now.toUTCString();
+    setTimeout(() => (dateCache = undefined), 1000 - now.getMilliseconds()).unref();
+  }
+  return dateCache;
+}

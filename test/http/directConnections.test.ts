@@ -1,0 +1,237 @@
+/**
+ * The direct connections against a real listening service, over raw TCP: a single lookup read
+ * and answered on the socket gets the bytes node:http's hot path sends for it; pipelined requests
+ * are answered in order, across the hand-over to node:http; heads split over many writes, a client
+ * that does not read, `Connection: close`, the timeouts and stopping behave as on node:http.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { awaitedStore } from './awaitedStoreProxy.js';
+import { Harness, TEST_PLANS, tempDir } from './harness.js';
+import { expectRawError, parseAnswer, rawExchange } from './rawClient.js';
+
+/** A header outside the direct subset (obs-text), which node:http's hot path takes. */
+const OUTSIDE_SUBSET = 'X-Note: caf\u00e9\r\n';
+
+/** Connects, writes each part (a pause between them), and collects what the server sends until `until` holds or it closes. */
+function converse(url: string, parts: string[], until: (text: string) => boolean, pauseMs = 0): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = net.connect(Number(port), hostname, async () => {
+      for (const part of parts) {
+        socket.write(Buffer.from(part, 'latin1'));
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    });
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (until(text)) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+  });
+}
+
+/** The answers in `text` (read as Latin-1, one character per byte), split by their Content-Length. */
+function answersIn(text: string): { status: number; headers: string[]; body: string }[] {
+  const answers = [];
+  let at = 0;
+  while (at < text.length) {
+    const split = text.indexOf('\r\n\r\n', at);
+    if (split === -1) break;
+    const lines = text.slice(at, split).split('\r\n');
+    const headers = lines.slice(1).map((l) => l.toLowerCase());
+    const length = Number(headers.find((h) => h.startsWith('content-length: '))?.slice(16) ?? 0);
+    const body = Buffer.from(text.slice(split + 4, split + 4 + length), 'latin1').toString();
+    answers.push({ status: Number(lines[0].split(' ')[1]), headers, body });
+    at = split + 4 + length;
+  }
+  return answers;
+}
+
+const ipOf = (i: number) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
+const count = (n: number) => (text: string) => answersIn(text).length >= n;
+const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*\r\n/, '\r\n');
+
+describe('direct connections', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start();
+  });
+  afterAll(() => h.stop());
+
+  it('answer a single lookup with the bytes node:http’s hot path sends for it', async () => {
+    for (const [plan, target] of [
+      ['business', '/v1/ip/8.8.8.8'],
+      ['business', '/v1/ip/2a00:1450:4001:81b::200e?fields=ip,location.country.name&pretty=1'],
+      ['free', '/v1/ip/10.1.2.3'],
+      ['pro', '/v1/mac/00:50:56:12:34:56'],
+      ['pro', '/v1/blacklist/8.8.8.8'],
+      ['pro', '/v1/ip/not.an.address'],
+      ['pro', '/v1/ip/1.1.1.1?fields=nope'],
+      [null, '/v1/ip/8.8.8.8'],
+    ] as const) {
+      const keys = plan === null ? ['', ''] : [await h.newKey(plan), await h.newKey(plan)];
+      const head = (key: string, extra: string) =>
+        `GET ${target} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}${extra}Connection: close\r\n\r\n`;
+      const direct = await converse(h.url, [head(keys[0], '')], () => false);
+      const onNode = await converse(h.url, [head(keys[1], OUTSIDE_SUBSET)], () => false);
+      expect(answersIn(direct)).toHaveLength(1);
+      expect(withoutDate(direct), target).toBe(withoutDate(onNode));
+      expect(direct).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+    }
+  });
+
+  it('keep the connection open, with the Keep-Alive node:http announces', async () => {
+    const key = await h.newKey('pro');
+    const text = await converse(h.url, [`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`], count(1));
+    expect(answersIn(text)[0].headers).toEqual(expect.arrayContaining(['connection: keep-alive', 'keep-alive: timeout=5']));
+  });
+
+  it('answer pipelined requests in order, across the hand-over to node:http, on one connection', async () => {
+    const key = await h.newKey('pro');
+    const lookup = (ip: string) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+    const requests = [
+      lookup('1.1.1.1'),
+      lookup('8.8.8.8'),
+      'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+      lookup('9.9.9.9'),
+      `POST /v1/ip/batch?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n["1.0.0.1"]\r\n`,
+      lookup('4.4.4.4'),
+    ];
+    const text = await converse(h.url, [requests.join('')], count(requests.length));
+    const answers = answersIn(text);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(JSON.parse(answers[0].body)).toMatchObject({ ip: '1.1.1.1' });
+    expect(JSON.parse(answers[1].body)).toMatchObject({ ip: '8.8.8.8' });
+    expect(JSON.parse(answers[2].body)).toMatchObject({ status: 'ok' });
+    expect(JSON.parse(answers[3].body)).toMatchObject({ ip: '9.9.9.9' });
+    expect(JSON.parse(answers[4].body)).toMatchObject({ success: true, count: 1 });
+    expect(JSON.parse(answers[5].body)).toMatchObject({ ip: '4.4.4.4' });
+  });
+
+  it('read a head split over many writes, and the next one split across writes', async () => {
+    const key = await h.newKey('pro');
+    const both = [1, 2].map((i) => `GET /v1/ip/${i}.${i}.${i}.${i}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join('');
+    const parts = both.match(/[\s\S]{1,7}/g) ?? [];
+    const answers = answersIn(await converse(h.url, parts, count(2), 2));
+    expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(['1.1.1.1', '2.2.2.2']);
+  });
+
+  it('Connection: close gets Connection: close, and the server closes after the answer', async () => {
+    const key = await h.newKey('pro');
+    const { text } = await rawExchange(
+      h.url,
+      `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\nGET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    const answers = answersIn(text);
+    expect(answers).toHaveLength(1);
+    expect(answers[0].headers).toContain('connection: close');
+    expect(parseAnswer(text).body.ip).toBe('8.8.8.8');
+  });
+});
+
+describe('direct connections and a client that does not read', () => {
+  it('a client that sends 10,000 lookups before reading any answer (more than the kernel buffers) gets all of them, in order', async () => {
+    const h = await Harness.start({ plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } } });
+    const key = await h.newKey('business');
+    const requests = Array.from(
+      { length: 10_000 },
+      (_, i) => `GET /v1/ip/${ipOf(i)}?pretty=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
+    );
+    const { hostname, port } = new URL(h.url);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    socket.write(requests.join(''));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const chunks: string[] = [];
+    let seen = 0;
+    let tail = '';
+    const done = new Promise<void>((resolve) =>
+      socket.on('data', (d: Buffer) => {
+        const chunk = d.toString('latin1');
+        chunks.push(chunk);
+        // Status lines counted as they come (one may straddle two chunks); parsing the whole text each time would be quadratic.
+        seen += (tail + chunk).split('HTTP/1.1 ').length - 1;
+        tail = chunk.slice(-8);
+        if (seen >= 10_000 && chunk.endsWith('}')) resolve();
+      }),
+    );
+    socket.resume();
+    await done;
+    socket.destroy();
+    await h.stop();
+    const ips = answersIn(chunks.join('')).map((a) => (JSON.parse(a.body) as { ip: string }).ip);
+    expect(ips).toEqual(requests.map((_, i) => ipOf(i)));
+  });
+});
+
+describe('direct connections on a store that answers later', () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir('netlookup-direct-');
+    h = await Harness.start({ store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))) });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answer pipelined lookups in order, each after the one before', async () => {
+    const key = await h.newKey('pro');
+    const ips = Array.from({ length: 50 }, (_, i) => `${i + 1}.2.3.4`);
+    const requests = ips.map((ip) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    const answers = answersIn(await converse(h.url, [requests.join('') + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], count(51)));
+    expect(answers.slice(0, 50).map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(ips);
+    expect(answers[50].status).toBe(200);
+  });
+});
+
+describe('direct connections: timeouts and stopping', () => {
+  const HEADERS_MS = 300;
+  const KEEP_ALIVE_MS = 200;
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start({ connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 600, keepAliveTimeoutMs: KEEP_ALIVE_MS } });
+  });
+  afterAll(() => h.stop());
+
+  it('a lookup head dripped a byte at a time: 408 request_timeout at the headers timeout', async () => {
+    const { text, ms } = await rawExchange(h.url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaa\r\n', 20);
+    expectRawError(text, 408, 'request_timeout');
+    expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 5);
+    expect(ms).toBeLessThan(HEADERS_MS + HEADERS_MS / 4 + 250);
+  });
+
+  it('an idle connection after a lookup is closed after the keep-alive timeout, without an answer', async () => {
+    const key = await h.newKey('pro');
+    const { text, ms } = await rawExchange(h.url, `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    expect(answersIn(text)).toHaveLength(1);
+    expect(ms).toBeGreaterThanOrEqual(KEEP_ALIVE_MS);
+    expect(ms).toBeLessThan(KEEP_ALIVE_MS + 1000 + 500);
+  });
+
+  it('stopping closes an idle connection at once', async () => {
+    const own = await Harness.start();
+    const key = await own.newKey('pro');
+    const { hostname, port } = new URL(own.url);
+    const socket = net.connect(Number(port), hostname);
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now())));
+    socket.write(`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    await expect.poll(() => answersIn(text).length).toBe(1);
+    const stopping = performance.now();
+    await own.stop();
+    expect((await closed) - stopping).toBeLessThan(400);
+  });
+});
