@@ -24,6 +24,11 @@ import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from
 import { answeredHere, answerOnSocket } from './connections.js';
 import type { ConnectionSettings } from '../config/config.js';
 
+/** node:buffer's own decoder, which `toString('latin1')` reaches after its checks. */
+interface Latin1Bytes {
+  latin1Slice(start: number, end: number): string;
+}
+
 /** node:http closes an idle kept-alive connection this long after the time it announces. */
 const KEEP_ALIVE_BUFFER_MS = 1000;
 
@@ -151,7 +156,7 @@ class Connection {
   private read(chunk: Buffer): void {
     // Refused by the connection cap since: nothing more is read.
     if (!this.open || answeredHere(this.socket)) return;
-    const text = chunk.toString('latin1');
+    const text = (chunk as unknown as Latin1Bytes).latin1Slice(0, chunk.length);
     this.pending = this.pending === '' ? text : this.pending + text;
     if (!this.answering) this.serve();
   }
@@ -211,7 +216,7 @@ class Connection {
     for (let i = 0; i < headerList.length; i += 2) {
       const name = headerList[i];
       const value = headerList[i + 1];
-      if (!HEADER_NAME.test(name) || INVALID_HEADER_VALUE.test(value)) throw new TypeError(`invalid header: ${name}`);
+      if (!validName(name) || INVALID_HEADER_VALUE.test(value)) throw new TypeError(`invalid header: ${name}`);
       head += `${name}: ${value}\r\n`;
     }
     const keepAlive = keepAliveAsked && !this.front.stopping;
@@ -305,6 +310,17 @@ class DirectExchange extends AnsweringExchange {
   abandon(): void {
     this.connection.abandon();
   }
+}
+
+/** Header names checked already: the code's constants, so the set stays small; bounded all the same. */
+const VALID_NAMES = new Set<string>();
+const VALID_NAMES_BOUND = 256;
+
+function validName(name: string): boolean {
+  if (VALID_NAMES.has(name)) return true;
+  if (!HEADER_NAME.test(name)) return false;
+  if (VALID_NAMES.size < VALID_NAMES_BOUND) VALID_NAMES.add(name);
+  return true;
 }
 
 /** The Date header's value, as node:http keeps it: made once a second. */

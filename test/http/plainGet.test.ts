@@ -80,6 +80,8 @@ describe('plainGetAt', () => {
       `GET /v1/ip/1.1.1.1 HTTP/1.1\r\n${host}${'X-Pad: a\r\n'.repeat(65)}\r\n`,
       `GET /v1/ip/1.1.1.1 HTTP/1.1\r\n${host}X-Pad: ${'a'.repeat(MAX_HEAD_BYTES)}\r\n\r\n`,
       `\r\nGET /v1/ip/1.1.1.1 HTTP/1.1\r\n${host}\r\n`,
+      `GET /v1/ip/1.1.1.1 HTTP/1.1\r\n${host}__proto__: a\r\n\r\n`,
+      `GET /v1/ip/1.1.1.1 HTTP/1.1\r\n${host}Constructor: a\r\n\r\n`,
     ])
       expect(plainGetAt(head, 0), JSON.stringify(head)).toBe('other');
     // A head that cannot end within the bound is not waited for.
