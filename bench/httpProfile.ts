@@ -104,6 +104,7 @@ const HEADERS = 'headers (set, type, vary, render)';
 const METRICS = 'metrics (prom-client counter + histogram, measure())';
 const LOGGING = 'logging (pino, redaction)';
 const NODE_HTTP = 'node http + net (parser, socket writes, response)';
+const DIRECT = 'direct connections (request heads read, answer heads written)';
 const NODE_ASYNC = 'node events, nextTick, promises, timers';
 const NODE_OTHER = 'node internals (other)';
 const GC = 'GC';
@@ -172,6 +173,7 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/crossOrigin.ts') return HEADERS;
   if (rel === 'src/http/requestObserver.ts') return METRICS;
   if (rel === 'src/http/exchange.ts') return HEADERS;
+  if (rel === 'src/http/directConnections.ts' || rel === 'src/http/plainGet.ts') return DIRECT;
   if (rel === 'src/http/metrics.ts') return METRICS;
   if (rel === 'src/http/logger.ts') return LOGGING;
   if (/^src\/http\/(v1Routes|singleLookups|eventually|blacklistRoutes)\.ts$/.test(rel)) return HANDLER;
@@ -198,7 +200,13 @@ const INCLUSIVE: [string, (f: CallFrame) => boolean][] = [
     (f) => f.functionName === 'parserOnIncoming' && f.url === 'node:_http_server',
   ],
   [
-    'hot path: singleLookupListener (whole request after the parser, without Koa)',
+    'direct connections: Connection.read (whole request after the socket read, without node:http)',
+    (f) => f.functionName === 'read' && fromFile(f, 'directConnections.ts'),
+  ],
+  ['  plainGetAt (the request head)', (f) => f.functionName === 'plainGetAt'],
+  ['  send (the answer head and the socket write)', (f) => f.functionName === 'send' && fromFile(f, 'directConnections.ts')],
+  [
+    'hot path: the single lookup answered (after the request is read, without Koa)',
     (f) => fromFile(f, 'singleLookups.ts') && f.functionName === '',
   ],
   ['  NodeExchange.send (writeHead + end)', (f) => f.functionName === 'send' && fromFile(f, 'exchange.ts')],
