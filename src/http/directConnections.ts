@@ -29,6 +29,13 @@ interface Latin1Bytes {
   latin1Slice(start: number, end: number): string;
 }
 
+/**
+ * What a connection may have read and not answered while an answer is awaited (a pipelining
+ * client on a shared store) before it is read no further. Below it nothing is paused: pausing and
+ * resuming a socket costs system calls, which one awaited answer per request would pay each time.
+ */
+const PENDING_BOUND = 64 * 1024;
+
 /** node:http closes an idle kept-alive connection this long after the time it announces. */
 const KEEP_ALIVE_BUFFER_MS = 1000;
 
@@ -131,6 +138,9 @@ class Connection {
   /** what was read and not yet answered, as Latin-1 (one character per byte) */
   private pending = '';
   answering = false;
+  /** true while the connection is not read: too much read while an answer is awaited, or answers not taken */
+  private paused = false;
+  private awaitingDrain = false;
   /** true while serve() runs: an answer sent at once lets its loop go on */
   private serving = false;
   /** false once an answer closed the connection */
@@ -142,7 +152,10 @@ class Connection {
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onError = () => this.socket.destroy();
   private readonly onClose = () => this.front.release(this);
-  private readonly onDrain = () => this.resume();
+  private readonly onDrain = () => {
+    this.awaitingDrain = false;
+    this.resume();
+  };
 
   constructor(
     private readonly front: Front,
@@ -158,7 +171,8 @@ class Connection {
     if (!this.open || answeredHere(this.socket)) return;
     const text = (chunk as unknown as Latin1Bytes).latin1Slice(0, chunk.length);
     this.pending = this.pending === '' ? text : this.pending + text;
-    if (!this.answering) this.serve();
+    if (!this.answering && !this.paused) this.serve();
+    else if (this.pending.length > PENDING_BOUND) this.pause();
   }
 
   /** Answers the whole heads pending, in order, until one is not plain or an answer is awaited. */
@@ -185,20 +199,30 @@ class Connection {
       this.pending = text.slice(at);
       this.answerOne(head, target);
       if (!this.open) break;
-      if (this.answering || this.socket.writableNeedDrain) {
+      if (this.answering) break;
+      if (this.socket.writableNeedDrain) {
         this.serving = false;
-        this.wait();
+        this.waitForDrain();
         return;
       }
     }
     this.serving = false;
-    if (this.open) this.pending = at === text.length ? '' : text.slice(at);
+    if (this.open && !this.answering) this.pending = at === text.length ? '' : text.slice(at);
   }
 
-  /** Reads nothing more until the awaited answer is sent and the client has taken it. */
-  private wait(): void {
+  /** Stops reading the connection (its kernel buffer then fills and the client's writes wait). */
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
     this.socket.pause();
-    if (!this.answering) this.socket.once('drain', this.onDrain);
+  }
+
+  /** Reads and answers nothing more until the client has taken the answers written. */
+  private waitForDrain(): void {
+    this.pause();
+    if (this.awaitingDrain) return;
+    this.awaitingDrain = true;
+    this.socket.once('drain', this.onDrain);
   }
 
   private answerOne(head: PlainGet, target: { path: string; querystring: string; lookup: SingleLookup }): void {
@@ -235,13 +259,16 @@ class Connection {
   /** After an answer: an awaited one goes on with what was read meanwhile (serve() goes on by itself). */
   answered(): void {
     if (this.serving || !this.open) return;
-    if (this.socket.writableNeedDrain) this.socket.once('drain', this.onDrain);
+    if (this.socket.writableNeedDrain) this.waitForDrain();
     else this.resume();
   }
 
   private resume(): void {
     if (!this.open || this.answering) return;
-    this.socket.resume();
+    if (this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
     if (this.pending !== '') this.serve();
   }
 

@@ -49,6 +49,7 @@ function answersIn(text: string): { status: number; headers: string[]; body: str
     const lines = text.slice(at, split).split('\r\n');
     const headers = lines.slice(1).map((l) => l.toLowerCase());
     const length = Number(headers.find((h) => h.startsWith('content-length: '))?.slice(16) ?? 0);
+    if (split + 4 + length > text.length) break;
     const body = Buffer.from(text.slice(split + 4, split + 4 + length), 'latin1').toString();
     answers.push({ status: Number(lines[0].split(' ')[1]), headers, body });
     at = split + 4 + length;
@@ -57,7 +58,9 @@ function answersIn(text: string): { status: number; headers: string[]; body: str
 }
 
 const ipOf = (i: number) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
-const count = (n: number) => (text: string) => answersIn(text).length >= n;
+/** Whether `text` holds n answers whole: n status lines, and the last answer's body complete. */
+const count = (n: number) => (text: string) =>
+  text.split('HTTP/1.1 ').length - 1 >= n && answersIn(text.slice(text.lastIndexOf('HTTP/1.1 '))).length === 1;
 const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*\r\n/, '\r\n');
 
 describe('direct connections', () => {
@@ -179,7 +182,10 @@ describe('direct connections on a store that answers later', () => {
   let dir: string;
   beforeAll(async () => {
     dir = tempDir('netlookup-direct-');
-    h = await Harness.start({ store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))) });
+    h = await Harness.start({
+      store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))),
+      plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
+    });
   });
   afterAll(async () => {
     await h?.stop();
@@ -193,6 +199,17 @@ describe('direct connections on a store that answers later', () => {
     const answers = answersIn(await converse(h.url, [requests.join('') + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], count(51)));
     expect(answers.slice(0, 50).map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(ips);
     expect(answers[50].status).toBe(200);
+  });
+
+  it('a client that pipelines more than the connection holds while an answer is awaited gets every answer, in order', async () => {
+    const key = await h.newKey('business');
+    const requests = Array.from(
+      { length: 2500 },
+      (_, i) => `GET /v1/ip/${ipOf(i)}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
+    );
+    expect(requests.join('').length).toBeGreaterThan(3 * 64 * 1024);
+    const answers = answersIn(await converse(h.url, [requests.join('')], count(2500)));
+    expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(requests.map((_, i) => ipOf(i)));
   });
 });
 
