@@ -23,6 +23,7 @@ import { plainGetAt, type PlainGet } from './plainGet.js';
 import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from './singleLookups.js';
 import { answeredHere, answerOnSocket } from './connections.js';
 import type { ConnectionSettings } from '../config/config.js';
+import type { Logger } from 'pino';
 
 /** node:buffer's own decoder, which `toString('latin1')` reaches after its checks. */
 interface Latin1Bytes {
@@ -61,11 +62,12 @@ export function answerDirectly(
   answer: SingleLookupAnswerer,
   settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
   checkEveryMs: number,
+  logger: Pick<Logger, 'error'>,
 ): DirectConnections {
   const [nodeListener, ...others] = server.listeners('connection') as ((socket: Socket) => void)[];
   if (nodeListener === undefined || others.length > 0) throw new Error('answerDirectly needs node:http’s listener alone');
   server.removeListener('connection', nodeListener);
-  const front = new Front(server, answer, settings, (socket) => nodeListener.call(server, socket));
+  const front = new Front(server, answer, settings, (socket) => nodeListener.call(server, socket), logger);
   server.on('connection', (socket: Socket) => front.accept(socket));
   const check = setInterval(() => front.checkTimeouts(), checkEveryMs);
   check.unref();
@@ -85,6 +87,7 @@ class Front implements DirectConnections {
     readonly answer: SingleLookupAnswerer,
     private readonly settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
     readonly handOver: (socket: Socket) => void,
+    readonly logger: Pick<Logger, 'error'>,
   ) {
     const seconds = Math.floor(server.keepAliveTimeout / 1000);
     this.keepAliveLines = `Connection: keep-alive\r\n${server.keepAliveTimeout ? `Keep-Alive: timeout=${seconds}\r\n` : ''}`;
@@ -171,8 +174,21 @@ class Connection {
     if (!this.open || answeredHere(this.socket)) return;
     const text = (chunk as unknown as Latin1Bytes).latin1Slice(0, chunk.length);
     this.pending = this.pending === '' ? text : this.pending + text;
-    if (!this.answering && !this.paused) this.serve();
-    else if (this.pending.length > PENDING_BOUND) this.pause();
+    if (this.answering || this.paused) {
+      if (this.pending.length > PENDING_BOUND) this.pause();
+      return;
+    }
+    this.serveGuarded();
+  }
+
+  /** serve(), from a socket's event: a failure would be thrown out of the process; the connection is cut instead. */
+  private serveGuarded(): void {
+    try {
+      this.serve();
+    } catch (error) {
+      this.front.logger.error({ err: error }, 'direct connection failed');
+      this.abandon();
+    }
   }
 
   /** Answers the whole heads pending, in order, until one is not plain or an answer is awaited. */
@@ -269,7 +285,7 @@ class Connection {
       this.paused = false;
       this.socket.resume();
     }
-    if (this.pending !== '') this.serve();
+    if (this.pending !== '') this.serveGuarded();
   }
 
   private close(): void {

@@ -91,7 +91,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);
   server.on('checkExpectation', refuseExpectation);
-  const direct = answerDirectly(server, handling.answerSingleLookup, connections, serverOptions.connectionsCheckingInterval ?? 1000);
+  const checkEveryMs = serverOptions.connectionsCheckingInterval ?? 1000;
+  const direct = answerDirectly(server, handling.answerSingleLookup, connections, checkEveryMs, logger);
   capConnections(server, connections.maxConnections, (socket) => direct.answering(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

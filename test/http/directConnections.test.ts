@@ -5,9 +5,12 @@
  * that does not read, `Connection: close`, the timeouts and stopping behave as on node:http.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerDirectly } from '../../src/http/directConnections.js';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { awaitedStore } from './awaitedStoreProxy.js';
 import { Harness, TEST_PLANS, tempDir } from './harness.js';
@@ -250,5 +253,33 @@ describe('direct connections: timeouts and stopping', () => {
     const stopping = performance.now();
     await own.stop();
     expect((await closed) - stopping).toBeLessThan(400);
+  });
+});
+
+describe('direct connections on a bare node:http server', () => {
+  it('a failure while answering cuts that connection, is logged, and the server goes on', async () => {
+    const server = http.createServer((_req, res) => res.end('node'));
+    const errors: unknown[] = [];
+    const direct = answerDirectly(
+      server,
+      () => {
+        throw new Error('boom');
+      },
+      { headersTimeoutMs: 1000, keepAliveTimeoutMs: 1000 },
+      100,
+      { error: (entry: unknown) => errors.push(entry) },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const cut = await rawExchange(url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(cut.text).toBe('');
+      expect(errors).toHaveLength(1);
+      const other = await rawExchange(url, 'GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(other.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nnode$/);
+    } finally {
+      direct.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
