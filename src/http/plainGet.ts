@@ -42,7 +42,8 @@ export type NotPlain = 'incomplete' | 'other';
  */
 export function plainGetAt(text: string, start: number): PlainGet | NotPlain {
   const close = text.indexOf('\r\n\r\n', start);
-  if (close === -1) return text.length - start > MAX_HEAD_BYTES || bareLineFeed(text, start) ? 'other' : 'incomplete';
+  if (close === -1)
+    return text.length - start > MAX_HEAD_BYTES || !startsLikeGet(text, start) || bareLineFeed(text, start) ? 'other' : 'incomplete';
   const end = close + 4;
   if (end - start > MAX_HEAD_BYTES) return 'other';
   const head = start === 0 && end === text.length ? text : text.slice(start, end);
@@ -73,6 +74,18 @@ export function plainGetAt(text: string, start: number): PlainGet | NotPlain {
   if (headers.host === undefined) return 'other';
   return { url, headers, keepAlive, end };
 }
+
+/**
+ * Whether what has come of a head can still be a plain GET: anything else (another method, a TLS
+ * handshake on the HTTP port) goes to node:http at once rather than waiting for a whole head.
+ */
+function startsLikeGet(text: string, start: number): boolean {
+  const sent = Math.min(GET_START.length, text.length - start);
+  for (let i = 0; i < sent; i++) if (text.charCodeAt(start + i) !== GET_START.charCodeAt(i)) return false;
+  return true;
+}
+
+const GET_START = 'GET /';
 
 /**
  * Whether a line of the head ends in a line feed alone. node:http may take such a head as whole,

@@ -131,6 +131,12 @@ describe('direct connections', () => {
     expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(['1.1.1.1', '2.2.2.2']);
   });
 
+  it('bytes that cannot begin a plain GET go to node:http at once: a TLS handshake gets 400 invalid_request, not a wait', async () => {
+    const { text, ms } = await rawExchange(h.url, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003');
+    expectRawError(text, 400, 'invalid_request');
+    expect(ms).toBeLessThan(1000);
+  });
+
   it('Connection: close gets Connection: close, and the server closes after the answer', async () => {
     const key = await h.newKey('pro');
     const { text } = await rawExchange(

@@ -47,6 +47,13 @@ describe('plainGetAt', () => {
     expect(plainGetAt('GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\nX', 0)).toBe('other');
     expect(plainGetAt('GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r', 0)).toBe('incomplete');
     expect(plainGetAt('', 0)).toBe('incomplete');
+    expect(plainGetAt('GE', 0)).toBe('incomplete');
+    expect(plainGetAt('GET /v1', 0)).toBe('incomplete');
+    // Another method, or bytes that are no HTTP at all, need not be waited for.
+    expect(plainGetAt('POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\n', 0)).toBe('other');
+    expect(plainGetAt('GET http://x/', 0)).toBe('other');
+    expect(plainGetAt('\u0016\u0003\u0001\u0002\u0000\u0001', 0)).toBe('other');
+    expect(plainGetAt(one + 'PO', one.length)).toBe('other');
   });
 
   it('leaves everything outside the subset to node:http', () => {
