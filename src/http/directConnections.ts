@@ -154,7 +154,11 @@ class Connection {
   since = performance.now();
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onError = () => this.socket.destroy();
-  private readonly onClose = () => this.front.release(this);
+  private readonly onClose = () => {
+    // An awaited answer may still come: it has no connection left to go on with.
+    this.open = false;
+    this.front.release(this);
+  };
   private readonly onDrain = () => {
     this.awaitingDrain = false;
     this.resume();

@@ -210,6 +210,23 @@ describe('direct connections on a store that answers later', () => {
     expect(answers[50].status).toBe(200);
   });
 
+  it('a client that leaves while its pipelined answers are awaited: the requests behind are not answered (nor counted), the service goes on', async () => {
+    const key = await h.newKey('pro');
+    const { hostname, port } = new URL(h.url);
+    const socket = net.connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(Array.from({ length: 20 }, () => `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join(''));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const usage = await h.call('/v1/usage', { key });
+    expect(usage.status).toBe(200);
+    // The ones answered before the server saw the close are counted; the rest were never answered.
+    const used = (usage.body as { monthly_quota: { used: number } }).monthly_quota.used;
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThan(20);
+  });
+
   it('a client that pipelines more than the connection holds while an answer is awaited gets every answer, in order', async () => {
     const key = await h.newKey('business');
     const requests = Array.from(
