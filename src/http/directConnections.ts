@@ -276,12 +276,20 @@ class Connection {
     if (!keepAlive) this.close();
   }
 
-  /** After an answer: an awaited one goes on with what was read meanwhile (serve() goes on by itself). */
+  /**
+   * After an answer: an awaited one goes on with what was read meanwhile (serve() goes on by
+   * itself), once the rest of its answering (the observer) is done.
+   */
   answered(): void {
     if (this.serving || !this.open) return;
+    queueMicrotask(this.onAnswered);
+  }
+
+  private readonly onAnswered = () => {
+    if (!this.open || this.answering) return;
     if (this.socket.writableNeedDrain) this.waitForDrain();
     else this.resume();
-  }
+  };
 
   private resume(): void {
     if (!this.open || this.answering) return;
