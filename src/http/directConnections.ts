@@ -20,6 +20,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { AnsweringExchange, type RequestSource } from './exchange.js';
 import { plainGetAt, type PlainGet } from './plainGet.js';
+import { TOKEN_CHARS } from './headerNames.js';
 import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from './singleLookups.js';
 import { answeredHere, answerOnSocket } from './connections.js';
 import type { ConnectionSettings } from '../config/config.js';
@@ -41,7 +42,7 @@ const PENDING_BOUND = 64 * 1024;
 const KEEP_ALIVE_BUFFER_MS = 1000;
 
 /** node:http's checks of a header it is asked to send (checkIsHttpToken, checkInvalidHeaderChar). */
-const HEADER_NAME = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const HEADER_NAME = new RegExp(`^[${TOKEN_CHARS}]+$`);
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 export interface DirectConnections {
@@ -354,11 +355,7 @@ class DirectExchange extends AnsweringExchange {
   }
 
   send(): void {
-    const { body } = this;
-    const list = this.headerList;
-    if (typeof body === 'string') list.push('Content-Length', String(Buffer.byteLength(body)));
-    else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
-    this.connection.send(this.status, list, body, this.head.keepAlive);
+    this.connection.send(this.status, this.headersWithLength(), this.body, this.head.keepAlive);
     this.connection.answered();
   }
 

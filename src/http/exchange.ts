@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
+import { LowerCaseNames } from './headerNames.js';
 
 /** What the handlers read of node:http's request: the peer's address and whether a body is left. */
 export interface RequestSource {
@@ -41,7 +42,7 @@ export abstract class AnsweringExchange implements Exchange {
   body: unknown = undefined;
   readonly state: Record<string, unknown> = {};
   /** name, value, name, value, …: the array form of writeHead */
-  protected readonly headerList: string[] = [];
+  private readonly headerList: string[] = [];
   /** the names of headerList in lower case, in its order */
   private readonly lowerNames: string[] = [];
   private parsedQuery: ParsedUrlQuery | null = null;
@@ -65,7 +66,7 @@ export abstract class AnsweringExchange implements Exchange {
   }
 
   set(field: string, value: string): void {
-    const lower = lowerName(field);
+    const lower = LOWER_NAMES.of(field);
     const names = this.lowerNames;
     for (let i = 0; i < names.length; i++) {
       if (names[i] === lower) {
@@ -79,6 +80,15 @@ export abstract class AnsweringExchange implements Exchange {
 
   /** Writes the answer: a JSON text or Buffer body, or none. */
   abstract send(): void;
+
+  /** The headers to send, Content-Length of the body last. */
+  protected headersWithLength(): string[] {
+    const { body } = this;
+    const list = this.headerList;
+    if (typeof body === 'string') list.push('Content-Length', String(Buffer.byteLength(body)));
+    else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
+    return list;
+  }
 
   /** Gives up on answering: the connection is closed, as nothing else can be said on it. */
   abstract abandon(): void;
@@ -105,10 +115,7 @@ export class NodeExchange extends AnsweringExchange {
 
   send(): void {
     const { body } = this;
-    const list = this.headerList;
-    if (typeof body === 'string') list.push('Content-Length', String(Buffer.byteLength(body)));
-    else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
-    this.res.writeHead(this.status, list);
+    this.res.writeHead(this.status, this.headersWithLength());
     this.res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined);
   }
 
@@ -117,21 +124,8 @@ export class NodeExchange extends AnsweringExchange {
   }
 }
 
-/**
- * Header names in lower case, by the name as set: names compare case-insensitively, and lower-casing
- * on every set would allocate. The names come from the code (a few dozen constants); past the
- * bound a name is lower-cased each time.
- */
-const LOWER_NAMES = new Map<string, string>();
-const LOWER_NAMES_BOUND = 256;
-
-function lowerName(field: string): string {
-  const known = LOWER_NAMES.get(field);
-  if (known !== undefined) return known;
-  const lower = field.toLowerCase();
-  if (LOWER_NAMES.size < LOWER_NAMES_BOUND) LOWER_NAMES.set(field, lower);
-  return lower;
-}
+/** Response header names: the code's constants, a few dozen. */
+const LOWER_NAMES = new LowerCaseNames(256);
 
 /** Queries longer than this go to node:querystring, whose key limit (1,000 pairs) they could reach. */
 const PLAIN_QUERY_LIMIT = 1024;

@@ -12,12 +12,16 @@
  * or `close`; the head at most MAX_HEAD_BYTES.
  */
 
+import { LowerCaseNames, TOKEN_CHARS } from './headerNames.js';
+
 /** Heads past this go to node:http, whose limit (16 KB) answers 431 beyond its own. */
 export const MAX_HEAD_BYTES = 8192;
 const MAX_HEADERS = 64;
 
-const TCHAR = "!#$%&'*+\\-.^_`|~0-9A-Za-z";
-const HEAD = new RegExp(`^GET /[A-Za-z0-9\\-._~!$&'()*+,;=:@/?%]* HTTP/1\\.1\\r\\n(?:[${TCHAR}]+:[\\t\\x20-\\x7e]*\\r\\n)*\\r\\n$`);
+/** Request header names: clients choose them, so the bound matters. */
+const LOWER_NAMES = new LowerCaseNames(512);
+
+const HEAD = new RegExp(`^GET /[A-Za-z0-9\\-._~!$&'()*+,;=:@/?%]* HTTP/1\\.1\\r\\n(?:[${TOKEN_CHARS}]+:[\\t\\x20-\\x7e]*\\r\\n)*\\r\\n$`);
 
 /** Names whose presence takes the request out of the subset. */
 const OUTSIDE = new Set(['content-length', 'transfer-encoding', 'expect', 'upgrade']);
@@ -60,7 +64,7 @@ export function plainGetAt(text: string, start: number): PlainGet | NotPlain {
     if (++count > MAX_HEADERS) return 'other';
     const next = head.indexOf('\r\n', at);
     const colon = head.indexOf(':', at);
-    const name = lowerName(head.slice(at, colon));
+    const name = LOWER_NAMES.of(head.slice(at, colon));
     if (headers[name] !== undefined || OUTSIDE.has(name)) return 'other';
     const value = trimmed(head, colon + 1, next);
     if (name === 'connection') {
@@ -108,23 +112,4 @@ function trimmed(text: string, from: number, to: number): string {
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09;
-}
-
-/**
- * Header names in lower case, as constants by the name as sent: a name cut out of the text
- * becomes a property key only once V8 has internalized it (about half a microsecond); the
- * constant is internalized already. Bounded: clients choose the names.
- */
-const LOWER_NAMES = new Map<string, string>();
-const LOWER_NAMES_BOUND = 512;
-
-function lowerName(sent: string): string {
-  const known = LOWER_NAMES.get(sent);
-  if (known !== undefined) return known;
-  if (LOWER_NAMES.size >= LOWER_NAMES_BOUND) return sent.toLowerCase();
-  // A copy: the name as cut is a slice that would keep the whole text read alive.
-  const name = [...sent].join('');
-  const lower = name.toLowerCase();
-  LOWER_NAMES.set(name, lower);
-  return lower;
 }
