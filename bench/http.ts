@@ -34,7 +34,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { findLoadGenerator } from './httpLoad.js';
 import { NO_KEYS, benchKeys, get, peerCases, post, redisCases, serviceCases, soakCase, type BenchKeys, type CaseDef } from './httpCases.js';
-import { alternate, interleave, profileCase, runCases, soak, type BenchRun } from './httpDriver.js';
+import { interleave, noRounds, prepareRound, profileCase, runCases, runRound, soak, type BenchRun } from './httpDriver.js';
 import { loadInputs } from './httpInputs.js';
 import { pinProcesses, waitForQuiet } from './httpMachine.js';
 import { findNginx } from './httpNginx.js';
@@ -200,30 +200,34 @@ try {
   );
   if (ROUNDS > 0 && roundDefs.some((d) => d.ours) && roundDefs.some((d) => !d.ours)) {
     log(
-      `targets: ${ROUND_CASES.filter((id) => roundDefs.some((d) => d.id === id)).join(', ')} alternating, ${ROUNDS} rounds of ${PAIR_SECONDS} s runs`,
+      `targets: ${ROUND_CASES.filter((id) => roundDefs.some((d) => d.id === id)).join(', ')} alternating, ${ROUNDS} rounds of ${PAIR_SECONDS} s runs, each round on servers started for it`,
     );
-    const kinds = [...new Set(roundDefs.map((d) => d.server))];
-    const servers = new Map<ServerKind, Server>();
-    const nest = async (i: number): Promise<void> => {
-      if (i < kinds.length) {
-        await processes.with(kinds[i], async (s) => {
-          servers.set(kinds[i], s);
-          await nest(i + 1);
-        });
-        return;
-      }
-      const service = servers.get('service')!;
-      const k = keys ?? (await benchKeys(service.port, adminToken, inputs.listedIps));
-      const ours = serviceCases(inputs, k);
-      const defs = ROUND_CASES.flatMap((id) => {
-        const d = roundDefs.find((r) => r.id === id);
-        if (!d) return [];
-        return [withPort(d.ours ? ours.find((o) => o.id === id)! : d, servers.get(d.server)!.port)];
-      });
-      run.targetRounds = await alternate(run, defs, ROUNDS, PAIR_SECONDS);
-      log(`  req/s per round: ${JSON.stringify(run.targetRounds.req_per_s)}`);
-    };
-    await nest(0);
+    const ordered = ROUND_CASES.flatMap((id) => roundDefs.filter((d) => d.id === id));
+    const kinds = [...new Set(ordered.map((d) => d.server))];
+    const rounds = noRounds(ordered, PAIR_SECONDS);
+    // Each round on servers started for it: how fast one process of the same server runs differs
+    // by several percent from the next (where its memory lands), and the median over the rounds
+    // then takes in as many processes of each.
+    for (let round_ = 0; round_ < ROUNDS; round_++) {
+      const servers = new Map<ServerKind, Server>();
+      const nest = async (i: number): Promise<void> => {
+        if (i < kinds.length) {
+          await processes.with(kinds[i], async (s) => {
+            servers.set(kinds[i], s);
+            await nest(i + 1);
+          });
+          return;
+        }
+        const service = servers.get('service')!;
+        keys ??= await benchKeys(service.port, adminToken, inputs.listedIps);
+        const ours = serviceCases(inputs, keys);
+        const defs = ordered.map((d) => withPort(d.ours ? ours.find((o) => o.id === d.id)! : d, servers.get(d.server)!.port));
+        await runRound(run, defs, await prepareRound(run, defs, `round${round_}`), round_, rounds);
+      };
+      await nest(0);
+    }
+    run.targetRounds = rounds;
+    log(`  req/s per round: ${JSON.stringify(rounds.req_per_s)}`);
   }
   // 6. Ours on the shared store: one process, then two cluster workers, on one Redis.
   const redisWanted = [1, 2].some((w) => redisCases(inputs, NO_KEYS, w as 1 | 2).some((d) => wanted(d.id) || PROFILE_CASES.includes(d.id)));

@@ -340,29 +340,48 @@ export async function profileCase(run: BenchRun, def: CaseDef, extraEnv?: Record
  * within a minute each ratio between two of them compares runs seconds apart, in each round.
  */
 export async function alternate(run: BenchRun, defs: CaseDef[], rounds: number, seconds: number): Promise<Rounds> {
-  const prepared = defs.map((d) => run.generator.prepare(d.spec, run.tmp, `${d.id}-rounds`));
-  const optionsOf = (d: CaseDef) => ({
-    connections: d.connections,
-    timeoutSeconds: TIMEOUT_S,
-    cpu: cpuList(d.server, run.pinning.generator_cpu),
-  });
-  for (const [i, d] of defs.entries()) {
-    await checkSamples(run, d, d.spec.port, seedFor(d.id, 100));
-    await warmUp(run, d, prepared[i], optionsOf(d));
-  }
-  const result: Rounds = { seconds_per_run: seconds, req_per_s: Object.fromEntries(defs.map((d) => [d.id, []])), orders: [] };
-  for (let round_ = 0; round_ < rounds; round_++) {
-    const order = round_ % 2 === 0 ? defs.map((_, i) => i) : defs.map((_, i) => defs.length - 1 - i);
-    result.orders.push(order.map((i) => defs[i].id));
-    for (const i of order) {
-      const d = defs[i];
-      const r = await run.generator.run(prepared[i], { ...optionsOf(d), seconds, seed: seedFor(d.id, 100 + round_) });
-      if (totalErrors(r) > 0) throw new Error(`alternating runs, ${d.id}: ${totalErrors(r)} errors`);
-      result.req_per_s[d.id].push(round(r.req_per_s, 1));
-    }
-  }
+  const result = noRounds(defs, seconds);
+  const prepared = await prepareRound(run, defs, 'rounds');
+  for (let round_ = 0; round_ < rounds; round_++) await runRound(run, defs, prepared, round_, result);
   return result;
 }
+
+/** Rounds of `defs` with nothing run yet. */
+export function noRounds(defs: CaseDef[], seconds: number): Rounds {
+  return { seconds_per_run: seconds, req_per_s: Object.fromEntries(defs.map((d) => [d.id, []])), orders: [] };
+}
+
+/** The load of each case prepared for its server, its samples checked and the server warmed up. */
+export async function prepareRound(run: BenchRun, defs: CaseDef[], label: string): Promise<unknown[]> {
+  const prepared = defs.map((d) => run.generator.prepare(d.spec, run.tmp, `${d.id}-${label}`));
+  for (const [i, d] of defs.entries()) {
+    await checkSamples(run, d, d.spec.port, seedFor(d.id, 100));
+    await warmUp(run, d, prepared[i], roundOptions(run, d));
+  }
+  return prepared;
+}
+
+/** Round `index` of `defs` (every other round in reverse order), its rates added to `result`. */
+export async function runRound(run: BenchRun, defs: CaseDef[], prepared: unknown[], index: number, result: Rounds): Promise<void> {
+  const order = index % 2 === 0 ? defs.map((_, i) => i) : defs.map((_, i) => defs.length - 1 - i);
+  result.orders.push(order.map((i) => defs[i].id));
+  for (const i of order) {
+    const d = defs[i];
+    const r = await run.generator.run(prepared[i], {
+      ...roundOptions(run, d),
+      seconds: result.seconds_per_run,
+      seed: seedFor(d.id, 100 + index),
+    });
+    if (totalErrors(r) > 0) throw new Error(`alternating runs, ${d.id}: ${totalErrors(r)} errors`);
+    result.req_per_s[d.id].push(round(r.req_per_s, 1));
+  }
+}
+
+const roundOptions = (run: BenchRun, d: CaseDef) => ({
+  connections: d.connections,
+  timeoutSeconds: TIMEOUT_S,
+  cpu: cpuList(d.server, run.pinning.generator_cpu),
+});
 
 /** The per-round ratios of case `a` to case `b`, and their median. */
 export function roundRatios(rounds: Rounds, a: string, b: string): { ratios: number[]; median: number } | null {

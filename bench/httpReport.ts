@@ -393,7 +393,8 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       const ids = Object.keys(rounds.req_per_s);
       lines.push(
         `Ratios are judged on alternating runs: the servers running side by side, ${rounds.orders.length} rounds of ${rounds.seconds_per_run} s runs, one round in the order ${rounds.orders[0].join(', ')}, the next in reverse, ` +
-          'so that each ratio compares runs seconds apart (the median of the rounds is judged); p99 comes from the sequential run above. req/s per round: ' +
+          'so that each ratio compares runs seconds apart (the median of the rounds is judged). Each round runs on servers started for it: two processes of the same server differ by several percent on this kind of machine, so the median takes in several of each. ' +
+          'p99 comes from the sequential run above. req/s per round: ' +
           ids.map((id) => `${id} ${rounds.req_per_s[id].map((v) => fmtRate(v)).join(' / ')}`).join('; ') +
           '.',
         '',
