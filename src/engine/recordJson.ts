@@ -67,7 +67,11 @@ const ZONE_TEXT_AT = 24;
 /** the map value that sends a country or zone to the object path */
 const OBJECT_PATH_VALUE = 1;
 const NEED_ZONE = -2;
+/** no record written: the object path answers */
+const NOT_WRITTEN = -1;
 const LEVEL = { basic: 0, full: 1 } as const;
+/** assembly/jsonWriter.ts: added to a level, the record stays UTF-8 */
+const UTF8_RECORD = 2;
 
 class OutOfArea extends Error {}
 
@@ -105,10 +109,7 @@ function recordReader(area: JsonArea): (result: number, ending: string) => strin
         if (!placeable(view, end - 2, 2, ending)) return withEnding(view.ucs2Slice(utf16Output, end), ending);
         return view.ucs2Slice(utf16Output, end - 2 + view.ucs2Write(ending, end - 2));
       }
-      const end = output + length;
-      if (ending === '') return view.latin1Slice(output, end);
-      if (!placeable(view, end - 1, 1, ending)) return withEnding(view.latin1Slice(output, end), ending);
-      return view.latin1Slice(output, end - 1 + view.latin1Write(ending, end - 1));
+      return latin1Record(view, output, output + length, ending);
     };
   }
   const ascii = new TextDecoder();
@@ -129,6 +130,28 @@ function recordReader(area: JsonArea): (result: number, ending: string) => strin
     }
     return decoder.decode(bytes.subarray(start, end));
   };
+}
+
+/**
+ * Turns a record the engine kept as UTF-8 (written at a level plus UTF8_RECORD) into its bytes as a
+ * Latin-1 string, one character per byte, `ending` as in recordReader; null where there is no Node
+ * Buffer. V8 makes and copies such a string as fast as any, and a socket writes it as Latin-1 as
+ * it is: no conversion to Latin-1 or UTF-16 here, no UTF-8 encoding there, no measuring for
+ * Content-Length (its length is its byte length).
+ */
+function recordBytes(area: JsonArea): ((result: number, ending: string) => string) | null {
+  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
+  if (!NodeBuffer) return null;
+  const view = NodeBuffer.from(area.exports.memory.buffer);
+  const { output } = area;
+  return (result, ending) => latin1Record(view, output, output + (result & LENGTH_MASK), ending);
+}
+
+/** The bytes of a record from `start` to `end` as a Latin-1 string, `ending` in place of its closing brace. */
+function latin1Record(view: NodeBufferView, start: number, end: number, ending: string): string {
+  if (ending === '') return view.latin1Slice(start, end);
+  if (!placeable(view, end - 1, 1, ending)) return withEnding(view.latin1Slice(start, end), ending);
+  return view.latin1Slice(start, end - 1 + view.latin1Write(ending, end - 1));
 }
 
 /**
@@ -352,10 +375,12 @@ export class IpJsonWriter {
   private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
   private readonly exports: WasmExports;
   private readonly text: (result: number, ending: string) => string;
+  private readonly bytes: ((result: number, ending: string) => string) | null;
 
   private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
     this.exports = area.exports;
     this.text = recordReader(area);
+    this.bytes = recordBytes(area);
     if (placed.ip4) this.families[4] = new FamilyWriter(area, placed.ip4, shape);
     if (placed.ip6) this.families[6] = new FamilyWriter(area, placed.ip6, shape);
   }
@@ -385,19 +410,34 @@ export class IpJsonWriter {
    * at the full level. `ending` (ASCII) takes the place of a whole record's closing brace.
    */
   write(ip: ParsedIp, level: JsonLevel, ms: number, quiet: boolean, ending = ''): string | null {
+    const result = this.written(ip, LEVEL[level], ms, quiet);
+    return result < 0 ? null : this.text(result, ending);
+  }
+
+  /**
+   * The same whole record (`quiet`) as its UTF-8 bytes in a Latin-1 string (see recordBytes); null
+   * as for write(), and where there is no Node Buffer.
+   */
+  writeUtf8(ip: ParsedIp, level: JsonLevel, ms: number, ending = ''): string | null {
+    if (this.bytes === null) return null;
+    const result = this.written(ip, LEVEL[level] + UTF8_RECORD, ms, true);
+    return result < 0 ? null : this.bytes(result, ending);
+  }
+
+  /** finish()'s result for the record, or a negative code (the object path). */
+  private written(ip: ParsedIp, level: number, ms: number, quiet: boolean): number {
     const family = this.families[ip.v4 >= 0 ? 4 : 6];
-    if (family === undefined || !Number.isFinite(ms)) return null;
+    if (family === undefined || !Number.isFinite(ms)) return NOT_WRITTEN;
     const { exports } = this;
     for (let attempt = 0; attempt < 2; attempt++) {
       const result =
         ip.v4 >= 0
-          ? exports.ip4Json(ip.v4, LEVEL[level], ms, quiet ? 1 : 0)
-          : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], LEVEL[level], ms, quiet ? 1 : 0);
-      if (result >= 0) return this.text(result, ending);
-      if (result !== NEED_ZONE) return null;
-      if (!family.refreshZone(exports.jsonPendingZone(), ms)) return null;
+          ? exports.ip4Json(ip.v4, level, ms, quiet ? 1 : 0)
+          : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], level, ms, quiet ? 1 : 0);
+      if (result !== NEED_ZONE) return result;
+      if (!family.refreshZone(exports.jsonPendingZone(), ms)) return NOT_WRITTEN;
     }
-    return null;
+    return NOT_WRITTEN;
   }
 }
 

@@ -3,7 +3,7 @@
  * every refusal is the error envelope of SPEC 2.9 with its status and headers.
  */
 import type { Context, Next } from 'koa';
-import type { Exchange, RequestSource } from './exchange.js';
+import { AnsweringExchange, Utf8Json, type Exchange, type RequestSource } from './exchange.js';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -31,10 +31,18 @@ export function sendJsonText(ctx: Exchange, status: number, json: string): void 
 }
 
 /** A body that is JSON already, as text or UTF-8 bytes. */
-export function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer): void {
+export function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer | Utf8Json): void {
   ctx.status = status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = json;
+}
+
+/**
+ * A body that is JSON's UTF-8 bytes, one per character of a Latin-1 string: sent as they are on the
+ * answering exchanges, as a Buffer through Koa.
+ */
+export function sendJsonUtf8(ctx: Exchange, status: number, bytes: string): void {
+  sendJsonBytes(ctx, status, ctx instanceof AnsweringExchange ? new Utf8Json(bytes) : Buffer.from(bytes, 'latin1'));
 }
 
 /**

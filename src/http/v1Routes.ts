@@ -23,7 +23,7 @@ import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, whenReadyOn, type Eventually } from './eventually.js';
 import { clientAddress } from '../address/clientAddress.js';
 import { admit, servedOrRefunded, setQuotaHeaders, type Admission, type MeteredRequest } from './metering.js';
-import { asApiError, sendJson, sendJsonBytes, sendJsonText, Utf8Body, wantsPretty } from './respond.js';
+import { asApiError, sendJson, sendJsonBytes, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
@@ -37,6 +37,8 @@ interface MeteredAnswer {
   record(): Record<string, unknown>;
   /** the record's JSON with `ending` (ASCII) in place of its closing brace */
   recordJson?(ending: string): string;
+  /** the same as UTF-8 bytes, one per character of a Latin-1 string, when the engine writes them; else null */
+  recordUtf8?(ending: string): string | null;
 }
 
 /**
@@ -49,7 +51,10 @@ function respondMetered(ctx: Exchange, caller: Caller, quota: Admission, answer:
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
   if (answer.recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-    sendJsonText(ctx, 200, answer.recordJson(`,"meta":${metaJson(code, level, quota)}}`));
+    const ending = `,"meta":${metaJson(code, level, quota)}}`;
+    const bytes = answer.recordUtf8?.(ending) ?? null;
+    if (bytes !== null) sendJsonUtf8(ctx, 200, bytes);
+    else sendJsonText(ctx, 200, answer.recordJson(ending));
     return;
   }
   sendJson(ctx, 200, { ...applyFields(answer.record(), filter), meta: metaRecord(code, level, quota) });
@@ -122,6 +127,12 @@ class IpLookup implements MeteredAnswer {
     const { plan, now } = this.caller!;
     const threat = this.threat;
     return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, threat && { threat }, ending);
+  }
+
+  recordUtf8(ending: string): string | null {
+    const { plan, now } = this.caller!;
+    const threat = this.threat;
+    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, threat && { threat }, ending);
   }
 }
 

@@ -135,7 +135,7 @@ export class IpRecordRenderer {
    * path's. `ending` (ASCII, such as a metered answer's meta) takes the place of its closing brace.
    */
   render(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string {
-    if (!feeds?.security && !feeds?.rpki && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))) {
+    if (engineWrites(ip, feeds)) {
       const writer = engine.ipJsonWriter(SHAPE);
       const threat = feeds?.threat ?? NO_THREAT_FACTS;
       const quiet = threat === NO_THREAT_FACTS;
@@ -149,4 +149,19 @@ export class IpRecordRenderer {
     }
     return withEnding(JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds)), ending);
   }
+
+  /**
+   * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a host that sends
+   * them as they are (src/http/respond.ts, Utf8Json); null unless the engine writes the record
+   * whole (no threat facts at the full level).
+   */
+  renderUtf8(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string | null {
+    if (!engineWrites(ip, feeds) || (level !== 'basic' && (feeds?.threat ?? NO_THREAT_FACTS) !== NO_THREAT_FACTS)) return null;
+    return engine.ipJsonWriter(SHAPE)?.writeUtf8(ip, level, now.getTime(), ending) ?? null;
+  }
+}
+
+/** Whether the engine may write the record: a public address, no security or RPKI feed. */
+function engineWrites(ip: ParsedIp, feeds: IpRecordFeeds | undefined): boolean {
+  return !feeds?.security && !feeds?.rpki && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words));
 }

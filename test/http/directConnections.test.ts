@@ -76,6 +76,8 @@ describe('direct connections', () => {
   it('answer a single lookup with the bytes node:http’s hot path sends for it', async () => {
     for (const [plan, target] of [
       ['business', '/v1/ip/8.8.8.8'],
+      ['business', '/v1/ip/77.88.8.8'],
+      ['free', '/v1/ip/133.11.0.1'],
       ['business', '/v1/ip/2a00:1450:4001:81b::200e?fields=ip,location.country.name&pretty=1'],
       ['free', '/v1/ip/10.1.2.3'],
       ['pro', '/v1/mac/00:50:56:12:34:56'],
@@ -92,6 +94,26 @@ describe('direct connections', () => {
       expect(answersIn(direct)).toHaveLength(1);
       expect(withoutDate(direct), target).toBe(withoutDate(onNode));
       expect(direct).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+    }
+  });
+
+  it('send a record as its UTF-8 bytes, Content-Length their count, beyond Latin-1 too', async () => {
+    const key = await h.newKey('business');
+    // Moscow: the rouble sign (U+20BD) of country_info; Tokyo: the yen sign (U+00A5)
+    for (const [ip, symbol] of [
+      ['77.88.8.8', '\u20bd'],
+      ['133.11.0.1', '\u00a5'],
+    ]) {
+      const text = await converse(
+        h.url,
+        [`GET /v1/ip/${ip} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`],
+        () => false,
+      );
+      const [answer] = answersIn(text);
+      const length = Number(answer.headers.find((line) => line.startsWith('content-length: '))!.slice(16));
+      expect(text.length - text.indexOf('\r\n\r\n') - 4, ip).toBe(length);
+      expect(Buffer.byteLength(answer.body), ip).toBe(length);
+      expect(JSON.parse(answer.body).country_info.currency.symbol, ip).toBe(symbol);
     }
   });
 

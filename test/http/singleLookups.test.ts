@@ -69,6 +69,7 @@ describe('the hot path answers exactly as the router does', () => {
 
   const lookups = [
     '/v1/ip/8.8.8.8',
+    '/v1/ip/77.88.8.8',
     '/v1/ip/2a00:1450:4001:81b::200e',
     '/v1/ip/::ffff:1.1.1.1',
     '/v1/ip/10.1.2.3',

@@ -134,8 +134,11 @@ describe('the WASM record writer on hostile table contents', () => {
             for (const level of ['basic', 'full'] as const) {
               const json = JSON.stringify(ipRecord(engine.lookupIp(text), level, now));
               expect(renderer.render(engine, parseIp(text)!, level, now)).toBe(json);
-              for (const ending of ENDINGS)
+              for (const ending of ENDINGS) {
                 expect(renderer.render(engine, parseIp(text)!, level, now, undefined, ending)).toBe(withEnding(json, ending));
+                const bytes = renderer.renderUtf8(engine, parseIp(text)!, level, now, undefined, ending);
+                if (bytes !== null) expect(bytes).toBe(Buffer.from(withEnding(json, ending)).toString('latin1'));
+              }
             }
         },
       ),
