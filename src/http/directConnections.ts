@@ -257,33 +257,26 @@ class Connection {
 
   /** Sends one answer; called by the exchange, at once or when an awaited answer is ready. */
   send(status: number, headerList: readonly string[], body: unknown, keepAliveAsked: boolean): void {
-    // The answer's text made in one piece by join: built with `+`, its pieces would be a tree of
-    // strings that the socket's write copies into one anyway. One array for every answer (an
-    // answer is made at once, start to end): a new one would grow by copies each time.
-    const parts = ANSWER_PARTS;
-    parts.length = 0;
-    parts.push(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'unknown'}\r\n`);
+    // Head and body joined with `+` (a tree of strings the socket's write copies out in one pass):
+    // Array.join of the same pieces cost a third more in a loop.
+    let head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'unknown'}\r\n`;
     for (let i = 0; i < headerList.length; i += 2) {
       const name = headerList[i];
       const value = headerList[i + 1];
       if (!validName(name) || INVALID_HEADER_VALUE.test(value)) throw new TypeError(`invalid header: ${name}`);
-      parts.push(name, ': ', value, '\r\n');
+      head += `${name}: ${value}\r\n`;
     }
     const keepAlive = keepAliveAsked && !this.front.stopping;
-    parts.push('Date: ', utcDate(), '\r\n', keepAlive ? this.front.keepAliveLines : 'Connection: close\r\n', '\r\n');
+    head += `Date: ${utcDate()}\r\n${keepAlive ? this.front.keepAliveLines : 'Connection: close\r\n'}\r\n`;
     this.answering = false;
-    if (typeof body === 'string') {
-      parts.push(body);
-      this.socket.write(parts.join(''));
-    } else if (body instanceof Utf8Json) {
-      parts.push(body.bytes);
-      this.socket.write(parts.join(''), 'latin1');
-    } else if (Buffer.isBuffer(body)) {
+    if (typeof body === 'string') this.socket.write(head + body);
+    else if (body instanceof Utf8Json) this.socket.write(head + body.bytes, 'latin1');
+    else if (Buffer.isBuffer(body)) {
       this.socket.cork();
-      this.socket.write(parts.join(''), 'latin1');
+      this.socket.write(head, 'latin1');
       this.socket.write(body);
       this.socket.uncork();
-    } else this.socket.write(parts.join(''), 'latin1');
+    } else this.socket.write(head, 'latin1');
     if (!keepAlive) this.close();
   }
 
@@ -373,9 +366,6 @@ class DirectExchange extends AnsweringExchange {
     this.connection.abandon();
   }
 }
-
-/** The pieces of the answer being made (Connection.send). */
-const ANSWER_PARTS: string[] = [];
 
 /** Header names checked already: the code's constants, so the set stays small; bounded all the same. */
 const VALID_NAMES = new Set<string>();
