@@ -96,11 +96,9 @@ const ENDING_LIMIT = 1024;
  * joined to the record as strings, it would be copied again when the body is measured and sent.
  */
 function recordReader(area: JsonArea): (result: number, ending: string) => string {
-  const { buffer } = area.exports.memory;
   const { output, utf16Output } = area;
-  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
-  if (NodeBuffer) {
-    const view = NodeBuffer.from(buffer);
+  const view = nodeView(area);
+  if (view) {
     return (result, ending) => {
       const length = result & LENGTH_MASK;
       if (result >>> FORM_SHIFT === UTF16_FORM) {
@@ -114,7 +112,7 @@ function recordReader(area: JsonArea): (result: number, ending: string) => strin
   }
   const ascii = new TextDecoder();
   const utf16 = new TextDecoder('utf-16le');
-  const bytes = new Uint8Array(buffer);
+  const bytes = new Uint8Array(area.exports.memory.buffer);
   return (result, ending) => {
     const length = result & LENGTH_MASK;
     const wide = result >>> FORM_SHIFT === UTF16_FORM;
@@ -140,11 +138,16 @@ function recordReader(area: JsonArea): (result: number, ending: string) => strin
  * Content-Length (its length is its byte length).
  */
 function recordBytes(area: JsonArea): ((result: number, ending: string) => string) | null {
-  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
-  if (!NodeBuffer) return null;
-  const view = NodeBuffer.from(area.exports.memory.buffer);
+  const view = nodeView(area);
+  if (!view) return null;
   const { output } = area;
   return (result, ending) => latin1Record(view, output, output + (result & LENGTH_MASK), ending);
+}
+
+/** A Node Buffer over the area's WASM memory, or null where the runtime has no Buffer. */
+function nodeView(area: JsonArea): NodeBufferView | null {
+  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
+  return NodeBuffer ? NodeBuffer.from(area.exports.memory.buffer) : null;
 }
 
 /** The bytes of a record from `start` to `end` as a Latin-1 string, `ending` in place of its closing brace. */
