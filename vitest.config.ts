@@ -10,6 +10,7 @@ const DATA = [
   'test/tables/countries.test.ts',
   'test/tables/curated.test.ts',
   'test/tables/format.test.ts',
+  'test/tables/reproducibleBuild.test.ts',
 ];
 /** Through real servers, stores (SQLite files, Redis), child processes and browsers. */
 const END_TO_END = [

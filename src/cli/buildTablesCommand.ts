@@ -13,6 +13,7 @@ export interface BuildTablesFlags {
   cityMmdb?: string;
   compact?: boolean;
   compactOut?: string;
+  builtAt?: Date;
 }
 
 const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
@@ -36,10 +37,11 @@ function coverageLine(name: string, stats: IpBuildStats): string {
 
 export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
   const outDir = path.resolve(flags.out ?? defaultTablesDir());
-  if (!flags.compact) buildFullTables(outDir, flags);
+  const builtAt = flags.builtAt ?? new Date();
+  if (!flags.compact) buildFullTables(outDir, flags, builtAt);
   const compactDir = path.resolve(flags.compactOut ?? defaultCompactDir());
   const started = Date.now();
-  const manifest = await deriveCompactTables(outDir, compactDir);
+  const manifest = await deriveCompactTables(outDir, compactDir, builtAt);
   const lines = [`compact sets written to ${compactDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`];
   for (const table of Object.values(manifest.tables))
     lines.push(`  ${table.file} ${mb(table.bytes)}, ${mb(table.gzip_bytes)} gzip: ${JSON.stringify(table.counts)}`);
@@ -49,16 +51,17 @@ export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
 }
 
 /** The compact sets from the full tables of `tablesDir`, checked by the engine as the server loads them. */
-async function deriveCompactTables(tablesDir: string, compactDir: string): Promise<CompactManifest> {
+async function deriveCompactTables(tablesDir: string, compactDir: string, builtAt: Date): Promise<CompactManifest> {
   const engine = await loadEngine({ tablesDir });
   const fullManifest = JSON.parse(fs.readFileSync(path.join(tablesDir, MANIFEST_FILE), 'utf8'));
-  return buildCompactTables({ ip4: engine.ip4!, ip6: engine.ip6!, mac: engine.macTable!, manifest: fullManifest }, compactDir);
+  return buildCompactTables({ ip4: engine.ip4!, ip6: engine.ip6!, mac: engine.macTable!, manifest: fullManifest }, compactDir, builtAt);
 }
 
-function buildFullTables(outDir: string, flags: BuildTablesFlags): void {
+function buildFullTables(outDir: string, flags: BuildTablesFlags, builtAt: Date): void {
   const progress = new ProgressDisplay();
   const summary = buildTables({
     outDir,
+    builtAt,
     cityMmdb: flags.cityMmdb ? path.resolve(flags.cityMmdb) : undefined,
     curatedDir: path.join(packageRoot, 'data', 'curated'),
     registryDir: path.join(packageRoot, 'data', 'registry'),

@@ -13,7 +13,7 @@ import { registerBlacklistCommand } from './blacklistCommand.js';
 import { runBuildTables } from './buildTablesCommand.js';
 import { registerKeyCommand } from './keyCommand.js';
 import { registerLookupCommand } from './lookupCommand.js';
-import { listenHost, wholeNumber } from './optionValues.js';
+import { listenHost, unixSeconds, wholeNumber } from './optionValues.js';
 import { MAX_WORKERS, runServe } from './serveCommand.js';
 
 const program = new Command();
@@ -32,6 +32,14 @@ program
     new Option('--compact', 'only derive the compact sets (browsers, edge) from the tables already built in --out').conflicts('cityMmdb'),
   )
   .option('--compact-out <dir>', 'folder for the compact sets (default: $NETLOOKUP_COMPACT_TABLES or data/compact)')
+  .addOption(
+    new Option(
+      '--built-at <seconds>',
+      'build time in Unix seconds, recorded in the tables and the centre of the time-zone inference: the same sources and time give the same bytes (default: now)',
+    )
+      .env('SOURCE_DATE_EPOCH')
+      .argParser(unixSeconds),
+  )
   .action((flags) => runBuildTables(flags));
 
 registerLookupCommand(program);

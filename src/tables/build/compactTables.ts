@@ -161,8 +161,12 @@ function writeAtomically(file: string, bytes: Uint8Array | string): void {
 }
 
 /** Writes the compact files, their gzip copies and manifest.json into `outDir`. */
-export function buildCompactTables(full: FullTables, outDir: string, progress: (phase: string) => void = () => {}): CompactManifest {
-  const builtAt = new Date();
+export function buildCompactTables(
+  full: FullTables,
+  outDir: string,
+  builtAt: Date,
+  progress: (phase: string) => void = () => {},
+): CompactManifest {
   fs.mkdirSync(outDir, { recursive: true });
   const tables = {} as Record<CompactKind, CompactTable>;
   const build: Record<CompactKind, () => BuiltCompact> = {
