@@ -56,14 +56,24 @@ export class Utf8Body {
   private length = 0;
 
   append(text: string): this {
-    const most = text.length * 3;
-    if (this.length + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + most));
-      this.bytes.copy(grown, 0, 0, this.length);
-      this.bytes = grown;
-    }
+    this.reserve(text.length * 3);
     this.length += this.bytes.write(text, this.length, 'utf8');
     return this;
+  }
+
+  /** Appends UTF-8 bytes given one per character of a Latin-1 string (the engine's records, Utf8Json). */
+  appendBytes(bytes: string): this {
+    this.reserve(bytes.length);
+    this.length += this.bytes.write(bytes, this.length, 'latin1');
+    return this;
+  }
+
+  /** Room for `most` more bytes. */
+  private reserve(most: number): void {
+    if (this.length + most <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + most));
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
   }
 
   /** The bytes written (a view: the buffer is not copied). */

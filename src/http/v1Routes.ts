@@ -218,6 +218,25 @@ function withInputJson(input: string, recordJson: string): string {
   return `${RECORD_START}"input":${JSON.stringify(input)},${recordJson.slice(RECORD_START.length)}`;
 }
 
+/** Beyond printable ASCII: JSON text (whose control characters are escaped) with characters beyond ASCII. */
+const BEYOND_ASCII = /[^\x20-\x7e]/;
+
+/**
+ * A batch result as UTF-8 bytes, one per character of a Latin-1 string (as the engine writes a
+ * record, IpRecordRenderer.renderUtf8): the record's start with the input, then the rest of the
+ * record as the engine wrote it, appended apart so that neither is copied into a joined string.
+ */
+class ResultBytes {
+  readonly head: string;
+  readonly rest: string;
+
+  constructor(input: string, recordBytes: string) {
+    const inputJson = JSON.stringify(input);
+    this.head = `${RECORD_START}"input":${BEYOND_ASCII.test(inputJson) ? Buffer.from(inputJson).toString('latin1') : inputJson},`;
+    this.rest = recordBytes.slice(RECORD_START.length);
+  }
+}
+
 function withInput(input: string, record: Record<string, unknown>): Record<string, unknown> {
   const { success, ...rest } = record;
   return { success, input, ...rest };
@@ -267,19 +286,29 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);
       const { code, field_level: level } = caller.plan;
-      // IP records as JSON text from the range templates (as single lookups) unless fields or pretty need objects.
+      // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-        const results = await batchResults(
+        const { engine } = deps.engine;
+        const results = await batchResults<string | ResultBytes>(
           items,
           ({ input, ip }) =>
-            whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
-              withInputJson(input, ipRenderer.render(deps.engine.engine, ip, level, caller.now, threat && { threat })),
-            ),
+            whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => {
+              const feeds = threat && { threat };
+              const bytes = ipRenderer.renderUtf8(engine, ip, level, caller.now, feeds);
+              return bytes === null
+                ? withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds))
+                : new ResultBytes(input, bytes);
+            }),
           JSON.stringify,
         );
         setQuotaHeaders(ctx, caller, quota);
         const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
-        for (let i = 0; i < results.length; i++) (i === 0 ? body : body.append(',')).append(results[i]);
+        for (let i = 0; i < results.length; i++) {
+          if (i > 0) body.append(',');
+          const result = results[i];
+          if (typeof result === 'string') body.append(result);
+          else body.appendBytes(result.head).appendBytes(result.rest);
+        }
         sendJsonBytes(ctx, 200, body.append(`],"meta":${metaJson(code, level, quota)}}`).toBuffer());
         return;
       }

@@ -380,6 +380,11 @@ describe('IP batch rendered from templates', () => {
       42,
       null,
       '2001:4860:4860::8888',
+      // the engine's UTF-8 bytes beyond Latin-1 (Moscow's rouble sign) and within it (Tokyo's yen sign)
+      '77.88.8.8',
+      '133.11.0.1',
+      // an input beyond ASCII around an address it names
+      '\u00a09.9.9.9\u2003',
     ];
     const fast = await h.call('/v1/ip/batch', { key: pro, json: entries });
     const objects = await h.call('/v1/ip/batch?pretty', { key: pro, json: entries, tick: 0 });
@@ -388,6 +393,11 @@ describe('IP batch rendered from templates', () => {
     expect(fast.text).toBe(JSON.stringify(fast.body));
     expect(JSON.stringify(fast.body.results)).toBe(JSON.stringify(objects.body.results));
     expect(fast.body.results[0].security).toMatchObject({ is_threat: true, threat_type: 'scanner' });
+    const byInput = (input: string) => fast.body.results.find((result: { input: string }) => result.input === input);
+    expect(byInput('77.88.8.8').country_info.currency.symbol).toBe('\u20bd');
+    expect(byInput('133.11.0.1').country_info.currency.symbol).toBe('\u00a5');
+    expect(byInput('\u00a09.9.9.9\u2003').ip).toBe('9.9.9.9');
+    expect(Number(fast.headers.get('content-length'))).toBe(Buffer.byteLength(fast.text));
     expect(Object.keys(fast.body)).toEqual(['success', 'count', 'results', 'meta']);
   });
 });
