@@ -52,8 +52,13 @@ export function sendJsonUtf8(ctx: Exchange, status: number, bytes: string): void
  * more than encoding the mostly one-byte parts one by one.
  */
 export class Utf8Body {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private bytes: Buffer;
   private length = 0;
+
+  /** `capacity`: the bytes expected, so that a big body is not copied as it grows. */
+  constructor(capacity = 64 * 1024) {
+    this.bytes = Buffer.allocUnsafe(capacity);
+  }
 
   append(text: string): this {
     this.reserve(text.length * 3);

@@ -208,7 +208,9 @@ function distinctItems(entries: unknown[]): BatchItem[] {
 
 /** Lookups a batch uses: one per distinct address, however many spellings of it were sent. */
 function distinctAddresses(items: readonly BatchItem[]): number {
-  return new Set(items.flatMap((item) => (item.ip === null ? [] : [item.ip.text]))).size;
+  const addresses = new Set<string>();
+  for (const item of items) if (item.ip !== null) addresses.add(item.ip.text);
+  return addresses.size;
 }
 
 /** Every record starts so (success first): a batch result puts its `input` right after it. */
@@ -235,6 +237,13 @@ class ResultBytes {
     this.head = `${RECORD_START}"input":${BEYOND_ASCII.test(inputJson) ? Buffer.from(inputJson).toString('latin1') : inputJson},`;
     this.rest = recordBytes.slice(RECORD_START.length);
   }
+}
+
+/** At most the bytes of a batch answer with these results: its envelope and meta, then each result and its comma. */
+function batchBytes(results: readonly (string | ResultBytes)[]): number {
+  let bytes = 1024;
+  for (const result of results) bytes += typeof result === 'string' ? 3 * result.length + 1 : result.head.length + result.rest.length + 1;
+  return bytes;
 }
 
 function withInput(input: string, record: Record<string, unknown>): Record<string, unknown> {
@@ -302,7 +311,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           JSON.stringify,
         );
         setQuotaHeaders(ctx, caller, quota);
-        const body = new Utf8Body().append(`{"success":true,"count":${results.length},"results":[`);
+        const body = new Utf8Body(batchBytes(results)).append(`{"success":true,"count":${results.length},"results":[`);
         for (let i = 0; i < results.length; i++) {
           if (i > 0) body.append(',');
           const result = results[i];
