@@ -239,7 +239,7 @@ class ResultBytes {
   }
 }
 
-/** At most the bytes of a batch answer with these results: its envelope and meta, then each result and its comma. */
+/** Room for a batch answer with these results: each with its comma (text at its UTF-8 worst case), and 1 KB for the envelope and meta. */
 function batchBytes(results: readonly (string | ResultBytes)[]): number {
   let bytes = 1024;
   for (const result of results) bytes += typeof result === 'string' ? 3 * result.length + 1 : result.head.length + result.rest.length + 1;
