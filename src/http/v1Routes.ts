@@ -23,7 +23,7 @@ import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, whenReadyOn, type Eventually } from './eventually.js';
 import { clientAddress } from '../address/clientAddress.js';
 import { admit, servedOrRefunded, setQuotaHeaders, type Admission, type MeteredRequest } from './metering.js';
-import { asApiError, sendJson, sendJsonBytes, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from './respond.js';
+import { asApiError, sendJson, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
@@ -318,7 +318,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           if (typeof result === 'string') body.append(result);
           else body.appendBytes(result.head).appendBytes(result.rest);
         }
-        sendJsonBytes(ctx, 200, body.append(`],"meta":${metaJson(code, level, quota)}}`).toBuffer());
+        body.append(`],"meta":${metaJson(code, level, quota)}}`).sendOn(ctx, 200);
         return;
       }
       const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>

@@ -401,3 +401,23 @@ describe('IP batch rendered from templates', () => {
     expect(Object.keys(fast.body)).toEqual(['success', 'count', 'results', 'meta']);
   });
 });
+
+describe('big batches in parallel', () => {
+  it('each answer is its own, whole, while the body buffers serve one batch after another', async () => {
+    const business = await h.newKey('business');
+    // 400 public addresses per batch (about 0.5 MB of answer, a kept buffer's size), every batch other ones
+    const batch = (n: number) =>
+      Array.from({ length: 400 }, (_, i) => `${11 + ((n * 7 + i) % 90)}.${(n * 13 + i) % 256}.${i % 256}.${1 + n}`);
+    for (let wave = 0; wave < 3; wave++) {
+      const bodies = Array.from({ length: 6 }, (_, i) => batch(wave * 6 + i));
+      const fast = await Promise.all(bodies.map((json) => h.call('/v1/ip/batch', { key: business, json, tick: 0 })));
+      const objects = await Promise.all(bodies.map((json) => h.call('/v1/ip/batch?pretty', { key: business, json, tick: 0 })));
+      fast.forEach((reply, i) => {
+        expect(reply.status).toBe(200);
+        expect(Number(reply.headers.get('content-length'))).toBe(Buffer.byteLength(reply.text));
+        expect(reply.body.results.map((r: { input: string }) => r.input)).toEqual(bodies[i]);
+        expect(JSON.stringify(reply.body.results)).toBe(JSON.stringify(objects[i].body.results));
+      });
+    }
+  });
+});
