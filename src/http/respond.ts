@@ -31,7 +31,7 @@ export function sendJsonText(ctx: Exchange, status: number, json: string): void 
 }
 
 /** A body that is JSON already, as text or UTF-8 bytes. */
-export function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer | Utf8Json): void {
+function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer | Utf8Json): void {
   ctx.status = status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = json;
