@@ -216,25 +216,26 @@ function distinctAddresses(items: readonly BatchItem[]): number {
 /** Every record starts so (success first): a batch result puts its `input` right after it. */
 const RECORD_START = '{"success":true,';
 
-function withInputJson(input: string, recordJson: string): string {
-  return `${RECORD_START}"input":${JSON.stringify(input)},${recordJson.slice(RECORD_START.length)}`;
+/** A record's start with the entry it answers: the record's own members follow. */
+function inputStart(input: string): string {
+  return `${RECORD_START}"input":${JSON.stringify(input)},`;
 }
 
-/** Beyond printable ASCII: JSON text (whose control characters are escaped) with characters beyond ASCII. */
-const BEYOND_ASCII = /[^\x20-\x7e]/;
+function withInputJson(input: string, recordJson: string): string {
+  return inputStart(input) + recordJson.slice(RECORD_START.length);
+}
 
 /**
- * A batch result as UTF-8 bytes, one per character of a Latin-1 string (as the engine writes a
- * record, IpRecordRenderer.renderUtf8): the record's start with the input, then the rest of the
- * record as the engine wrote it, appended apart so that neither is copied into a joined string.
+ * A batch result in the engine's UTF-8 bytes: its start with the input as text, then the rest of
+ * the record as the engine wrote it (one byte per character of a Latin-1 string, as
+ * IpRecordRenderer.renderUtf8 gives it), appended apart so that neither is copied into a joined string.
  */
 class ResultBytes {
   readonly head: string;
   readonly rest: string;
 
   constructor(input: string, recordBytes: string) {
-    const inputJson = JSON.stringify(input);
-    this.head = `${RECORD_START}"input":${BEYOND_ASCII.test(inputJson) ? Buffer.from(inputJson).toString('latin1') : inputJson},`;
+    this.head = inputStart(input);
     this.rest = recordBytes.slice(RECORD_START.length);
   }
 }
@@ -242,7 +243,8 @@ class ResultBytes {
 /** Room for a batch answer with these results: each with its comma (text at its UTF-8 worst case), and 1 KB for the envelope and meta. */
 function batchBytes(results: readonly (string | ResultBytes)[]): number {
   let bytes = 1024;
-  for (const result of results) bytes += typeof result === 'string' ? 3 * result.length + 1 : result.head.length + result.rest.length + 1;
+  for (const result of results)
+    bytes += typeof result === 'string' ? 3 * result.length + 1 : 3 * result.head.length + result.rest.length + 1;
   return bytes;
 }
 
@@ -316,7 +318,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           if (i > 0) body.append(',');
           const result = results[i];
           if (typeof result === 'string') body.append(result);
-          else body.appendBytes(result.head).appendBytes(result.rest);
+          else body.append(result.head).appendBytes(result.rest);
         }
         body.append(`],"meta":${metaJson(code, level, quota)}}`).sendOn(ctx, 200);
         return;
