@@ -169,6 +169,12 @@ export interface ConnectionSettings {
   keepAliveTimeoutMs: number;
   /** concurrent connections per process (NETLOOKUP_MAX_CONNECTIONS, default from the open-file limit) */
   maxConnections: number;
+  /**
+   * how the direct connections read their sockets (src/http/socketReads.ts): into one shared
+   * buffer where Node allows it (the default), or through 'data' events; not an environment
+   * setting, the tests run both
+   */
+  socketReads: 'shared' | 'events';
 }
 
 export const defaultTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };

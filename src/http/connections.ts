@@ -40,7 +40,7 @@ export function connectionSettings(config: ServiceConfig): ConnectionSettings {
   const set = Object.fromEntries(Object.entries(config.connections ?? {}).filter(([, value]) => value !== undefined));
   const files = openFileLimit();
   const maxConnections = Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, files === null ? Infinity : files - RESERVED_FILES));
-  return { ...defaultTimeouts, maxConnections, ...set };
+  return { ...defaultTimeouts, maxConnections, socketReads: 'shared', ...set };
 }
 
 /**

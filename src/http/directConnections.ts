@@ -23,13 +23,9 @@ import { plainGetAt, type PlainGet } from './plainGet.js';
 import { TOKEN_CHARS } from './headerNames.js';
 import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from './singleLookups.js';
 import { answeredHere, answerOnSocket } from './connections.js';
+import { readAsText, type TextReads } from './socketReads.js';
 import type { ConnectionSettings } from '../config/config.js';
 import type { Logger } from 'pino';
-
-/** node:buffer's own decoder, which `toString('latin1')` reaches after its checks. */
-interface Latin1Bytes {
-  latin1Slice(start: number, end: number): string;
-}
 
 /**
  * What a connection may have read and not answered while an answer is awaited (a pipelining
@@ -61,7 +57,7 @@ export interface DirectConnections {
 export function answerDirectly(
   server: http.Server,
   answer: SingleLookupAnswerer,
-  settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+  settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'socketReads'>,
   checkEveryMs: number,
   logger: Pick<Logger, 'error'>,
 ): DirectConnections {
@@ -86,7 +82,7 @@ class Front implements DirectConnections {
   constructor(
     server: http.Server,
     readonly answer: SingleLookupAnswerer,
-    private readonly settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+    readonly settings: Pick<ConnectionSettings, 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'socketReads'>,
     readonly handOver: (socket: Socket) => void,
     readonly logger: Pick<Logger, 'error'>,
   ) {
@@ -153,7 +149,7 @@ class Connection {
   waitingForHead = true;
   /** performance.now() when the current wait began: the connection, the head or the last request */
   since = performance.now();
-  private readonly onData = (chunk: Buffer) => this.read(chunk);
+  private readonly reads: TextReads;
   private readonly onError = () => this.socket.destroy();
   private readonly onClose = () => {
     // An awaited answer may still come: it has no connection left to go on with.
@@ -169,15 +165,14 @@ class Connection {
     private readonly front: Front,
     readonly socket: Socket,
   ) {
-    socket.on('data', this.onData);
+    this.reads = readAsText(socket, (text) => this.read(text), front.settings.socketReads);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
   }
 
-  private read(chunk: Buffer): void {
+  private read(text: string): void {
     // Refused by the connection cap since: nothing more is read.
     if (!this.open || answeredHere(this.socket)) return;
-    const text = (chunk as unknown as Latin1Bytes).latin1Slice(0, chunk.length);
     this.pending = this.pending === '' ? text : this.pending + text;
     if (this.answering || this.paused) {
       if (this.pending.length > PENDING_BOUND) this.pause();
@@ -320,7 +315,7 @@ class Connection {
   /** Stops reading the connection here; its error listener stays until node:http has its own. */
   private detach(): void {
     this.front.release(this);
-    this.socket.removeListener('data', this.onData);
+    this.reads.stop();
     this.socket.removeListener('close', this.onClose);
     this.socket.removeListener('drain', this.onDrain);
   }

@@ -66,265 +66,274 @@ const count = (n: number) => (text: string) =>
   text.split('HTTP/1.1 ').length - 1 >= n && answersIn(text.slice(text.lastIndexOf('HTTP/1.1 '))).length === 1;
 const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*\r\n/, '\r\n');
 
-describe('direct connections', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await Harness.start();
-  });
-  afterAll(() => h.stop());
+// Every case on both ways of reading a socket (src/http/socketReads.ts).
+describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) => {
+  describe('direct connections', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await Harness.start({ connections: { socketReads } });
+    });
+    afterAll(() => h.stop());
 
-  it('answer a single lookup with the bytes node:http’s hot path sends for it', async () => {
-    for (const [plan, target] of [
-      ['business', '/v1/ip/8.8.8.8'],
-      ['business', '/v1/ip/77.88.8.8'],
-      ['free', '/v1/ip/133.11.0.1'],
-      ['business', '/v1/ip/2a00:1450:4001:81b::200e?fields=ip,location.country.name&pretty=1'],
-      ['free', '/v1/ip/10.1.2.3'],
-      ['pro', '/v1/mac/00:50:56:12:34:56'],
-      ['pro', '/v1/blacklist/8.8.8.8'],
-      ['pro', '/v1/ip/not.an.address'],
-      ['pro', '/v1/ip/1.1.1.1?fields=nope'],
-      [null, '/v1/ip/8.8.8.8'],
-    ] as const) {
-      const keys = plan === null ? ['', ''] : [await h.newKey(plan), await h.newKey(plan)];
-      const head = (key: string, extra: string) =>
-        `GET ${target} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}${extra}Connection: close\r\n\r\n`;
-      const direct = await converse(h.url, [head(keys[0], '')], () => false);
-      const onNode = await converse(h.url, [head(keys[1], OUTSIDE_SUBSET)], () => false);
-      expect(answersIn(direct)).toHaveLength(1);
-      expect(withoutDate(direct), target).toBe(withoutDate(onNode));
-      expect(direct).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
-    }
-  });
+    it('answer a single lookup with the bytes node:http’s hot path sends for it', async () => {
+      for (const [plan, target] of [
+        ['business', '/v1/ip/8.8.8.8'],
+        ['business', '/v1/ip/77.88.8.8'],
+        ['free', '/v1/ip/133.11.0.1'],
+        ['business', '/v1/ip/2a00:1450:4001:81b::200e?fields=ip,location.country.name&pretty=1'],
+        ['free', '/v1/ip/10.1.2.3'],
+        ['pro', '/v1/mac/00:50:56:12:34:56'],
+        ['pro', '/v1/blacklist/8.8.8.8'],
+        ['pro', '/v1/ip/not.an.address'],
+        ['pro', '/v1/ip/1.1.1.1?fields=nope'],
+        [null, '/v1/ip/8.8.8.8'],
+      ] as const) {
+        const keys = plan === null ? ['', ''] : [await h.newKey(plan), await h.newKey(plan)];
+        const head = (key: string, extra: string) =>
+          `GET ${target} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}${extra}Connection: close\r\n\r\n`;
+        const direct = await converse(h.url, [head(keys[0], '')], () => false);
+        const onNode = await converse(h.url, [head(keys[1], OUTSIDE_SUBSET)], () => false);
+        expect(answersIn(direct)).toHaveLength(1);
+        expect(withoutDate(direct), target).toBe(withoutDate(onNode));
+        expect(direct).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+      }
+    });
 
-  it('send a record as its UTF-8 bytes, Content-Length their count, beyond Latin-1 too', async () => {
-    const key = await h.newKey('business');
-    // Moscow: the rouble sign (U+20BD) of country_info; Tokyo: the yen sign (U+00A5)
-    for (const [ip, symbol] of [
-      ['77.88.8.8', '\u20bd'],
-      ['133.11.0.1', '\u00a5'],
-    ]) {
-      const text = await converse(
+    it('send a record as its UTF-8 bytes, Content-Length their count, beyond Latin-1 too', async () => {
+      const key = await h.newKey('business');
+      // Moscow: the rouble sign (U+20BD) of country_info; Tokyo: the yen sign (U+00A5)
+      for (const [ip, symbol] of [
+        ['77.88.8.8', '\u20bd'],
+        ['133.11.0.1', '\u00a5'],
+      ]) {
+        const text = await converse(
+          h.url,
+          [`GET /v1/ip/${ip} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`],
+          () => false,
+        );
+        const [answer] = answersIn(text);
+        const length = Number(answer.headers.find((line) => line.startsWith('content-length: '))!.slice(16));
+        expect(text.length - text.indexOf('\r\n\r\n') - 4, ip).toBe(length);
+        expect(Buffer.byteLength(answer.body), ip).toBe(length);
+        expect(JSON.parse(answer.body).country_info.currency.symbol, ip).toBe(symbol);
+      }
+    });
+
+    it('keep the connection open, with the Keep-Alive node:http announces', async () => {
+      const key = await h.newKey('pro');
+      const text = await converse(h.url, [`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`], count(1));
+      expect(answersIn(text)[0].headers).toEqual(expect.arrayContaining(['connection: keep-alive', 'keep-alive: timeout=5']));
+    });
+
+    it('answer pipelined requests in order, across the hand-over to node:http, on one connection', async () => {
+      const key = await h.newKey('pro');
+      const lookup = (ip: string) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+      const requests = [
+        lookup('1.1.1.1'),
+        lookup('8.8.8.8'),
+        'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+        lookup('9.9.9.9'),
+        `POST /v1/ip/batch?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n["1.0.0.1"]\r\n`,
+        lookup('4.4.4.4'),
+      ];
+      const text = await converse(h.url, [requests.join('')], count(requests.length));
+      const answers = answersIn(text);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(JSON.parse(answers[0].body)).toMatchObject({ ip: '1.1.1.1' });
+      expect(JSON.parse(answers[1].body)).toMatchObject({ ip: '8.8.8.8' });
+      expect(JSON.parse(answers[2].body)).toMatchObject({ status: 'ok' });
+      expect(JSON.parse(answers[3].body)).toMatchObject({ ip: '9.9.9.9' });
+      expect(JSON.parse(answers[4].body)).toMatchObject({ success: true, count: 1 });
+      expect(JSON.parse(answers[5].body)).toMatchObject({ ip: '4.4.4.4' });
+    });
+
+    it('read a head split over many writes, and the next one split across writes', async () => {
+      const key = await h.newKey('pro');
+      const both = [1, 2].map((i) => `GET /v1/ip/${i}.${i}.${i}.${i}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join('');
+      const parts = both.match(/[\s\S]{1,7}/g) ?? [];
+      const answers = answersIn(await converse(h.url, parts, count(2), 2));
+      expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(['1.1.1.1', '2.2.2.2']);
+    });
+
+    it('bytes that cannot begin a plain GET go to node:http at once: a TLS handshake gets 400 invalid_request, not a wait', async () => {
+      const { text, ms } = await rawExchange(h.url, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003');
+      expectRawError(text, 400, 'invalid_request');
+      expect(ms).toBeLessThan(1000);
+    });
+
+    it('Connection: close gets Connection: close, and the server closes after the answer', async () => {
+      const key = await h.newKey('pro');
+      const { text } = await rawExchange(
         h.url,
-        [`GET /v1/ip/${ip} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`],
-        () => false,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\nGET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r\n`,
       );
-      const [answer] = answersIn(text);
-      const length = Number(answer.headers.find((line) => line.startsWith('content-length: '))!.slice(16));
-      expect(text.length - text.indexOf('\r\n\r\n') - 4, ip).toBe(length);
-      expect(Buffer.byteLength(answer.body), ip).toBe(length);
-      expect(JSON.parse(answer.body).country_info.currency.symbol, ip).toBe(symbol);
-    }
-  });
-
-  it('keep the connection open, with the Keep-Alive node:http announces', async () => {
-    const key = await h.newKey('pro');
-    const text = await converse(h.url, [`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`], count(1));
-    expect(answersIn(text)[0].headers).toEqual(expect.arrayContaining(['connection: keep-alive', 'keep-alive: timeout=5']));
-  });
-
-  it('answer pipelined requests in order, across the hand-over to node:http, on one connection', async () => {
-    const key = await h.newKey('pro');
-    const lookup = (ip: string) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
-    const requests = [
-      lookup('1.1.1.1'),
-      lookup('8.8.8.8'),
-      'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
-      lookup('9.9.9.9'),
-      `POST /v1/ip/batch?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n["1.0.0.1"]\r\n`,
-      lookup('4.4.4.4'),
-    ];
-    const text = await converse(h.url, [requests.join('')], count(requests.length));
-    const answers = answersIn(text);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(JSON.parse(answers[0].body)).toMatchObject({ ip: '1.1.1.1' });
-    expect(JSON.parse(answers[1].body)).toMatchObject({ ip: '8.8.8.8' });
-    expect(JSON.parse(answers[2].body)).toMatchObject({ status: 'ok' });
-    expect(JSON.parse(answers[3].body)).toMatchObject({ ip: '9.9.9.9' });
-    expect(JSON.parse(answers[4].body)).toMatchObject({ success: true, count: 1 });
-    expect(JSON.parse(answers[5].body)).toMatchObject({ ip: '4.4.4.4' });
-  });
-
-  it('read a head split over many writes, and the next one split across writes', async () => {
-    const key = await h.newKey('pro');
-    const both = [1, 2].map((i) => `GET /v1/ip/${i}.${i}.${i}.${i}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join('');
-    const parts = both.match(/[\s\S]{1,7}/g) ?? [];
-    const answers = answersIn(await converse(h.url, parts, count(2), 2));
-    expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(['1.1.1.1', '2.2.2.2']);
-  });
-
-  it('bytes that cannot begin a plain GET go to node:http at once: a TLS handshake gets 400 invalid_request, not a wait', async () => {
-    const { text, ms } = await rawExchange(h.url, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003');
-    expectRawError(text, 400, 'invalid_request');
-    expect(ms).toBeLessThan(1000);
-  });
-
-  it('Connection: close gets Connection: close, and the server closes after the answer', async () => {
-    const key = await h.newKey('pro');
-    const { text } = await rawExchange(
-      h.url,
-      `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\nGET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r\n`,
-    );
-    const answers = answersIn(text);
-    expect(answers).toHaveLength(1);
-    expect(answers[0].headers).toContain('connection: close');
-    expect(parseAnswer(text).body.ip).toBe('8.8.8.8');
-  });
-});
-
-describe('direct connections and a client that does not read', () => {
-  it('a client that sends 10,000 lookups before reading any answer (more than the kernel buffers) gets all of them, in order', async () => {
-    const h = await Harness.start({ plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } } });
-    const key = await h.newKey('business');
-    const requests = Array.from(
-      { length: 10_000 },
-      (_, i) => `GET /v1/ip/${ipOf(i)}?pretty=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
-    );
-    const { hostname, port } = new URL(h.url);
-    const socket = net.connect(Number(port), hostname);
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.pause();
-    socket.write(requests.join(''));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const chunks: string[] = [];
-    let seen = 0;
-    let tail = '';
-    const done = new Promise<void>((resolve) =>
-      socket.on('data', (d: Buffer) => {
-        const chunk = d.toString('latin1');
-        chunks.push(chunk);
-        // Status lines counted as they come (one may straddle two chunks); parsing the whole text each time would be quadratic.
-        seen += (tail + chunk).split('HTTP/1.1 ').length - 1;
-        tail = chunk.slice(-8);
-        if (seen >= 10_000 && chunk.endsWith('}')) resolve();
-      }),
-    );
-    socket.resume();
-    await done;
-    socket.destroy();
-    await h.stop();
-    const ips = answersIn(chunks.join('')).map((a) => (JSON.parse(a.body) as { ip: string }).ip);
-    expect(ips).toEqual(requests.map((_, i) => ipOf(i)));
-  });
-});
-
-describe('direct connections on a store that answers later', () => {
-  let h: Harness;
-  let dir: string;
-  beforeAll(async () => {
-    dir = tempDir('netlookup-direct-');
-    h = await Harness.start({
-      store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))),
-      plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
+      const answers = answersIn(text);
+      expect(answers).toHaveLength(1);
+      expect(answers[0].headers).toContain('connection: close');
+      expect(parseAnswer(text).body.ip).toBe('8.8.8.8');
     });
   });
-  afterAll(async () => {
-    await h?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+
+  describe('direct connections and a client that does not read', () => {
+    it('a client that sends 10,000 lookups before reading any answer (more than the kernel buffers) gets all of them, in order', async () => {
+      const h = await Harness.start({
+        connections: { socketReads },
+        plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
+      });
+      const key = await h.newKey('business');
+      const requests = Array.from(
+        { length: 10_000 },
+        (_, i) => `GET /v1/ip/${ipOf(i)}?pretty=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
+      );
+      const { hostname, port } = new URL(h.url);
+      const socket = net.connect(Number(port), hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.pause();
+      socket.write(requests.join(''));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const chunks: string[] = [];
+      let seen = 0;
+      let tail = '';
+      const done = new Promise<void>((resolve) =>
+        socket.on('data', (d: Buffer) => {
+          const chunk = d.toString('latin1');
+          chunks.push(chunk);
+          // Status lines counted as they come (one may straddle two chunks); parsing the whole text each time would be quadratic.
+          seen += (tail + chunk).split('HTTP/1.1 ').length - 1;
+          tail = chunk.slice(-8);
+          if (seen >= 10_000 && chunk.endsWith('}')) resolve();
+        }),
+      );
+      socket.resume();
+      await done;
+      socket.destroy();
+      await h.stop();
+      const ips = answersIn(chunks.join('')).map((a) => (JSON.parse(a.body) as { ip: string }).ip);
+      expect(ips).toEqual(requests.map((_, i) => ipOf(i)));
+    });
   });
 
-  it('answer pipelined lookups in order, each after the one before', async () => {
-    const key = await h.newKey('pro');
-    const ips = Array.from({ length: 50 }, (_, i) => `${i + 1}.2.3.4`);
-    const requests = ips.map((ip) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
-    const answers = answersIn(await converse(h.url, [requests.join('') + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], count(51)));
-    expect(answers.slice(0, 50).map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(ips);
-    expect(answers[50].status).toBe(200);
+  describe('direct connections on a store that answers later', () => {
+    let h: Harness;
+    let dir: string;
+    beforeAll(async () => {
+      dir = tempDir('netlookup-direct-');
+      h = await Harness.start({
+        store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))),
+        connections: { socketReads },
+        plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
+      });
+    });
+    afterAll(async () => {
+      await h?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('answer pipelined lookups in order, each after the one before', async () => {
+      const key = await h.newKey('pro');
+      const ips = Array.from({ length: 50 }, (_, i) => `${i + 1}.2.3.4`);
+      const requests = ips.map((ip) => `GET /v1/ip/${ip}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+      const answers = answersIn(await converse(h.url, [requests.join('') + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], count(51)));
+      expect(answers.slice(0, 50).map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(ips);
+      expect(answers[50].status).toBe(200);
+    });
+
+    it('a client that leaves while its pipelined answers are awaited: the requests behind are not answered (nor counted), the service goes on', async () => {
+      const key = await h.newKey('pro');
+      const { hostname, port } = new URL(h.url);
+      const socket = net.connect(Number(port), hostname);
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(Array.from({ length: 20 }, () => `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join(''));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const usage = await h.call('/v1/usage', { key });
+      expect(usage.status).toBe(200);
+      // The ones answered before the server saw the close are counted; the rest were never answered.
+      const used = (usage.body as { monthly_quota: { used: number } }).monthly_quota.used;
+      expect(used).toBeGreaterThan(0);
+      expect(used).toBeLessThan(20);
+    });
+
+    it('a client that pipelines more than the connection holds while an answer is awaited gets every answer, in order', async () => {
+      const key = await h.newKey('business');
+      const requests = Array.from(
+        { length: 2500 },
+        (_, i) => `GET /v1/ip/${ipOf(i)}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
+      );
+      expect(requests.join('').length).toBeGreaterThan(3 * 64 * 1024);
+      const answers = answersIn(await converse(h.url, [requests.join('')], count(2500)));
+      expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(requests.map((_, i) => ipOf(i)));
+    });
   });
 
-  it('a client that leaves while its pipelined answers are awaited: the requests behind are not answered (nor counted), the service goes on', async () => {
-    const key = await h.newKey('pro');
-    const { hostname, port } = new URL(h.url);
-    const socket = net.connect(Number(port), hostname);
-    socket.on('error', () => undefined);
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(Array.from({ length: 20 }, () => `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`).join(''));
-    socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const usage = await h.call('/v1/usage', { key });
-    expect(usage.status).toBe(200);
-    // The ones answered before the server saw the close are counted; the rest were never answered.
-    const used = (usage.body as { monthly_quota: { used: number } }).monthly_quota.used;
-    expect(used).toBeGreaterThan(0);
-    expect(used).toBeLessThan(20);
+  describe('direct connections: timeouts and stopping', () => {
+    const HEADERS_MS = 300;
+    const KEEP_ALIVE_MS = 200;
+    let h: Harness;
+    beforeAll(async () => {
+      h = await Harness.start({
+        connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 600, keepAliveTimeoutMs: KEEP_ALIVE_MS, socketReads },
+      });
+    });
+    afterAll(() => h.stop());
+
+    it('a lookup head dripped a byte at a time: 408 request_timeout at the headers timeout', async () => {
+      const { text, ms } = await rawExchange(h.url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaa\r\n', 20);
+      expectRawError(text, 408, 'request_timeout');
+      expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 5);
+      expect(ms).toBeLessThan(HEADERS_MS + HEADERS_MS / 4 + 250);
+    });
+
+    it('an idle connection after a lookup is closed after the keep-alive timeout, without an answer', async () => {
+      const key = await h.newKey('pro');
+      const { text, ms } = await rawExchange(h.url, `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+      expect(answersIn(text)).toHaveLength(1);
+      expect(ms).toBeGreaterThanOrEqual(KEEP_ALIVE_MS);
+      expect(ms).toBeLessThan(KEEP_ALIVE_MS + 1000 + 500);
+    });
+
+    it('stopping closes an idle connection at once', async () => {
+      const own = await Harness.start({ connections: { socketReads } });
+      const key = await own.newKey('pro');
+      const { hostname, port } = new URL(own.url);
+      const socket = net.connect(Number(port), hostname);
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now())));
+      socket.write(`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+      await expect.poll(() => answersIn(text).length).toBe(1);
+      const stopping = performance.now();
+      await own.stop();
+      expect((await closed) - stopping).toBeLessThan(400);
+    });
   });
 
-  it('a client that pipelines more than the connection holds while an answer is awaited gets every answer, in order', async () => {
-    const key = await h.newKey('business');
-    const requests = Array.from(
-      { length: 2500 },
-      (_, i) => `GET /v1/ip/${ipOf(i)}?fields=ip HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
-    );
-    expect(requests.join('').length).toBeGreaterThan(3 * 64 * 1024);
-    const answers = answersIn(await converse(h.url, [requests.join('')], count(2500)));
-    expect(answers.map((a) => (JSON.parse(a.body) as { ip: string }).ip)).toEqual(requests.map((_, i) => ipOf(i)));
-  });
-});
-
-describe('direct connections: timeouts and stopping', () => {
-  const HEADERS_MS = 300;
-  const KEEP_ALIVE_MS = 200;
-  let h: Harness;
-  beforeAll(async () => {
-    h = await Harness.start({ connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 600, keepAliveTimeoutMs: KEEP_ALIVE_MS } });
-  });
-  afterAll(() => h.stop());
-
-  it('a lookup head dripped a byte at a time: 408 request_timeout at the headers timeout', async () => {
-    const { text, ms } = await rawExchange(h.url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaa\r\n', 20);
-    expectRawError(text, 408, 'request_timeout');
-    expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 5);
-    expect(ms).toBeLessThan(HEADERS_MS + HEADERS_MS / 4 + 250);
-  });
-
-  it('an idle connection after a lookup is closed after the keep-alive timeout, without an answer', async () => {
-    const key = await h.newKey('pro');
-    const { text, ms } = await rawExchange(h.url, `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
-    expect(answersIn(text)).toHaveLength(1);
-    expect(ms).toBeGreaterThanOrEqual(KEEP_ALIVE_MS);
-    expect(ms).toBeLessThan(KEEP_ALIVE_MS + 1000 + 500);
-  });
-
-  it('stopping closes an idle connection at once', async () => {
-    const own = await Harness.start();
-    const key = await own.newKey('pro');
-    const { hostname, port } = new URL(own.url);
-    const socket = net.connect(Number(port), hostname);
-    let text = '';
-    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
-    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now())));
-    socket.write(`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
-    await expect.poll(() => answersIn(text).length).toBe(1);
-    const stopping = performance.now();
-    await own.stop();
-    expect((await closed) - stopping).toBeLessThan(400);
-  });
-});
-
-describe('direct connections on a bare node:http server', () => {
-  it('a failure while answering cuts that connection, is logged, and the server goes on', async () => {
-    const server = http.createServer((_req, res) => res.end('node'));
-    const errors: unknown[] = [];
-    const direct = answerDirectly(
-      server,
-      () => {
-        throw new Error('boom');
-      },
-      { headersTimeoutMs: 1000, keepAliveTimeoutMs: 1000 },
-      100,
-      { error: (entry: unknown) => errors.push(entry) },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      const cut = await rawExchange(url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n');
-      expect(cut.text).toBe('');
-      expect(errors).toHaveLength(1);
-      const other = await rawExchange(url, 'GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      expect(other.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nnode$/);
-    } finally {
-      direct.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+  describe('direct connections on a bare node:http server', () => {
+    it('a failure while answering cuts that connection, is logged, and the server goes on', async () => {
+      const server = http.createServer((_req, res) => res.end('node'));
+      const errors: unknown[] = [];
+      const direct = answerDirectly(
+        server,
+        () => {
+          throw new Error('boom');
+        },
+        { headersTimeoutMs: 1000, keepAliveTimeoutMs: 1000, socketReads },
+        100,
+        { error: (entry: unknown) => errors.push(entry) },
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const cut = await rawExchange(url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n');
+        expect(cut.text).toBe('');
+        expect(errors).toHaveLength(1);
+        const other = await rawExchange(url, 'GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        expect(other.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nnode$/);
+      } finally {
+        direct.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
   });
 });

@@ -77,6 +77,7 @@ describe('timeout and connection settings from the environment', () => {
       requestTimeoutMs: 20_000,
       keepAliveTimeoutMs: 1000,
       maxConnections: 300,
+      socketReads: 'shared',
     });
     const defaults = connectionSettings(configFromEnv({}));
     expect(defaults).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 });
