@@ -37,7 +37,8 @@ function coverageLine(name: string, stats: IpBuildStats): string {
 
 export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
   const outDir = path.resolve(flags.out ?? defaultTablesDir());
-  const builtAt = flags.builtAt ?? new Date();
+  // Whole seconds, as the tables' headers keep it: `--built-at` can then repeat any build.
+  const builtAt = flags.builtAt ?? new Date(Math.floor(Date.now() / 1000) * 1000);
   if (!flags.compact) buildFullTables(outDir, flags, builtAt);
   const compactDir = path.resolve(flags.compactOut ?? defaultCompactDir());
   const started = Date.now();
