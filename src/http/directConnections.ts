@@ -15,6 +15,14 @@
  * headers timeout (408 request_timeout) for a connection that has not sent a whole head, the
  * keep-alive timeout for an idle one, `Connection: close` when the client asks for it or the
  * server is stopping. test/http/directConnections.test.ts compares the bytes of both.
+ *
+ * Answers are not written at once: each connection queues its answers, and they go to the sockets
+ * together once the event loop has read what its I/O turn brought (setImmediate), a connection's
+ * queued answers in one write. A socket write costs more in the kernel (loopback TCP delivers to
+ * the client in that call) than the whole answer in JS, and evicts what the CPU caches held for
+ * the next answer; answering every request read first, then writing, keeps them warm
+ * (docs/performance.md). Whatever must not wait behind them (a hand-over, a close) writes the
+ * connection's queue first.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -33,6 +41,9 @@ import type { Logger } from 'pino';
  * resuming a socket costs system calls, which one awaited answer per request would pay each time.
  */
 const PENDING_BOUND = 64 * 1024;
+
+/** Queued answers past this are written at once, so that the socket's own backpressure applies as soon as it would have. */
+const QUEUED_BOUND = 64 * 1024;
 
 /** node:http closes an idle kept-alive connection this long after the time it announces. */
 const KEEP_ALIVE_BUFFER_MS = 1000;
@@ -78,6 +89,9 @@ class Front implements DirectConnections {
   stopping = false;
   /** the Connection and Keep-Alive lines of a kept-alive answer, as node:http writes them */
   readonly keepAliveLines: string;
+  /** connections with answers queued, written when the loop's I/O turn is done */
+  private queued: Connection[] = [];
+  private writeScheduled = false;
 
   constructor(
     server: http.Server,
@@ -114,8 +128,28 @@ class Front implements DirectConnections {
   }
 
   closeIdle(): void {
-    for (const connection of this.held) if (!connection.answering) connection.socket.destroy();
+    for (const connection of this.held) {
+      if (connection.answering) continue;
+      connection.writeQueued();
+      connection.socket.destroy();
+    }
   }
+
+  /** Called by a connection when its first answer is queued: its answers are written with the others' later in this turn. */
+  queue(connection: Connection): void {
+    this.queued.push(connection);
+    if (!this.writeScheduled) {
+      this.writeScheduled = true;
+      setImmediate(this.writeAll);
+    }
+  }
+
+  private readonly writeAll = () => {
+    this.writeScheduled = false;
+    const connections = this.queued;
+    this.queued = [];
+    for (const connection of connections) connection.writeQueued();
+  };
 
   checkTimeouts(): void {
     const now = performance.now();
@@ -150,6 +184,10 @@ class Connection {
   /** performance.now() when the current wait began: the connection, the head or the last request */
   since = performance.now();
   private readonly reads: TextReads;
+  /** answers not written yet, in order: text in its encoding, or bytes (encoding undefined) */
+  private chunks: (string | Buffer)[] = [];
+  private encodings: (BufferEncoding | undefined)[] = [];
+  private queuedLength = 0;
   private readonly onError = () => this.socket.destroy();
   private readonly onClose = () => {
     // An awaited answer may still come: it has no connection left to go on with.
@@ -216,6 +254,7 @@ class Connection {
       this.answerOne(head, target);
       if (!this.open) break;
       if (this.answering) break;
+      if (this.queuedLength > QUEUED_BOUND) this.writeQueued();
       if (this.socket.writableNeedDrain) {
         this.serving = false;
         this.waitForDrain();
@@ -264,15 +303,38 @@ class Connection {
     const keepAlive = keepAliveAsked && !this.front.stopping;
     head += `Date: ${utcDate()}\r\n${keepAlive ? this.front.keepAliveLines : 'Connection: close\r\n'}\r\n`;
     this.answering = false;
-    if (typeof body === 'string') this.socket.write(head + body);
-    else if (body instanceof Utf8Json) this.socket.write(head + body.bytes, 'latin1');
+    if (typeof body === 'string') this.queueOutput(head + body, 'utf8');
+    else if (body instanceof Utf8Json) this.queueOutput(head + body.bytes, 'latin1');
     else if (Buffer.isBuffer(body)) {
-      this.socket.cork();
-      this.socket.write(head, 'latin1');
-      this.socket.write(body);
-      this.socket.uncork();
-    } else this.socket.write(head, 'latin1');
+      this.queueOutput(head, 'latin1');
+      this.queueOutput(body, undefined);
+    } else this.queueOutput(head, 'latin1');
     if (!keepAlive) this.close();
+  }
+
+  private queueOutput(chunk: string | Buffer, encoding: BufferEncoding | undefined): void {
+    if (this.chunks.length === 0) this.front.queue(this);
+    this.chunks.push(chunk);
+    this.encodings.push(encoding);
+    this.queuedLength += chunk.length;
+  }
+
+  /** Writes the answers queued, in order: one write, several corked into one where there are several. */
+  writeQueued(): void {
+    const { chunks, encodings, socket } = this;
+    if (chunks.length === 0) return;
+    this.chunks = [];
+    this.encodings = [];
+    this.queuedLength = 0;
+    // Gone (closed by the client, or destroyed): nothing can be written, nor needs to be.
+    if (socket.destroyed) return;
+    if (chunks.length === 1) {
+      socket.write(chunks[0], encodings[0]);
+      return;
+    }
+    socket.cork();
+    for (let i = 0; i < chunks.length; i++) socket.write(chunks[i], encodings[i]);
+    socket.uncork();
   }
 
   /**
@@ -302,6 +364,7 @@ class Connection {
   private close(): void {
     this.open = false;
     this.detach();
+    this.writeQueued();
     this.socket.end();
   }
 
@@ -325,6 +388,8 @@ class Connection {
     this.open = false;
     this.pending = '';
     this.detach();
+    // node:http's answers come after these.
+    this.writeQueued();
     this.socket.removeListener('error', this.onError);
     if (rest !== '') this.socket.unshift(Buffer.from(rest, 'latin1'));
     this.front.handOver(this.socket);

@@ -119,6 +119,20 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
       }
     });
 
+    it('answers queued together go out in order, each its own bytes: records as UTF-8 bytes, JSON text, errors', async () => {
+      const key = await h.newKey('business');
+      const targets = ['/v1/ip/133.11.0.1', '/v1/mac/00:50:56:12:34:56', '/v1/ip/999.1.1.1', '/v1/ip/77.88.8.8?pretty=1', '/v1/ip/8.8.8.8'];
+      const request = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+      const alone = [];
+      for (const target of targets) alone.push(answersIn(await converse(h.url, [request(target)], count(1)))[0]);
+      const together = answersIn(await converse(h.url, [targets.map(request).join('')], count(targets.length)));
+      const withoutMeta = (body: string) => ({ ...(JSON.parse(body) as object), meta: null });
+      expect(together.map((a) => a.status)).toEqual([200, 200, 400, 200, 200]);
+      expect(together.map((a) => withoutMeta(a.body))).toEqual(alone.map((a) => withoutMeta(a.body)));
+      expect(JSON.parse(together[3].body)).toMatchObject({ country_info: { currency: { symbol: '\u20bd' } } });
+      expect(together[3].body).toContain('\n  "success": true');
+    });
+
     it('keep the connection open, with the Keep-Alive node:http announces', async () => {
       const key = await h.newKey('pro');
       const text = await converse(h.url, [`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`], count(1));
