@@ -19,59 +19,67 @@ export type CompactMacAnswer = Omit<MacAnswer, 'vendor'> & { vendor: CompactMacV
 
 export class MacAnswers {
   private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
-  private readonly vmMatchers: VmMatcher[];
-  private readonly blockAnswers: (MacAnswer['block'] | undefined)[] = [];
-  private readonly vendorAnswers: (MacVendor | CompactMacVendor | undefined)[] = [];
+  private readonly vmPrefixes: VmPrefixes;
+  // What a block's answers share, by block row, made on the row's first answer. Three arrays, not
+  // one of objects: a random row's three loads do not wait on each other. Sized up front, so
+  // that V8 keeps them as plain arrays (filled at random rows, they would become hash tables).
+  private readonly ouis: (string | undefined)[];
+  private readonly blocks: MacAnswer['block'][];
+  private readonly vendors: (MacVendor | CompactMacVendor | null)[];
+  private readonly vendorAnswers: (MacVendor | CompactMacVendor | undefined)[];
 
   constructor(
     private readonly exports: WasmExports,
     private readonly table: MacTable,
   ) {
-    this.vmMatchers = vmMatchers(table);
+    this.vmPrefixes = vmPrefixes(table);
+    this.ouis = new Array<string | undefined>(table.blockCount).fill(undefined);
+    this.blocks = new Array<MacAnswer['block']>(table.blockCount).fill(null);
+    this.vendors = new Array<MacVendor | CompactMacVendor | null>(table.blockCount).fill(null);
+    this.vendorAnswers = new Array<MacVendor | CompactMacVendor | undefined>(table.companyCount).fill(undefined);
   }
 
   /** Answers a MAC address or OUI prefix in text; the vendor has an address only with the full table. */
   lookup(text: string): CompactMacAnswer {
     const parts = this.parts;
     if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
-    const { exports, table } = this;
+    const exports = this.exports;
     const flags = exports.macFlags(parts.hi24);
     const row = exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
-    const answer: CompactMacAnswer = {
+    const oui = row < 0 ? formatOui(parts.hi24) : (this.ouis[row] ?? this.knowRow(row));
+    return {
       mac: text,
-      oui: formatOui(parts.hi24),
+      oui,
       normalized: parts.digits === 12 ? formatMac(parts.hi24, parts.lo24) : null,
       is_multicast: (flags & MULTICAST) !== 0,
       is_local: (flags & LOCAL) !== 0,
       is_randomized: (flags & RANDOMIZED) !== 0,
       found: row >= 0,
-      block: null,
-      vendor: null,
-      vm_platform: vmPlatformOf(this.vmMatchers, parts),
+      block: row < 0 ? null : this.blocks[row],
+      vendor: row < 0 ? null : this.vendors[row],
+      vm_platform: this.vmPrefixes.platformOf(parts),
     };
-    if (row < 0) return answer;
-    answer.block = this.blockAnswer(row);
-    answer.vendor = this.vendorAnswer(table.block(row).company);
-    return answer;
   }
 
-  /** Block answers depend only on the row: built once, shared (frozen). */
-  private blockAnswer(row: number): MacAnswer['block'] {
-    let cached = this.blockAnswers[row];
-    if (cached === undefined) {
-      const block = this.table.block(row);
-      const size = 2 ** (48 - blockBits[block.type]);
-      const first = block.hi24 * 0x1000000 + block.lo24;
-      cached = Object.freeze({
-        type: block.type === 'IAB' ? 'MA-S' : block.type,
-        registry: block.type,
-        start: hex12(first),
-        end: hex12(first + size - 1),
-        size,
-      });
-      this.blockAnswers[row] = cached;
-    }
-    return cached;
+  /**
+   * Makes what the answers of a block row share (an address in a block has the block's first 24
+   * bits: its OUI text too), frozen; returns the OUI text.
+   */
+  private knowRow(row: number): string {
+    const block = this.table.block(row);
+    const size = 2 ** (48 - blockBits[block.type]);
+    const first = block.hi24 * 0x1000000 + block.lo24;
+    this.blocks[row] = Object.freeze({
+      type: block.type === 'IAB' ? 'MA-S' : block.type,
+      registry: block.type,
+      start: hex12(first),
+      end: hex12(first + size - 1),
+      size,
+    });
+    this.vendors[row] = this.vendorAnswer(block.company);
+    const oui = formatOui(block.hi24);
+    this.ouis[row] = oui;
+    return oui;
   }
 
   private vendorAnswer(companyRow: number): MacVendor | CompactMacVendor {
@@ -105,22 +113,36 @@ interface VmMatcher {
   platform: string;
 }
 
-/** The VM prefixes as numbers, longest first (the table stores them so). */
-function vmMatchers(table: MacTable): VmMatcher[] {
-  return table.vmPrefixes.map((vm) => ({
+/** The virtualisation prefixes, longest first (the table stores them so), and a bit per value of an address's first 16 bits where one starts so. */
+interface VmPrefixes {
+  platformOf(parts: MacParts): string | null;
+}
+
+function vmPrefixes(table: MacTable): VmPrefixes {
+  const matchers: VmMatcher[] = table.vmPrefixes.map((vm) => ({
     value: parseInt(vm.prefix.padEnd(12, '0'), 16),
     unit: 16 ** (12 - vm.prefix.length),
     digits: vm.prefix.length,
     platform: vm.platform,
   }));
-}
-
-function vmPlatformOf(matchers: VmMatcher[], parts: MacParts): string | null {
-  const mac = parts.hi24 * 0x1000000 + parts.lo24;
+  // most addresses start with no prefix's first 16 bits: one bit tells, no scan
+  const first16 = new Uint8Array(1 << 13);
   for (const vm of matchers) {
-    if (vm.digits <= parts.digits && Math.floor(mac / vm.unit) * vm.unit === vm.value) return vm.platform;
+    const start = Math.floor(vm.value / 2 ** 32);
+    const span = vm.digits >= 4 ? 1 : 16 ** (4 - vm.digits);
+    for (let k = 0; k < span; k++) first16[(start + k) >>> 3] |= 1 << ((start + k) & 7);
   }
-  return null;
+  return {
+    platformOf(parts) {
+      const top = parts.hi24 >>> 8;
+      if (((first16[top >>> 3] >>> (top & 7)) & 1) === 0) return null;
+      const mac = parts.hi24 * 0x1000000 + parts.lo24;
+      for (const vm of matchers) {
+        if (vm.digits <= parts.digits && Math.floor(mac / vm.unit) * vm.unit === vm.value) return vm.platform;
+      }
+      return null;
+    },
+  };
 }
 
 function hex12(n: number): string {

@@ -193,6 +193,40 @@ describe('parseMac', () => {
       { numRuns: 5000 },
     );
   });
+
+  // The full-address spellings of 17 and 12 characters have their own quick readers: at those
+  // lengths the grammar accepts exactly six pairs around one kind of separator, and, without a
+  // separator, twelve digits (12 characters with separators are a prefix: the general walk's).
+  it('reads 17- and 12-character texts as the grammar says, near misses included', () => {
+    const unit = fc.constantFrom(...'0123456789abcdefABCDEF:-.g '.split(''));
+    const near = (length: number) => fc.string({ unit, minLength: length, maxLength: length });
+    const pairs = fc
+      .tuple(fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }), fc.constantFrom(':', '-'), fc.boolean())
+      .map(([bytes, separator, upper]) => {
+        const text = bytes.map(hex2).join(separator);
+        return upper ? text.toUpperCase() : text;
+      });
+    const mutated = fc.tuple(pairs, fc.nat(16), unit).map(([text, at, c]) => `${text.slice(0, at)}${c}${text.slice(at + 1)}`);
+    const sixPairs = /^[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}$/i;
+    const grammar = (text: string): MacParts | null => {
+      const hex = sixPairs.test(text) || /^[0-9a-f]{12}$/i.test(text) ? text.replace(/[:-]/g, '') : null;
+      return hex === null ? null : { hi24: parseInt(hex.slice(0, 6), 16), lo24: parseInt(hex.slice(6), 16), digits: 12 };
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          near(17),
+          pairs,
+          mutated,
+          near(12).filter((text) => !/[:.-]/.test(text)),
+        ),
+        (text) => {
+          expect(parse(text), text).toEqual(grammar(text));
+        },
+      ),
+      { numRuns: 10000 },
+    );
+  });
 });
 
 describe('formatOui / formatMac', () => {
