@@ -222,7 +222,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       only: ONLY ? [...ONLY] : null,
       plans: 'every quota 1e9 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
       server_command:
-        'node --import tsx bench/httpServers.ts <node|bare|maxmind|service|workers> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak: node dist/cli/main.js serve',
+        "node [npm start's node flags, for ours] --import tsx bench/httpServers.ts <node|bare|maxmind|service|workers> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak: npm start's command",
       service_code:
         env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=src)',
     },

@@ -24,8 +24,17 @@ export interface Server {
 
 export type ServerKind = 'node' | 'bare' | 'maxmind' | 'nginx' | 'service' | 'serve' | 'workers';
 
-/** Kinds that get our service's environment (data directory, plans, admin token). */
+/** Kinds that get our service's environment (data directory, plans, admin token) and `npm start`'s node flags. */
 const serviceKind = (kind: ServerKind) => kind === 'service' || kind === 'serve' || kind === 'workers';
+
+/** `npm start` (package.json): the node flags before the entry point, which every run of our service takes too. */
+const START_SCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_ENTRY = 'dist/cli/main.js';
+const START_FLAGS = ((words) => {
+  if (words[0] !== 'node' || !words.includes(START_ENTRY))
+    throw new Error(`npm start is not "node [flags] ${START_ENTRY} serve": ${START_SCRIPT}`);
+  return words.slice(1, words.indexOf(START_ENTRY));
+})(START_SCRIPT.trim().split(/\s+/));
 
 /** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
 export const pinnedKind = (kind: ServerKind) => kind !== 'workers';
@@ -162,7 +171,8 @@ export class ServerProcesses {
     private readonly nginx: NginxBinary | null,
   ) {}
 
-  private async start(kind: ServerKind, extraEnv: Record<string, string>, nodeFlags: string[]): Promise<Server> {
+  private async start(kind: ServerKind, extraEnv: Record<string, string>, flags: string[]): Promise<Server> {
+    const nodeFlags = serviceKind(kind) ? [...START_FLAGS, ...flags] : flags;
     if (kind === 'nginx') {
       if (!this.nginx) throw new Error('nginx is not available');
       const port = await freePort();
@@ -190,7 +200,7 @@ export class ServerProcesses {
         env,
         answers,
         {
-          command: 'node dist/cli/main.js serve',
+          command: START_SCRIPT,
         },
       );
     }
