@@ -113,11 +113,12 @@ interface VmMatcher {
   platform: string;
 }
 
-/** The virtualisation prefixes, longest first (the table stores them so), and a bit per value of an address's first 16 bits where one starts so. */
 interface VmPrefixes {
+  /** The platform of the first virtualisation prefix the address or prefix starts with, or null. */
   platformOf(parts: MacParts): string | null;
 }
 
+/** The table's virtualisation prefixes (longest first, as it stores them), and a bit per value of an address's first 16 bits where one starts so. */
 function vmPrefixes(table: MacTable): VmPrefixes {
   const matchers: VmMatcher[] = table.vmPrefixes.map((vm) => ({
     value: parseInt(vm.prefix.padEnd(12, '0'), 16),
