@@ -188,7 +188,13 @@ class Connection {
   private chunks: (string | Buffer)[] = [];
   private encodings: (BufferEncoding | undefined)[] = [];
   private queuedLength = 0;
+  /** true once the client has sent all it will (its half of the connection closed) */
+  private clientEnded = false;
   private readonly onError = () => this.socket.destroy();
+  private readonly onEnd = () => {
+    this.clientEnded = true;
+    this.finishIfEnded();
+  };
   private readonly onClose = () => {
     // An awaited answer may still come: it has no connection left to go on with.
     this.open = false;
@@ -206,6 +212,7 @@ class Connection {
     this.reads = readAsText(socket, (text) => this.read(text), front.settings.socketReads);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
+    socket.on('end', this.onEnd);
   }
 
   private read(text: string): void {
@@ -262,7 +269,28 @@ class Connection {
       }
     }
     this.serving = false;
-    if (this.open && !this.answering) this.pending = at === text.length ? '' : text.slice(at);
+    if (this.open && !this.answering) {
+      this.pending = at === text.length ? '' : text.slice(at);
+      this.finishIfEnded();
+    }
+  }
+
+  /**
+   * After the client's end, once what it sent is answered: the connection closes, as node:http
+   * closes it; a head left incomplete is refused as node:http refuses it (400 invalid_request).
+   */
+  private finishIfEnded(): void {
+    if (!this.clientEnded || !this.open || this.answering || this.paused) return;
+    if (this.pending === '') {
+      this.close();
+      return;
+    }
+    // Whole heads still pending are served first (serve() comes back here).
+    if (plainGetAt(this.pending, 0) !== 'incomplete') return;
+    this.open = false;
+    this.detach();
+    this.writeQueued();
+    answerOnSocket(this.socket, 'invalid_request');
   }
 
   /** Stops reading the connection (its kernel buffer then fills and the client's writes wait). */
@@ -359,6 +387,7 @@ class Connection {
       this.socket.resume();
     }
     if (this.pending !== '') this.serveGuarded();
+    else this.finishIfEnded();
   }
 
   private close(): void {
@@ -381,6 +410,7 @@ class Connection {
     this.reads.stop();
     this.socket.removeListener('close', this.onClose);
     this.socket.removeListener('drain', this.onDrain);
+    this.socket.removeListener('end', this.onEnd);
   }
 
   /** Gives the connection to node:http from `rest`, the first byte not answered here. */

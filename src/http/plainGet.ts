@@ -21,7 +21,14 @@ const MAX_HEADERS = 64;
 /** Request header names: clients choose them, so the bound matters. */
 const LOWER_NAMES = new LowerCaseNames(512);
 
-const HEAD = new RegExp(`^GET /[A-Za-z0-9\\-._~!$&'()*+,;=:@/?%]* HTTP/1\\.1\\r\\n(?:[${TOKEN_CHARS}]+:[\\t\\x20-\\x7e]*\\r\\n)*\\r\\n$`);
+const TARGET = "/[A-Za-z0-9\\-._~!$&'()*+,;=:@/?%]*";
+const HEADER_LINE = `[${TOKEN_CHARS}]+:[\\t\\x20-\\x7e]*\\r\\n`;
+const HEAD = new RegExp(`^GET ${TARGET} HTTP/1\\.1\\r\\n(?:${HEADER_LINE})*\\r\\n$`);
+/** What has come of a head in the subset, before its end: a start of the request line, or the whole line and a start of the header lines. */
+const HEAD_START = new RegExp(
+  `^GET ${TARGET}(?: (?:H(?:T(?:T(?:P(?:/(?:1(?:\\.(?:1\\r?)?)?)?)?)?)?)?)?)?$|` +
+    `^GET ${TARGET} HTTP/1\\.1\\r\\n(?:${HEADER_LINE})*(?:[${TOKEN_CHARS}]*|[${TOKEN_CHARS}]+:[\\t\\x20-\\x7e]*\\r?|\\r)$`,
+);
 
 /** Names whose presence takes the request out of the subset. */
 const OUTSIDE = new Set(['content-length', 'transfer-encoding', 'expect', 'upgrade']);
@@ -46,8 +53,11 @@ export type NotPlain = 'incomplete' | 'other';
  */
 export function plainGetAt(text: string, start: number): PlainGet | NotPlain {
   const close = text.indexOf('\r\n\r\n', start);
-  if (close === -1)
-    return text.length - start > MAX_HEAD_BYTES || !startsLikeGet(text, start) || bareLineFeed(text, start) ? 'other' : 'incomplete';
+  if (close === -1) {
+    if (text.length - start > MAX_HEAD_BYTES || !startsLikeGet(text, start) || bareLineFeed(text, start)) return 'other';
+    // A byte no plain head holds has come: node:http reads it now (and refuses a bad one at once).
+    return text.length - start <= GET_START.length || HEAD_START.test(start === 0 ? text : text.slice(start)) ? 'incomplete' : 'other';
+  }
   const end = close + 4;
   if (end - start > MAX_HEAD_BYTES) return 'other';
   const head = start === 0 && end === text.length ? text : text.slice(start, end);

@@ -42,6 +42,19 @@ function converse(url: string, parts: string[], until: (text: string) => boolean
   });
 }
 
+/** Connects, writes `text`, closes its sending half, and collects what the server sends until it closes. */
+function halfClosing(url: string, text: string): Promise<{ text: string; ms: number }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const started = performance.now();
+    const socket = net.connect(Number(port), hostname, () => socket.end(Buffer.from(text, 'latin1')));
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ text: received, ms: performance.now() - started }));
+  });
+}
+
 /** The answers in `text` (read as Latin-1, one character per byte), split by their Content-Length. */
 function answersIn(text: string): { status: number; headers: string[]; body: string }[] {
   const answers = [];
@@ -171,6 +184,29 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
 
     it('bytes that cannot begin a plain GET go to node:http at once: a TLS handshake gets 400 invalid_request, not a wait', async () => {
       const { text, ms } = await rawExchange(h.url, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003');
+      expectRawError(text, 400, 'invalid_request');
+      expect(ms).toBeLessThan(1000);
+    });
+
+    it('a head that shows a byte no plain head holds, before its end: 400 invalid_request at once, not at the headers timeout', async () => {
+      const { text, ms } = await rawExchange(h.url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHo\u0001st: x\r\n');
+      expectRawError(text, 400, 'invalid_request');
+      expect(ms).toBeLessThan(1000);
+    });
+
+    it('a client that half-closes after its requests gets every answer, then the close at once', async () => {
+      const key = await h.newKey('pro');
+      const head = (ip: string) => `GET /v1/ip/${ip} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+      const { text, ms } = await halfClosing(h.url, head('8.8.8.8') + head('1.1.1.1'));
+      expect(answersIn(text).map((a) => JSON.parse(a.body).ip)).toEqual(['8.8.8.8', '1.1.1.1']);
+      expect(ms).toBeLessThan(1000);
+      const idle = await halfClosing(h.url, '');
+      expect(idle.text).toBe('');
+      expect(idle.ms).toBeLessThan(1000);
+    });
+
+    it('a client that half-closes in the middle of a head gets 400 invalid_request at once, as node:http answers it', async () => {
+      const { text, ms } = await halfClosing(h.url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n');
       expectRawError(text, 400, 'invalid_request');
       expect(ms).toBeLessThan(1000);
     });

@@ -54,6 +54,12 @@ describe('plainGetAt', () => {
     expect(plainGetAt('GET http://x/', 0)).toBe('other');
     expect(plainGetAt('\u0016\u0003\u0001\u0002\u0000\u0001', 0)).toBe('other');
     expect(plainGetAt(one + 'PO', one.length)).toBe('other');
+    // Nor need a head that has already shown a byte, or a line, no plain head holds.
+    expect(plainGetAt('GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHo\u0001st: x\r\n', 0)).toBe('other');
+    expect(plainGetAt('GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: \u0080', 0)).toBe('other');
+    expect(plainGetAt('GET /v1/ip/1.1 .1', 0)).toBe('other');
+    expect(plainGetAt('GET /v1/ip/1.1.1.1 HTTP/1.0\r\n', 0)).toBe('other');
+    expect(plainGetAt(one + 'GET /v1/ip/9 HTTP/1.1\r\nBad Name: x', one.length)).toBe('other');
   });
 
   it('leaves everything outside the subset to node:http', () => {
@@ -170,6 +176,20 @@ describe('plainGetAt reads as node:http reads (differential, a real listening se
   const head = fc
     .tuple(requestLine, fc.boolean(), fc.array(line, { maxLength: 6 }))
     .map(([first, withHost, lines]) => `${first}${withHost ? 'Host: x\r\n' : ''}${lines.join('')}\r\n`);
+
+  it('every proper start of a head the subset takes is waited for, never handed over', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(head, (text) => {
+        if (typeof plainGetAt(text, 0) !== 'object') return;
+        taken++;
+        for (let end = 0; end < text.length; end++)
+          expect(plainGetAt(text.slice(0, end), 0), JSON.stringify(text.slice(0, end))).toBe('incomplete');
+      }),
+      { numRuns: 1500, seed: 20261128 },
+    );
+    expect(taken).toBeGreaterThan(100);
+  });
 
   it('every head the subset takes reads the same on node:http; most generated heads are outside it', async () => {
     let taken = 0;
