@@ -170,6 +170,16 @@ export interface ConnectionSettings {
   /** concurrent connections per process (NETLOOKUP_MAX_CONNECTIONS, default from the open-file limit) */
   maxConnections: number;
   /**
+   * concurrent connections of one client (an IPv4 address, an IPv6 /64) to this process; a
+   * trusted proxy (NETLOOKUP_TRUST_PROXY) is not held to it (NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT,
+   * default a quarter of the cap)
+   */
+  maxConnectionsPerClient: number;
+  /** a request body that brings no byte for this long is refused with 408 (NETLOOKUP_BODY_TIMEOUT, 10 s) */
+  bodyTimeoutMs: number;
+  /** an answer the client takes no byte of for this long is cut (NETLOOKUP_SEND_TIMEOUT, 10 s) */
+  sendTimeoutMs: number;
+  /**
    * how the direct connections read their sockets (src/http/socketReads.ts): into one shared
    * buffer where Node allows it (the default), or through 'data' events; not an environment
    * setting, the tests run both
@@ -177,7 +187,13 @@ export interface ConnectionSettings {
   socketReads: 'shared' | 'events';
 }
 
-export const defaultTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+export const defaultTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  bodyTimeoutMs: 10_000,
+  sendTimeoutMs: 10_000,
+};
 
 /** A number of seconds, digits with an optional fraction (`10`, `0.5`), as whole milliseconds. */
 function secondsAsMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -193,18 +209,23 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
     headersTimeoutMs: secondsAsMs(env, 'NETLOOKUP_HEADERS_TIMEOUT'),
     requestTimeoutMs: secondsAsMs(env, 'NETLOOKUP_REQUEST_TIMEOUT'),
     keepAliveTimeoutMs: secondsAsMs(env, 'NETLOOKUP_KEEP_ALIVE_TIMEOUT'),
+    bodyTimeoutMs: secondsAsMs(env, 'NETLOOKUP_BODY_TIMEOUT'),
+    sendTimeoutMs: secondsAsMs(env, 'NETLOOKUP_SEND_TIMEOUT'),
   };
   // node:http counts both from the request's start, so the headers' time cannot exceed the request's.
   if ((settings.headersTimeoutMs ?? defaultTimeouts.headersTimeoutMs) > (settings.requestTimeoutMs ?? defaultTimeouts.requestTimeoutMs)) {
     throw new Error('NETLOOKUP_HEADERS_TIMEOUT is longer than NETLOOKUP_REQUEST_TIMEOUT, which counts the headers too');
   }
-  const cap = env.NETLOOKUP_MAX_CONNECTIONS;
-  if (cap !== undefined && cap !== '') {
-    if (!/^[1-9]\d{0,6}$/.test(cap))
-      throw new Error(`NETLOOKUP_MAX_CONNECTIONS ${JSON.stringify(cap)} is not a whole number between 1 and 9999999`);
-    settings.maxConnections = Number(cap);
-  }
+  settings.maxConnections = connectionCount(env, 'NETLOOKUP_MAX_CONNECTIONS');
+  settings.maxConnectionsPerClient = connectionCount(env, 'NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT');
   return settings;
+}
+
+function connectionCount(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^[1-9]\d{0,6}$/.test(text)) throw new Error(`${name} ${JSON.stringify(text)} is not a whole number between 1 and 9999999`);
+  return Number(text);
 }
 
 /** A character below U+0020 or U+007F (DEL): no path, URL or token holds one. */

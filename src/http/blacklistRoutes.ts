@@ -111,10 +111,12 @@ function reportFields(ctx: Context, body: ReportFields): ReportFields {
 }
 
 async function receiveReport(ctx: Context, deps: ServiceDeps, readBody: ReturnType<typeof reportBodyReader>): Promise<void> {
-  const body = await readBody(ctx);
   // Tools that cannot set X-API-Key send `Key: …` or a `key` field (SPEC 5's three ways come first).
-  const alternative = ctx.get('key') || (typeof body.key === 'string' ? body.key : '');
-  const caller = await identifyCaller(ctx, deps, presentedKey(ctx.headers, ctx.query) ?? (alternative.trim() || null));
+  // A key outside the body is checked before the body is read: without a valid one, nothing is read.
+  const outside = presentedKey(ctx.headers, ctx.query) ?? (ctx.get('key').trim() || null);
+  const known = outside === null ? null : await identifyCaller(ctx, deps, outside);
+  const body = await readBody(ctx);
+  const caller = known ?? (await identifyCaller(ctx, deps, typeof body.key === 'string' ? body.key.trim() || null : null));
   const now = deps.now();
   const settings = blacklistSettings(deps.config);
   let draft;

@@ -12,12 +12,15 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorTable, type ErrorCode } from '../errors.js';
+import { allowanceClient, isTrusted, type NetworkList } from '../address/clientAddress.js';
 import { defaultTimeouts, type ConnectionSettings, type ServiceConfig } from '../config/config.js';
 import { errorEnvelope } from './respond.js';
 
 /** File descriptors left for the store, the tables, logs and the listening socket. */
 const RESERVED_FILES = 64;
 const DEFAULT_MAX_CONNECTIONS = 1024;
+/** One client's default share of the cap: a few clients from one address (a NAT) fit, one alone cannot fill it. */
+const CLIENT_SHARE = 4;
 /** How long a connection may stay open after its refusal, for the client to read it. */
 const LINGER_MS = 1000;
 
@@ -39,8 +42,11 @@ function openFileLimit(): number | null {
 export function connectionSettings(config: ServiceConfig): ConnectionSettings {
   const set = Object.fromEntries(Object.entries(config.connections ?? {}).filter(([, value]) => value !== undefined));
   const files = openFileLimit();
-  const maxConnections = Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, files === null ? Infinity : files - RESERVED_FILES));
-  return { ...defaultTimeouts, maxConnections, socketReads: 'shared', ...set };
+  const maxConnections =
+    (set.maxConnections as number | undefined) ??
+    Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, files === null ? Infinity : files - RESERVED_FILES));
+  const maxConnectionsPerClient = Math.max(1, Math.floor(maxConnections / CLIENT_SHARE));
+  return { ...defaultTimeouts, maxConnections, maxConnectionsPerClient, socketReads: 'shared', ...set };
 }
 
 /**
@@ -122,34 +128,163 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   answerOnSocket(socket, clientErrorCode(error));
 }
 
-/**
- * The cap on concurrent connections. A connection over the cap takes the place of the oldest one
- * that has no request being answered (a client still sending its headers, or an idle kept-alive
- * one), which gets 503 too_many_connections: so slow clients holding every place cannot lock out
- * a health check or a prompt client. When every connection has a request being answered, the new
- * one gets the 503 itself.
- */
-export function capConnections(server: http.Server, max: number, answeringDirectly: (socket: Socket) => boolean): void {
-  const open = new Set<Socket>();
-  // Before node:http's own listener: a refused socket gets its answer before any request is read.
-  server.prependListener('connection', (socket: Socket) => {
-    if (open.size >= max && !evictWaiting(open, answeringDirectly)) {
-      answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
-      return;
-    }
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
+/** A transfer that brought or took no byte for this long may give its place to a new connection. */
+const STALLED_MS = 1000;
+
+/** What the service knows of an open connection, for the cap and the transfer timeouts. */
+interface Slot {
+  socket: Socket;
+  /** the client it counts against (allowanceClient), null for a trusted proxy's connections */
+  client: string | null;
+  /** socket.bytesRead at the last check, and when it last changed */
+  read: number;
+  readAt: number;
+  /** bytes the system took (bytesWritten less what is still buffered) at the last check, and when it last changed */
+  sent: number;
+  sentAt: number;
 }
 
-/** Refuses the oldest connection without a request being answered; false when there is none. */
-function evictWaiting(open: Set<Socket>, answeringDirectly: (socket: Socket) => boolean): boolean {
-  // A Set iterates in insertion order: oldest first.
-  for (const socket of open) {
-    if ((socket as { _httpMessage?: unknown })._httpMessage || answeringDirectly(socket)) continue;
-    open.delete(socket);
-    answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
+/** A node:http request and its answer, on the connection it came on. */
+interface Exchange {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+}
+
+/**
+ * The connections' places and progress (docs/api.md "Connections"):
+ *
+ * - The cap on concurrent connections, and under it one per client (an IPv4 address, an IPv6 /64;
+ *   a trusted proxy's connections count only against the cap). A connection over either limit
+ *   takes the place of another one of that scope, which gets 503 too_many_connections: first the
+ *   oldest that waits (for its headers, idle between requests, or with only an answered request's
+ *   leftover body coming), then the transfer that has been stalled longest (a body that brings no
+ *   byte, an answer the client takes no byte of, for a second or more). When no place can be freed,
+ *   the new one gets the 503 itself. So clients that hold places without using them cannot lock out
+ *   a health check or a prompt client.
+ * - A request body that brings no byte for `bodyTimeoutMs` is answered 408 request_timeout; an
+ *   answer the client takes no byte of for `sendTimeoutMs` is cut, and with it what node:http
+ *   held of it in memory. node:http's own timeouts (headers, whole request, keep-alive) apply as
+ *   well; these catch what they do not: a stalled body within the request timeout, and an answer
+ *   that never drains.
+ *
+ * Progress is read from the sockets' byte counts once per check, not from events on every read.
+ */
+export class ConnectionSlots {
+  private readonly open = new Map<Socket, Slot>();
+  private readonly perClient = new Map<string, number>();
+  private readonly exchanges = new WeakMap<Socket, Exchange>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    server: http.Server,
+    private readonly settings: Pick<ConnectionSettings, 'maxConnections' | 'maxConnectionsPerClient' | 'bodyTimeoutMs' | 'sendTimeoutMs'>,
+    private readonly trustProxy: NetworkList,
+    /** whether the direct connections are answering a request of the socket */
+    private readonly answeringDirectly: (socket: Socket) => boolean,
+    checkEveryMs: number,
+  ) {
+    // Before node:http's own listener: a refused socket gets its answer before any request is read.
+    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    const checkMs = Math.max(10, Math.min(checkEveryMs, Math.floor(Math.min(settings.bodyTimeoutMs, settings.sendTimeoutMs) / 4)));
+    this.timer = setInterval(() => this.check(), checkMs);
+    this.timer.unref();
+    server.once('close', () => clearInterval(this.timer));
+  }
+
+  /** node:http's request on `req.socket`: its body and answer are watched from now on. */
+  noteRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    this.exchanges.set(req.socket, { req, res });
+  }
+
+  private admit(socket: Socket): void {
+    const peer = socket.remoteAddress ?? '';
+    const client = isTrusted(this.trustProxy, peer) ? null : allowanceClient(peer);
+    const ofClient = (slot: Slot) => slot.client === client;
+    const refuse = () => answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
+    if (client !== null && (this.perClient.get(client) ?? 0) >= this.settings.maxConnectionsPerClient && !this.evict(ofClient)) {
+      refuse();
+      return;
+    }
+    if (this.open.size >= this.settings.maxConnections && !this.evict(() => true)) {
+      refuse();
+      return;
+    }
+    const now = performance.now();
+    const slot: Slot = { socket, client, read: socket.bytesRead, readAt: now, sent: 0, sentAt: now };
+    this.open.set(socket, slot);
+    if (client !== null) this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
+    socket.once('close', () => this.remove(slot));
+  }
+
+  private remove(slot: Slot): void {
+    if (this.open.get(slot.socket) !== slot) return;
+    this.open.delete(slot.socket);
+    if (slot.client === null) return;
+    const left = (this.perClient.get(slot.client) ?? 1) - 1;
+    if (left === 0) this.perClient.delete(slot.client);
+    else this.perClient.set(slot.client, left);
+  }
+
+  /** Refuses one connection of those `inScope` to free its place; false when none can give it up. */
+  private evict(inScope: (slot: Slot) => boolean): boolean {
+    const stalledBefore = performance.now() - STALLED_MS;
+    let stalled: Slot | null = null;
+    let stalledSince = Infinity;
+    // A Map iterates in insertion order: the oldest waiting connection is the first found, and of
+    // transfers stalled since the same check, the oldest.
+    for (const slot of this.open.values()) {
+      if (!inScope(slot)) continue;
+      const state = this.stateOf(slot);
+      if (state === 'waiting') return this.refuse(slot);
+      const since = state === 'receiving' ? slot.readAt : state === 'sending' ? slot.sentAt : Infinity;
+      if (since <= stalledBefore && since < stalledSince) [stalled, stalledSince] = [slot, since];
+    }
+    return stalled !== null && this.refuse(stalled);
+  }
+
+  private refuse(slot: Slot): true {
+    this.remove(slot);
+    this.end(slot, 'too_many_connections');
     return true;
   }
-  return false;
+
+  /** Answers `code` on the connection if it still can (no answer begun), else cuts it. */
+  private end(slot: Slot, code: 'too_many_connections' | 'request_timeout'): void {
+    const { socket } = slot;
+    if (socket.writableLength > 0 || this.exchanges.get(socket)?.res.headersSent) socket.destroy();
+    else answerOnSocket(socket, code, code === 'too_many_connections' ? { 'Retry-After': '1' } : {});
+  }
+
+  /**
+   * What a connection is doing: `receiving` a request body, `sending` an answer, `answering` a
+   * request read whole, or `waiting` (for a request, or only for a body whose answer is sent).
+   */
+  private stateOf(slot: Slot): 'receiving' | 'sending' | 'answering' | 'waiting' {
+    const { socket } = slot;
+    if (socket.writableLength > 0) return 'sending';
+    const exchange = this.exchanges.get(socket);
+    const answered = exchange === undefined || exchange.res.writableEnded;
+    if (exchange !== undefined && !exchange.req.complete && !answeredHere(socket)) return answered ? 'waiting' : 'receiving';
+    if (!answered || this.answeringDirectly(socket)) return 'answering';
+    return 'waiting';
+  }
+
+  /** Notes each connection's progress, and ends the bodies and answers stalled past their timeouts. */
+  private check(): void {
+    const now = performance.now();
+    const { bodyTimeoutMs, sendTimeoutMs } = this.settings;
+    for (const slot of this.open.values()) {
+      const { socket } = slot;
+      const exchange = this.exchanges.get(socket);
+      const receiving = exchange !== undefined && !exchange.req.complete;
+      // Body bytes the service has not read yet (node:http stops reading the socket then): its turn, not the client's.
+      if (socket.bytesRead !== slot.read || (receiving && exchange.req.readableLength > 0))
+        [slot.read, slot.readAt] = [socket.bytesRead, now];
+      const sent = socket.bytesWritten - socket.writableLength;
+      if (sent !== slot.sent || socket.writableLength === 0) [slot.sent, slot.sentAt] = [sent, now];
+      if (socket.destroyed || answeredHere(socket)) continue;
+      if (socket.writableLength > 0 && now - slot.sentAt >= sendTimeoutMs) socket.destroy();
+      else if (receiving && now - slot.readAt >= bodyTimeoutMs) this.end(slot, 'request_timeout');
+    }
+  }
 }

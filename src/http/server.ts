@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import {
   answerClientError,
   answeredHere,
-  capConnections,
+  ConnectionSlots,
   connectionSettings,
   refuseConnect,
   refuseExpectation,
@@ -84,6 +84,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const server = http.createServer(serverOptions, (req, res) => {
     // A connection refused or timed out may still deliver a request: it has had its answer.
     if (answeredHere(req.socket)) return;
+    slots.noteRequest(req, res);
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
     handling.listener(req, res);
@@ -93,7 +94,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   server.on('checkExpectation', refuseExpectation);
   const checkEveryMs = serverOptions.connectionsCheckingInterval ?? 1000;
   const direct = answerDirectly(server, handling.answerSingleLookup, connections, checkEveryMs, logger);
-  capConnections(server, connections.maxConnections, (socket) => direct.answering(socket));
+  const slots = new ConnectionSlots(server, connections, config.trustProxy, (socket) => direct.answering(socket), checkEveryMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,7 +1,9 @@
 /**
  * The connection cap against a real listening service: slow clients holding every place do not
- * lock out /health (the oldest waiting one gives up its place, with 503 too_many_connections), and
- * when every place has a request being answered, a new connection gets that 503 itself.
+ * lock out /health (the oldest waiting one gives up its place, with 503 too_many_connections, and
+ * failing that the longest-stalled body), and when every place has a request making progress, a
+ * new connection gets that 503 itself. (test/http/hostileClients.test.ts has the per-client limit
+ * and the transfer timeouts.)
  */
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,9 @@ describe('the connection cap', () => {
   let h: Harness;
   beforeAll(async () => {
     // Timeouts long enough that the slow clients are still there when /health is asked.
-    h = await Harness.start({ connections: { maxConnections: CAP, headersTimeoutMs: 20_000, requestTimeoutMs: 20_000 } });
+    h = await Harness.start({
+      connections: { maxConnections: CAP, maxConnectionsPerClient: CAP, headersTimeoutMs: 20_000, requestTimeoutMs: 20_000 },
+    });
   });
   afterAll(() => h.stop());
 
@@ -64,18 +68,46 @@ describe('the connection cap', () => {
     await closeAll(slow);
   });
 
-  it('every place with a request being answered: a new connection gets 503 too_many_connections', async () => {
-    const head =
-      `POST /admin/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
-      'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"plan":"pro",';
+  const ADMIN_HEAD =
+    `POST /admin/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+    'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"plan":"pro",';
+
+  it('every place with a body still arriving: a new connection gets 503 too_many_connections', async () => {
     const busy: (net.Socket & { answer: string })[] = [];
-    for (let i = 0; i < CAP; i++) busy.push(await openSlow(h.url, head));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const { text, ms } = await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-    expectTooManyConnections(text);
-    expect(ms).toBeLessThan(1500);
-    expect(busy.every((s) => s.answer === '')).toBe(true);
+    for (let i = 0; i < CAP; i++) busy.push(await openSlow(h.url, ADMIN_HEAD));
+    // Each body brings a byte every 200 ms: progress, so none is stalled.
+    const drip = setInterval(() => busy.forEach((s) => s.writable && s.write(' ')), 200);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const { text, ms } = await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      expectTooManyConnections(text);
+      expect(ms).toBeLessThan(1500);
+      expect(busy.every((s) => s.answer === '')).toBe(true);
+    } finally {
+      clearInterval(drip);
+    }
     await closeAll(busy);
     expect((await h.call('/health')).status).toBe(200);
+  });
+
+  it('every place with a body that stopped: once stalled for a second, the longest-stalled gives /health its place', async () => {
+    const stalled: (net.Socket & { answer: string })[] = [];
+    for (let i = 0; i < CAP; i++) stalled.push(await openSlow(h.url, ADMIN_HEAD));
+    // Until the server has read the last head, that connection still waits for one (it would be the one to go).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Poll: refused while the bodies are young, answered once they have stalled long enough.
+    const started = performance.now();
+    let answer = parseAnswer((await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text);
+    while (answer.status === 503 && performance.now() - started < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = parseAnswer((await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text);
+    }
+    expect(answer.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first stalled (the longest without a byte) gave its place; its answer is the 503.
+    const refused = stalled.flatMap((s, i) => (s.answer === '' ? [] : [i]));
+    expect(refused).toEqual([0]);
+    expectTooManyConnections(stalled[0].answer);
+    await closeAll(stalled);
   });
 });

@@ -57,11 +57,11 @@ export function parseAnswer(text: string): ParsedAnswer {
   };
 }
 
-/** Opens a connection and sends `head` without ending it; resolves once connected. */
-export function openSlow(url: string, head: string): Promise<net.Socket & { answer: string }> {
+/** Opens a connection (from `localAddress` when given, e.g. 127.0.0.2) and sends `head` without ending it; resolves once connected. */
+export function openSlow(url: string, head: string, localAddress?: string): Promise<net.Socket & { answer: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname) as net.Socket & { answer: string };
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress }) as net.Socket & { answer: string };
     socket.answer = '';
     socket.on('data', (d) => (socket.answer += d));
     socket.on('error', () => undefined);

@@ -71,18 +71,31 @@ describe('timeout and connection settings from the environment', () => {
       NETLOOKUP_REQUEST_TIMEOUT: '20',
       NETLOOKUP_KEEP_ALIVE_TIMEOUT: '1',
       NETLOOKUP_MAX_CONNECTIONS: '300',
+      NETLOOKUP_BODY_TIMEOUT: '4',
+      NETLOOKUP_SEND_TIMEOUT: '0.5',
     });
     expect(connectionSettings(config)).toEqual({
       headersTimeoutMs: 2500,
       requestTimeoutMs: 20_000,
       keepAliveTimeoutMs: 1000,
+      bodyTimeoutMs: 4000,
+      sendTimeoutMs: 500,
       maxConnections: 300,
+      maxConnectionsPerClient: 75,
       socketReads: 'shared',
     });
+    expect(connectionSettings(configFromEnv({ NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT: '5' })).maxConnectionsPerClient).toBe(5);
     const defaults = connectionSettings(configFromEnv({}));
-    expect(defaults).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 });
+    expect(defaults).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
+      bodyTimeoutMs: 10_000,
+      sendTimeoutMs: 10_000,
+    });
     expect(defaults.maxConnections).toBeGreaterThan(0);
     expect(defaults.maxConnections).toBeLessThanOrEqual(1024);
+    expect(defaults.maxConnectionsPerClient).toBe(Math.max(1, Math.floor(defaults.maxConnections / 4)));
   });
 
   it('a bad value refuses to start, naming the variable', () => {
@@ -96,6 +109,9 @@ describe('timeout and connection settings from the environment', () => {
       ['NETLOOKUP_MAX_CONNECTIONS', '1.5'],
       ['NETLOOKUP_MAX_CONNECTIONS', '0'],
       ['NETLOOKUP_MAX_CONNECTIONS', 'many'],
+      ['NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT', '0'],
+      ['NETLOOKUP_BODY_TIMEOUT', '5m'],
+      ['NETLOOKUP_SEND_TIMEOUT', '0'],
     ];
     for (const [name, value] of bad) expect(() => configFromEnv({ [name]: value }), `${name}=${value}`).toThrow(name);
     expect(() => configFromEnv({ NETLOOKUP_HEADERS_TIMEOUT: '40' })).toThrow(/NETLOOKUP_HEADERS_TIMEOUT.*NETLOOKUP_REQUEST_TIMEOUT/);

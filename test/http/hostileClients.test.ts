@@ -1,0 +1,190 @@
+/**
+ * Clients that try to hold the service's connections, against a real listening service at a small
+ * cap: one client's connections limited to its share (another client still gets in), a request
+ * body that stops answered 408 at the body timeout, a report with a bad key refused before its
+ * body is read, and answers the client never reads cut at the send timeout (node:http's and the
+ * direct connections'). Under all of these at once, /health and a prompt client are answered.
+ * Attackers connect from other loopback addresses (127.0.0.2, …): each is a client of its own.
+ */
+import type net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from './harness.js';
+import { expectRawError, openSlow, parseAnswer } from './rawClient.js';
+
+const CAP = 60;
+const PER_CLIENT = 8;
+const BODY_MS = 400;
+const SEND_MS = 600;
+/** The service checks progress every quarter of the shorter timeout; a little more for a busy machine. */
+const SLACK_MS = BODY_MS / 4 + 400;
+
+type SlowSocket = net.Socket & { answer: string };
+
+/** A report whose body stops after its first byte; the key (if any) in the header. */
+const stalledReport = (key = '') =>
+  `POST /v1/blacklist/report HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}` +
+  'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{';
+
+async function closeAll(sockets: net.Socket[]): Promise<void> {
+  await Promise.all(
+    sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))),
+  );
+}
+
+function serverConnections(h: Harness): Promise<number> {
+  return new Promise((resolve, reject) => h.service.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
+
+/** Polls until `condition` holds, at most `ms`; false when it never did. */
+async function eventually(condition: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return condition();
+}
+
+/** One GET on a connection of its own (from `localAddress`), with the time it took. */
+async function timedGet(h: Harness, path: string, key = '', localAddress?: string): Promise<{ status: number; ms: number }> {
+  const socket = await openSlow(
+    h.url,
+    `GET ${path} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}Connection: close\r\n\r\n`,
+    localAddress,
+  );
+  const started = performance.now();
+  await new Promise((resolve) => socket.once('close', resolve));
+  return { status: parseAnswer(socket.answer).status, ms: performance.now() - started };
+}
+
+/**
+ * A client that asks for answers and never reads them: `count` requests written at once, then the
+ * socket is not read. Big batch answers (node:http) or many pipelined lookups (direct connections).
+ */
+async function nonReader(h: Harness, requests: string, localAddress: string): Promise<SlowSocket> {
+  const socket = await openSlow(h.url, requests, localAddress);
+  socket.pause();
+  return socket;
+}
+
+function batchRequests(key: string, count: number): string {
+  const ips = Array.from({ length: 1000 }, (_, i) => `${1 + (i % 200)}.${(i * 7) % 256}.${(i * 13) % 256}.${1 + (i % 250)}`);
+  const body = JSON.stringify({ ips });
+  const one =
+    `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  return one.repeat(count);
+}
+
+function lookupRequests(key: string, count: number): string {
+  let text = '';
+  for (let i = 0; i < count; i++) text += `GET /v1/ip/${1 + (i % 200)}.${i % 256}.2.3 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+  return text;
+}
+
+describe('hostile clients', () => {
+  let h: Harness;
+  let business: string;
+  beforeAll(async () => {
+    h = await Harness.start({
+      connections: {
+        maxConnections: CAP,
+        maxConnectionsPerClient: PER_CLIENT,
+        bodyTimeoutMs: BODY_MS,
+        sendTimeoutMs: SEND_MS,
+        headersTimeoutMs: 20_000,
+        requestTimeoutMs: 20_000,
+      },
+    });
+    business = await h.newKey('business');
+  });
+  afterAll(() => h.stop());
+
+  it(`one client holds at most ${PER_CLIENT} connections: its oldest waiting one gives way, another client gets in at once`, async () => {
+    const held: SlowSocket[] = [];
+    for (let i = 0; i < PER_CLIENT + 3; i++) held.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', '127.0.0.2'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The three oldest made way for the last three.
+    expect(held.flatMap((s, i) => (s.answer === '' ? [] : [i]))).toEqual([0, 1, 2]);
+    for (const s of held.slice(0, 3)) expectRawError(s.answer, 503, 'too_many_connections', 'retry-after: 1');
+    const other = await timedGet(h, '/health', '', '127.0.0.3');
+    expect(other.status).toBe(200);
+    expect(held.slice(3).every((s) => s.answer === '')).toBe(true);
+    await closeAll(held);
+  });
+
+  it(`a client whose ${PER_CLIENT} connections all have bodies arriving is refused a ninth; others are not`, async () => {
+    const head = stalledReport();
+    const busy: SlowSocket[] = [];
+    for (let i = 0; i < PER_CLIENT; i++) busy.push(await openSlow(h.url, head, '127.0.0.2'));
+    const drip = setInterval(() => busy.forEach((s) => s.writable && s.write(' ')), BODY_MS / 4);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await timedGet(h, '/health', '', '127.0.0.3')).status).toBe(200);
+      const ninth = await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+      await new Promise((resolve) => ninth.once('close', resolve));
+      expectRawError(ninth.answer, 503, 'too_many_connections', 'retry-after: 1');
+      expect(busy.every((s) => s.answer === '')).toBe(true);
+    } finally {
+      clearInterval(drip);
+    }
+    await closeAll(busy);
+  });
+
+  it('a body that stops: 408 request_timeout at the body timeout, long before the request timeout', async () => {
+    const socket = await openSlow(h.url, stalledReport(), '127.0.0.4');
+    const started = performance.now();
+    await new Promise((resolve) => socket.once('close', resolve));
+    const ms = performance.now() - started;
+    expectRawError(socket.answer, 408, 'request_timeout');
+    expect(ms).toBeGreaterThanOrEqual(BODY_MS - 5);
+    expect(ms).toBeLessThan(BODY_MS + SLACK_MS + 1000);
+  });
+
+  it('a report with a wrong key in its header is refused before its body is read', async () => {
+    const socket = await openSlow(h.url, stalledReport(`nlk_${'0'.repeat(40)}`), '127.0.0.4');
+    const answered = await eventually(() => socket.answer.includes('\r\n\r\n{'), BODY_MS / 2);
+    expect(answered).toBe(true);
+    const answer = parseAnswer(socket.answer.slice(0, socket.answer.lastIndexOf('}') + 1));
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe('invalid_key');
+    socket.destroy();
+  });
+
+  it('big batch answers never read: the connection is cut at the send timeout, and its memory with it', async () => {
+    const socket = await nonReader(h, batchRequests(business, 30), '127.0.0.5');
+    expect(await eventually(async () => (await serverConnections(h)) >= 1, 2000)).toBe(true);
+    const started = performance.now();
+    // The server cuts it: no connection left once the answers stopped draining for SEND_MS.
+    expect(await eventually(async () => (await serverConnections(h)) === 0, SEND_MS + 10_000)).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(SEND_MS / 2);
+    socket.destroy();
+  });
+
+  it('pipelined lookups never read on a direct connection: cut at the send timeout', async () => {
+    const socket = await nonReader(h, lookupRequests(business, 20_000), '127.0.0.6');
+    expect(await eventually(async () => (await serverConnections(h)) >= 1, 2000)).toBe(true);
+    expect(await eventually(async () => (await serverConnections(h)) === 0, SEND_MS + 10_000)).toBe(true);
+    socket.destroy();
+  });
+
+  it('under every attack at once, /health and a prompt client are answered promptly', async () => {
+    const attackers: SlowSocket[] = [];
+    // Stalled bodies from many addresses (each within its share), filling the cap.
+    for (let i = 0; i < CAP; i++) attackers.push(await openSlow(h.url, stalledReport(), `127.0.1.${1 + i}`));
+    for (let i = 0; i < 4; i++) attackers.push(await nonReader(h, batchRequests(business, 10), `127.0.2.${i + 1}`));
+    for (let i = 0; i < 4; i++) attackers.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', `127.0.3.${i + 1}`));
+    const latencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const health = await timedGet(h, '/health');
+      h.clock.advance(1001);
+      const lookup = await timedGet(h, '/v1/ip/8.8.8.8', business);
+      expect(health.status).toBe(200);
+      expect(lookup.status).toBe(200);
+      latencies.push(health.ms, lookup.ms);
+    }
+    // A place is freed at once (a waiting connection) or within a second and a check (a stalled transfer).
+    expect(Math.max(...latencies)).toBeLessThan(2500);
+    await closeAll(attackers);
+  });
+});
