@@ -128,20 +128,22 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   answerOnSocket(socket, clientErrorCode(error));
 }
 
-/** A transfer that brought or took no byte for this long may give its place to a new connection. */
-const STALLED_MS = 1000;
+/** A connection idle this long (no byte of its transfer moved, no answer completed) may give its place to a new one. */
+const IDLE_MS = 1000;
 
 /** What the service knows of an open connection, for the cap and the transfer timeouts. */
 interface Slot {
   socket: Socket;
   /** the client it counts against (allowanceClient), null for a trusted proxy's connections */
   client: string | null;
-  /** socket.bytesRead at the last check, and when it last changed */
+  /** socket.bytesRead when last observed, and when it last changed */
   read: number;
   readAt: number;
-  /** bytes the system took (bytesWritten less what is still buffered) at the last check, and when it last changed */
+  /** bytes the system took (bytesWritten less what is still buffered) when last observed, and when it last changed (or the opening) */
   sent: number;
   sentAt: number;
+  /** when answer bytes were first seen waiting to be taken, null while none wait */
+  blockedAt: number | null;
 }
 
 /** A node:http request and its answer, on the connection it came on. */
@@ -153,21 +155,22 @@ interface Exchange {
 /**
  * The connections' places and progress (docs/api.md "Connections"):
  *
- * - The cap on concurrent connections, and under it one per client (an IPv4 address, an IPv6 /64;
- *   a trusted proxy's connections count only against the cap). A connection over either limit
- *   takes the place of another one of that scope, which gets 503 too_many_connections: first the
- *   oldest that waits (for its headers, idle between requests, or with only an answered request's
- *   leftover body coming), then the transfer that has been stalled longest (a body that brings no
- *   byte, an answer the client takes no byte of, for a second or more). When no place can be freed,
- *   the new one gets the 503 itself. So clients that hold places without using them cannot lock out
- *   a health check or a prompt client.
+ * - The cap on concurrent connections, and under it one client's share (an IPv4 address, an IPv6
+ *   /64; a trusted proxy's connections count only against the cap). A client at its share gets 503
+ *   too_many_connections for a new connection. Over the cap, a new connection takes the place of
+ *   the oldest connection that has been idle for a second (no byte of its body or answer moved,
+ *   no answer taken while it waits for a request or sends its head), which gets the 503; a
+ *   connection with a request being worked on is never taken. When none can give way, the new one
+ *   gets the 503 itself. So clients that hold places without using them cannot lock out a health
+ *   check or a prompt client for more than a second.
  * - A request body that brings no byte for `bodyTimeoutMs` is answered 408 request_timeout; an
  *   answer the client takes no byte of for `sendTimeoutMs` is cut, and with it what node:http
  *   held of it in memory. node:http's own timeouts (headers, whole request, keep-alive) apply as
  *   well; these catch what they do not: a stalled body within the request timeout, and an answer
  *   that never drains.
  *
- * Progress is read from the sockets' byte counts once per check, not from events on every read.
+ * Progress is read from the sockets' byte counts (on a timer, and when a place is wanted), not
+ * from events on every read.
  */
 export class ConnectionSlots {
   private readonly open = new Map<Socket, Slot>();
@@ -199,18 +202,15 @@ export class ConnectionSlots {
   private admit(socket: Socket): void {
     const peer = socket.remoteAddress ?? '';
     const client = isTrusted(this.trustProxy, peer) ? null : allowanceClient(peer);
-    const ofClient = (slot: Slot) => slot.client === client;
-    const refuse = () => answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
-    if (client !== null && (this.perClient.get(client) ?? 0) >= this.settings.maxConnectionsPerClient && !this.evict(ofClient)) {
-      refuse();
-      return;
-    }
-    if (this.open.size >= this.settings.maxConnections && !this.evict(() => true)) {
-      refuse();
+    const full =
+      (client !== null && (this.perClient.get(client) ?? 0) >= this.settings.maxConnectionsPerClient) ||
+      (this.open.size >= this.settings.maxConnections && !this.evictIdle());
+    if (full) {
+      answerOnSocket(socket, 'too_many_connections', { 'Retry-After': '1' });
       return;
     }
     const now = performance.now();
-    const slot: Slot = { socket, client, read: socket.bytesRead, readAt: now, sent: 0, sentAt: now };
+    const slot: Slot = { socket, client, read: socket.bytesRead, readAt: now, sent: 0, sentAt: now, blockedAt: null };
     this.open.set(socket, slot);
     if (client !== null) this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
     socket.once('close', () => this.remove(slot));
@@ -225,27 +225,19 @@ export class ConnectionSlots {
     else this.perClient.set(slot.client, left);
   }
 
-  /** Refuses one connection of those `inScope` to free its place; false when none can give it up. */
-  private evict(inScope: (slot: Slot) => boolean): boolean {
-    const stalledBefore = performance.now() - STALLED_MS;
-    let stalled: Slot | null = null;
-    let stalledSince = Infinity;
-    // A Map iterates in insertion order: the oldest waiting connection is the first found, and of
-    // transfers stalled since the same check, the oldest.
+  /** Refuses the oldest connection idle for IDLE_MS to free its place; false when there is none. */
+  private evictIdle(): boolean {
+    const now = performance.now();
+    // A Map iterates in insertion order: the oldest connection first.
     for (const slot of this.open.values()) {
-      if (!inScope(slot)) continue;
-      const state = this.stateOf(slot);
-      if (state === 'waiting') return this.refuse(slot);
-      const since = state === 'receiving' ? slot.readAt : state === 'sending' ? slot.sentAt : Infinity;
-      if (since <= stalledBefore && since < stalledSince) [stalled, stalledSince] = [slot, since];
+      this.observe(slot, now);
+      const since = this.idleSince(slot);
+      if (since === null || now - since < IDLE_MS) continue;
+      this.remove(slot);
+      this.end(slot, 'too_many_connections');
+      return true;
     }
-    return stalled !== null && this.refuse(stalled);
-  }
-
-  private refuse(slot: Slot): true {
-    this.remove(slot);
-    this.end(slot, 'too_many_connections');
-    return true;
+    return false;
   }
 
   /** Answers `code` on the connection if it still can (no answer begun), else cuts it. */
@@ -255,18 +247,33 @@ export class ConnectionSlots {
     else answerOnSocket(socket, code, code === 'too_many_connections' ? { 'Retry-After': '1' } : {});
   }
 
-  /**
-   * What a connection is doing: `receiving` a request body, `sending` an answer, `answering` a
-   * request read whole, or `waiting` (for a request, or only for a body whose answer is sent).
-   */
-  private stateOf(slot: Slot): 'receiving' | 'sending' | 'answering' | 'waiting' {
+  /** Notes the connection's progress since it was last observed. */
+  private observe(slot: Slot, now: number): void {
     const { socket } = slot;
-    if (socket.writableLength > 0) return 'sending';
+    const exchange = this.exchanges.get(socket);
+    // Body bytes the service has not read yet (node:http stops reading the socket then): its turn, not the client's.
+    if (socket.bytesRead !== slot.read || (exchange !== undefined && !exchange.req.complete && exchange.req.readableLength > 0))
+      [slot.read, slot.readAt] = [socket.bytesRead, now];
+    const sent = socket.bytesWritten - socket.writableLength;
+    if (sent !== slot.sent) [slot.sent, slot.sentAt] = [sent, now];
+    if (socket.writableLength === 0) slot.blockedAt = null;
+    else slot.blockedAt ??= now;
+  }
+
+  /**
+   * Since when the connection has been idle; null while a request of it is being worked on.
+   * Sending: since the client last took a byte. Receiving a body: since its last byte. Waiting
+   * for a request (or only for the unread rest of an answered request's body): since its last
+   * answer was taken, or its opening; bytes of a head sent slowly do not count.
+   */
+  private idleSince(slot: Slot): number | null {
+    const { socket } = slot;
+    if (slot.blockedAt !== null) return Math.max(slot.sentAt, slot.blockedAt);
     const exchange = this.exchanges.get(socket);
     const answered = exchange === undefined || exchange.res.writableEnded;
-    if (exchange !== undefined && !exchange.req.complete && !answeredHere(socket)) return answered ? 'waiting' : 'receiving';
-    if (!answered || this.answeringDirectly(socket)) return 'answering';
-    return 'waiting';
+    if (!answered) return exchange.req.complete ? null : slot.readAt;
+    if (this.answeringDirectly(socket)) return null;
+    return slot.sentAt;
   }
 
   /** Notes each connection's progress, and ends the bodies and answers stalled past their timeouts. */
@@ -274,17 +281,12 @@ export class ConnectionSlots {
     const now = performance.now();
     const { bodyTimeoutMs, sendTimeoutMs } = this.settings;
     for (const slot of this.open.values()) {
+      this.observe(slot, now);
       const { socket } = slot;
-      const exchange = this.exchanges.get(socket);
-      const receiving = exchange !== undefined && !exchange.req.complete;
-      // Body bytes the service has not read yet (node:http stops reading the socket then): its turn, not the client's.
-      if (socket.bytesRead !== slot.read || (receiving && exchange.req.readableLength > 0))
-        [slot.read, slot.readAt] = [socket.bytesRead, now];
-      const sent = socket.bytesWritten - socket.writableLength;
-      if (sent !== slot.sent || socket.writableLength === 0) [slot.sent, slot.sentAt] = [sent, now];
       if (socket.destroyed || answeredHere(socket)) continue;
-      if (socket.writableLength > 0 && now - slot.sentAt >= sendTimeoutMs) socket.destroy();
-      else if (receiving && now - slot.readAt >= bodyTimeoutMs) this.end(slot, 'request_timeout');
+      const exchange = this.exchanges.get(socket);
+      if (slot.blockedAt !== null && now - Math.max(slot.sentAt, slot.blockedAt) >= sendTimeoutMs) socket.destroy();
+      else if (exchange !== undefined && !exchange.req.complete && now - slot.readAt >= bodyTimeoutMs) this.end(slot, 'request_timeout');
     }
   }
 }

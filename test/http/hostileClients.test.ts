@@ -45,6 +45,16 @@ async function eventually(condition: () => Promise<boolean> | boolean, ms: numbe
   return condition();
 }
 
+/** One GET as a client told `Retry-After` would: asked again (every 100 ms, for 3 s at most) while refused with 503; the whole time it took. */
+async function getRetrying(h: Harness, path: string, key = ''): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  for (;;) {
+    const { status } = await timedGet(h, path, key);
+    if (status !== 503 || performance.now() - started > 3000) return { status, ms: performance.now() - started };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** One GET on a connection of its own (from `localAddress`), with the time it took. */
 async function timedGet(h: Harness, path: string, key = '', localAddress?: string): Promise<{ status: number; ms: number }> {
   const socket = await openSlow(
@@ -100,16 +110,15 @@ describe('hostile clients', () => {
   });
   afterAll(() => h.stop());
 
-  it(`one client holds at most ${PER_CLIENT} connections: its oldest waiting one gives way, another client gets in at once`, async () => {
+  it(`one client holds at most ${PER_CLIENT} connections: the next ones get 503, another client gets in at once`, async () => {
     const held: SlowSocket[] = [];
     for (let i = 0; i < PER_CLIENT + 3; i++) held.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', '127.0.0.2'));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    // The three oldest made way for the last three.
-    expect(held.flatMap((s, i) => (s.answer === '' ? [] : [i]))).toEqual([0, 1, 2]);
-    for (const s of held.slice(0, 3)) expectRawError(s.answer, 503, 'too_many_connections', 'retry-after: 1');
+    expect(held.flatMap((s, i) => (s.answer === '' ? [] : [i]))).toEqual([PER_CLIENT, PER_CLIENT + 1, PER_CLIENT + 2]);
+    for (const s of held.slice(PER_CLIENT)) expectRawError(s.answer, 503, 'too_many_connections', 'retry-after: 1');
     const other = await timedGet(h, '/health', '', '127.0.0.3');
     expect(other.status).toBe(200);
-    expect(held.slice(3).every((s) => s.answer === '')).toBe(true);
+    expect(other.ms).toBeLessThan(1000);
     await closeAll(held);
   });
 
@@ -168,7 +177,7 @@ describe('hostile clients', () => {
     socket.destroy();
   });
 
-  it('under every attack at once, /health and a prompt client are answered promptly', async () => {
+  it('under every attack at once, /health and a prompt client are answered within a second or so', async () => {
     const attackers: SlowSocket[] = [];
     // Stalled bodies from many addresses (each within its share), filling the cap.
     for (let i = 0; i < CAP; i++) attackers.push(await openSlow(h.url, stalledReport(), `127.0.1.${1 + i}`));
@@ -176,14 +185,14 @@ describe('hostile clients', () => {
     for (let i = 0; i < 4; i++) attackers.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', `127.0.3.${i + 1}`));
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const health = await timedGet(h, '/health');
+      const health = await getRetrying(h, '/health');
       h.clock.advance(1001);
-      const lookup = await timedGet(h, '/v1/ip/8.8.8.8', business);
+      const lookup = await getRetrying(h, '/v1/ip/8.8.8.8', business);
       expect(health.status).toBe(200);
       expect(lookup.status).toBe(200);
       latencies.push(health.ms, lookup.ms);
     }
-    // A place is freed at once (a waiting connection) or within a second and a check (a stalled transfer).
+    // A place is freed once a connection has been idle for a second (or sooner, by a timeout).
     expect(Math.max(...latencies)).toBeLessThan(2500);
     await closeAll(attackers);
   });

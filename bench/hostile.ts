@@ -1,0 +1,313 @@
+/**
+ * Hostile-client bench: `netlookup serve` as `npm start` runs it, at its default connection cap
+ * and timeouts, while clients try to hold its connections; meanwhile a health check and a prompt
+ * client (one keep-alive connection of lookups) are timed from 127.0.0.1. Each attack comes from
+ * other loopback addresses (127.0.x.y: clients of their own), reconnecting as soon as the service
+ * drops a connection:
+ *
+ *   stalled-bodies   the cap's worth of `POST /v1/blacklist/report` heads with Content-Length 60000
+ *                    and one body byte, from many addresses (no key: the body must be read)
+ *   dripped-heads    the cap's worth of heads sent a byte a second, from many addresses
+ *   one-address      the cap's worth of stalled bodies from one address
+ *   non-readers      20 clients asking for ten 1,000-address batch answers each and reading none
+ *   all              every one of the above at once
+ *
+ *   node --import tsx bench/hostile.ts       (npm run bench:hostile)
+ *
+ * Environment: BENCH_HOSTILE_SECONDS (per attack, default 20). Writes bench/results/hostile.json
+ * and hostile.md. Each attack's figures are the prompt client's lookups per second and latency
+ * against the same client without an attack, /health's latency, the 503s the prompt client saw,
+ * and the service's RSS (VmRSS at the end, VmHWM over the whole run).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { post } from './httpCases.js';
+import { ServerProcesses, serviceEnvironment, type Server } from './httpServerProcesses.js';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 20);
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The loopback address of attacker `i` (never 127.0.0.1, the prompt client's). */
+const attackerAddress = (i: number) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
+
+interface Attack {
+  id: string;
+  what: string;
+  start: (port: number, key: string) => () => void;
+}
+
+/** Keeps `count` connections open, each opened again as soon as the service drops it. */
+function holdConnections(port: number, count: number, address: (i: number) => string, opening: (socket: net.Socket) => void): () => void {
+  let stopped = false;
+  const sockets = new Set<net.Socket>();
+  const open = (i: number) => {
+    if (stopped) return;
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: address(i) });
+    sockets.add(socket);
+    socket.on('connect', () => opening(socket));
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      setTimeout(() => open(i), 50);
+    });
+  };
+  for (let i = 0; i < count; i++) open(i);
+  return () => {
+    stopped = true;
+    for (const socket of sockets) socket.destroy();
+  };
+}
+
+function stalledBodies(address: (i: number) => string, count: number): Attack['start'] {
+  return (port) =>
+    holdConnections(port, count, address, (socket) =>
+      socket.write('POST /v1/blacklist/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{'),
+    );
+}
+
+function drippedHeads(count: number): Attack['start'] {
+  return (port) => {
+    const drips = new Set<NodeJS.Timeout>();
+    const stop = holdConnections(port, count, attackerAddress, (socket) => {
+      socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+      const drip = setInterval(() => socket.writable && socket.write('X'), 1000);
+      drips.add(drip);
+      socket.once('close', () => (clearInterval(drip), drips.delete(drip)));
+    });
+    return () => {
+      for (const drip of drips) clearInterval(drip);
+      stop();
+    };
+  };
+}
+
+function nonReaders(count: number): Attack['start'] {
+  return (port, key) => {
+    const ips = Array.from({ length: 1000 }, (_, i) => `${1 + (i % 220)}.${(i * 7) % 256}.${(i * 13) % 256}.${1 + (i % 250)}`);
+    const body = JSON.stringify({ ips });
+    const request =
+      `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const sockets = new Set<net.Socket>();
+    let stopped = false;
+    const open = (i: number) => {
+      if (stopped) return;
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.9.${1 + i}` });
+      sockets.add(socket);
+      socket.on('connect', () => {
+        socket.write(request.repeat(10));
+        socket.pause();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        setTimeout(() => open(i), 50);
+      });
+    };
+    for (let i = 0; i < count; i++) open(i);
+    return () => {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    };
+  };
+}
+
+/** One GET on a new connection; its status and milliseconds (a refused connection counts with its status). */
+function getOnce(port: number, pathAndQuery: string, agent: http.Agent | false, key?: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const req = http.get({ port, host: '127.0.0.1', path: pathAndQuery, agent, headers: key ? { 'X-API-Key': key } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+    });
+    req.setTimeout(30_000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+  });
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** For `seconds`: the prompt client's lookups (one kept-alive connection, one at a time) and /health once every 250 ms on a new connection each. */
+async function measure(port: number, key: string, seconds: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const until = performance.now() + seconds * 1000;
+  const lookups: number[] = [];
+  const statuses: Record<string, number> = {};
+  const health: { status: number; ms: number }[] = [];
+  const healthLoop = (async () => {
+    while (performance.now() < until) {
+      health.push(await getOnce(port, '/health', false));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  let i = 0;
+  while (performance.now() < until) {
+    i++;
+    const r = await getOnce(port, `/v1/ip/${1 + (i % 220)}.${(i * 7) % 256}.${(i >> 8) % 256}.${1 + (i % 250)}`, agent, key);
+    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    if (r.status === 200) lookups.push(r.ms);
+  }
+  await healthLoop;
+  agent.destroy();
+  const healthMs = health.filter((h) => h.status === 200).map((h) => h.ms);
+  return {
+    lookups_per_s: round(lookups.length / seconds),
+    lookup_p50_ms: round(percentile(lookups, 50) ?? NaN, 2),
+    lookup_p99_ms: round(percentile(lookups, 99) ?? NaN, 2),
+    lookup_statuses: statuses,
+    health_answered: `${healthMs.length}/${health.length}`,
+    health_p50_ms: round(percentile(healthMs, 50) ?? NaN, 2),
+    health_max_ms: round(Math.max(...healthMs), 2),
+  };
+}
+
+function memoryOf(pid: number): { rss_mb: number; peak_rss_mb: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss_mb: round(kb('VmRSS') / 1024), peak_rss_mb: round(kb('VmHWM') / 1024) };
+}
+
+/** Sockets the service holds open (its connections, the listening socket and a few of its own). */
+function openSockets(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-hostile-bench-'));
+process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+const adminToken = crypto.randomBytes(16).toString('hex');
+const processes = new ServerProcesses(null, serviceEnvironment(tmp, adminToken), tmp, null);
+
+const results: Record<string, unknown>[] = [];
+let settings: Record<string, unknown> = {};
+try {
+  await processes.with('serve', async (s: Server) => {
+    const created = await post(s.port, '/admin/accounts', { plan: 'business' }, { authorization: `Bearer ${adminToken}` });
+    const key = (created.body.key as { secret: string }).secret;
+    const health = JSON.parse((await getOnceText(s.port, '/health')).text) as Record<string, unknown>;
+    const cap = Math.min(1024, fileLimit() - 64);
+    settings = { cap, per_client: Math.floor(cap / 4), body_timeout_s: 10, send_timeout_s: 10, seconds_per_attack: SECONDS, health };
+    const attacks: Attack[] = [
+      {
+        id: 'stalled-bodies',
+        what: `${cap + 100} stalled report bodies from ${cap + 100} addresses`,
+        start: stalledBodies(attackerAddress, cap + 100),
+      },
+      {
+        id: 'dripped-heads',
+        what: `${cap + 100} heads dripped a byte a second from ${cap + 100} addresses`,
+        start: drippedHeads(cap + 100),
+      },
+      {
+        id: 'one-address',
+        what: `${cap + 100} stalled report bodies from one address`,
+        start: stalledBodies(() => '127.0.8.1', cap + 100),
+      },
+      { id: 'non-readers', what: '20 clients asking for ten 1,000-address batch answers each, reading none', start: nonReaders(20) },
+    ];
+    const each = [...attacks];
+    attacks.push({
+      id: 'all',
+      what: 'all of the above at once',
+      start: (port, k) => {
+        const stops = each.map((a) => a.start(port, k));
+        return () => stops.forEach((stop) => stop());
+      },
+    });
+    log(`baseline: the prompt client and /health alone, ${SECONDS} s`);
+    const baseline = await measure(s.port, key, SECONDS);
+    results.push({ id: 'none', what: 'no attack', ...baseline, ...memoryOf(s.pid) });
+    log(`  ${JSON.stringify(baseline)}`);
+    for (const attack of attacks) {
+      log(`${attack.id}: ${attack.what}, ${SECONDS} s`);
+      const stop = attack.start(s.port, key);
+      // The attack in place before the prompt client is timed.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const during = await measure(s.port, key, SECONDS);
+      const open = openSockets(s.pid);
+      stop();
+      const row = {
+        id: attack.id,
+        what: attack.what,
+        ...during,
+        lookups_vs_baseline: round(during.lookups_per_s / baseline.lookups_per_s, 2),
+        open_sockets_at_end: open,
+        ...memoryOf(s.pid),
+      };
+      results.push(row);
+      log(`  ${JSON.stringify(row)}`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  });
+} finally {
+  processes.killAll();
+}
+
+function fileLimit(): number {
+  const line = fs
+    .readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  return Number(line?.slice('Max open files'.length).trim().split(/\s+/)[0] ?? 1088);
+}
+
+function getOnceText(port: number, pathAndQuery: string): Promise<{ text: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ port, host: '127.0.0.1', path: pathAndQuery, agent: false }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d));
+        res.on('end', () => resolve({ text }));
+      })
+      .on('error', reject);
+  });
+}
+
+const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, at: new Date().toISOString() };
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'hostile.json'), `${JSON.stringify({ machine, settings, results }, null, 2)}\n`);
+const columns = [
+  'id',
+  'lookups_per_s',
+  'lookups_vs_baseline',
+  'lookup_p50_ms',
+  'lookup_p99_ms',
+  'health_answered',
+  'health_p50_ms',
+  'health_max_ms',
+  'rss_mb',
+  'peak_rss_mb',
+] as const;
+const table = [
+  `| ${columns.join(' | ')} |`,
+  `|${columns.map(() => '---').join('|')}|`,
+  ...results.map((r) => `| ${columns.map((c) => String(r[c] ?? '')).join(' | ')} |`),
+];
+const md = [
+  '# Hostile clients',
+  '',
+  `\`netlookup serve\` as \`npm start\` runs it, default settings (cap ${String(settings.cap)}, ${String(settings.per_client)} per client, body and send timeouts 10 s), ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.at}.`,
+  `Each attack runs ${SECONDS} s from other loopback addresses, reconnecting when dropped; the prompt client makes one lookup at a time on one kept-alive connection from 127.0.0.1, and /health is asked every 250 ms on a new connection.`,
+  '',
+  ...results.map((r) => `- \`${String(r.id)}\`: ${String(r.what)}; prompt client's statuses ${JSON.stringify(r.lookup_statuses)}`),
+  '',
+  ...table,
+  '',
+].join('\n');
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'hostile.md'), md);
+process.stdout.write(md);
