@@ -17,7 +17,7 @@ const CHANGE_BODY_LIMIT = '64kb';
  * test (an older type-is) does not read some Content-Types that Koa's does
  * (`application/json;x=text/plain`), and would skip such a body silently.
  */
-const isJson = (ctx: Context) => ctx.is('json') !== false;
+const isJson = (ctx: Context) => Boolean(ctx.is('json'));
 
 async function requireJsonContentType(ctx: Context, next: Next) {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';

@@ -1,10 +1,13 @@
 /**
  * The dashboard's JSON endpoints (docs/dashboard.md) through a running server, on each store:
- * sign-in and its cookie, sign-out, expiry, throttled failures; a roll, a deletion or a suspension
- * ends the sessions made with the key; the numbers equal /v1/usage; keys, reports and the
- * operator's endpoints; and what must never work: a session calling /v1, a cross-site request, a
- * form body, a read-only session changing something, an account session calling the operator's
- * endpoints.
+ * sign-in and its cookie, sign-out, expiry, throttled failures; a roll, a deletion, a website list
+ * or a suspension ends the sessions made with the key; the cap on each account's (and the
+ * operator's) sessions; the numbers equal /v1/usage; keys, reports and the operator's endpoints;
+ * and what must never work: a key restricted to websites signing in, a session calling /v1, a
+ * cross-site request, a change without proof of its origin, a form body, an account session
+ * calling the operator's endpoints. Then, on their own servers: sign-ins throttled per key and per
+ * client (an IPv6 client by its /64), and hostile bodies: a request without a session answered
+ * before its body is read, a JSON type with parameters, bodies that do not decode.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisStore } from '../../src/store/redisStore.js';
@@ -639,6 +642,12 @@ describe('hostile requests', () => {
       (await b.call('DELETE', '/dashboard/api/session', undefined, { headers: { ...bare, 'sec-fetch-site': 'same-origin' } })).status,
     ).toBe(200);
     expectError(await b.call('GET', '/dashboard/api/session'), 'session_required');
+  });
+
+  it('keeps the sign-in body small: 4 KB', async () => {
+    const key = await h.newKey('pro');
+    expectError(await new Browser(h).signIn({ key, padding: 'x'.repeat(4096) }), 'body_too_large');
+    expect((await new Browser(h).signIn({ key, padding: 'x'.repeat(3000) })).status).toBe(200);
   });
 
   it('parses every body the JSON check lets through (Content-Type parameters included)', async () => {
