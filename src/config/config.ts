@@ -21,6 +21,8 @@ export interface ServiceConfig {
   blacklist?: Partial<BlacklistSettings>;
   /** timeouts and the connection cap (src/http/connections.ts `connectionSettings` fills defaults) */
   connections?: Partial<ConnectionSettings>;
+  /** the dashboard's sign-in limits (`dashboardSettings` below fills defaults) */
+  dashboard?: Partial<DashboardSettings>;
 }
 
 export interface BlacklistSettings {
@@ -39,6 +41,22 @@ const defaultBlacklistSettings: BlacklistSettings = {
   reportsPerMinute: 60,
   legacyCheckDaily: 1000,
   legacyMacDaily: 100,
+};
+
+/** The dashboard's limits (docs/dashboard.md "Sessions"). */
+export interface DashboardSettings {
+  /** sessions kept per account, and for the operator; a sign-in past it ends the oldest (NETLOOKUP_DASHBOARD_SESSIONS, 20) */
+  sessionsPerAccount: number;
+  /** sign-ins per key (the admin token counts as one) per minute (NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY, 10) */
+  signInsPerKey: number;
+  /** sign-in attempts per client (an IPv4 address, an IPv6 /64) per minute (NETLOOKUP_DASHBOARD_SIGN_INS_PER_CLIENT, 30) */
+  signInsPerClient: number;
+}
+
+const defaultDashboardSettings: DashboardSettings = {
+  sessionsPerAccount: 20,
+  signInsPerKey: 10,
+  signInsPerClient: 30,
 };
 
 /** The admin token's shortest accepted length: long enough that guessing it, throttled, is hopeless. */
@@ -80,6 +98,13 @@ function envValue<T>(
 
 /** Plain decimal digits only: Number() would also take "0x10", "1e3", " 8 " and "". */
 const decimal = (text: string) => (/^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text) ? Number(text) : undefined);
+
+/** A whole number from 1 to 1,000,000, plain digits. */
+function countOf(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  return envValue(env, name, 'a whole number from 1 to 1000000 is expected', (text) =>
+    /^[1-9]\d{0,6}$/.test(text) && Number(text) <= 1_000_000 ? Number(text) : undefined,
+  );
+}
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return envValue(env, name, 'a positive decimal number is expected', (text) => {
@@ -151,6 +176,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       legacyMacDaily: positiveNumber(env, 'NETLOOKUP_LEGACY_MAC_DAILY'),
     },
     connections: connectionSettingsFromEnv(env),
+    dashboard: {
+      sessionsPerAccount: countOf(env, 'NETLOOKUP_DASHBOARD_SESSIONS'),
+      signInsPerKey: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY'),
+      signInsPerClient: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_CLIENT'),
+    },
   };
 }
 
@@ -158,6 +188,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
 export function blacklistSettings(config: ServiceConfig): BlacklistSettings {
   const set = Object.entries(config.blacklist ?? {}).filter(([, value]) => value !== undefined);
   return { ...defaultBlacklistSettings, ...Object.fromEntries(set) };
+}
+
+/** The dashboard settings in force: the configured ones, defaults for the rest. */
+export function dashboardSettings(config: ServiceConfig): DashboardSettings {
+  const set = Object.entries(config.dashboard ?? {}).filter(([, value]) => value !== undefined);
+  return { ...defaultDashboardSettings, ...Object.fromEntries(set) };
 }
 
 export interface ConnectionSettings {

@@ -25,6 +25,7 @@ const adminErrors: ErrorCode[] = [
   'admin_throttled',
   'invalid_body',
   'body_too_large',
+  'unsupported_media_type',
   'unavailable',
   'internal_error',
 ];

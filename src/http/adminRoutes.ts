@@ -1,7 +1,7 @@
 /**
  * The admin API (docs/api.md "Administration"), mounted only when NETLOOKUP_ADMIN_TOKEN is set,
- * authenticated by `Authorization: Bearer <token>` compared in constant time; failed attempts are
- * throttled per client address. The changes themselves are src/http/accountChanges.ts, shared with
+ * authenticated by `Authorization: Bearer <token>` compared in constant time, before any body is
+ * read; failed attempts are throttled per client (an IPv4 address, an IPv6 /64). The changes themselves are src/http/accountChanges.ts, shared with
  * the dashboard.
  */
 import Router from '@koa/router';
@@ -20,7 +20,7 @@ import {
   updateKey,
   type Actor,
 } from './accountChanges.js';
-import { failedAuthenticationLimit, TokenBuckets } from './tokenBuckets.js';
+import { failedAuthenticationLimit, throttledClientOf, TokenBuckets } from './tokenBuckets.js';
 import { jsonBodyOf, jsonBodyOnly } from './jsonBody.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
@@ -37,12 +37,13 @@ function requireToken(deps: ServiceDeps, token: string) {
   const throttle = new TokenBuckets(failedAuthenticationLimit);
   return async (ctx: Context, next: Next) => {
     const address = clientOf(ctx, deps);
+    const counted = throttledClientOf(ctx, deps);
     const nowMs = deps.now().getTime();
-    const wait = throttle.waitSeconds(address, nowMs);
+    const wait = throttle.waitSeconds(counted, nowMs);
     if (wait > 0) throw new ApiError('admin_throttled', undefined, { 'Retry-After': String(wait) });
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     if (!match || !isAdminToken(match[1])) {
-      throttle.take(address, nowMs);
+      throttle.take(counted, nowMs);
       deps.logger.warn({ client: address }, 'admin authentication failed');
       throw new ApiError('admin_unauthorized');
     }
@@ -55,7 +56,8 @@ export function adminRouter(deps: ServiceDeps, token: string): Router {
   const router = new Router({ prefix: '/admin' });
   const { accounts } = deps.store;
   // Per route rather than router.use(): a prefixed router.use() layer would also see every other path.
-  const guard = [requireToken(deps, token), ...jsonBodyOnly];
+  // The token first: a caller without it never has its body read.
+  const guard = [requireToken(deps, token), ...jsonBodyOnly()];
   const actor = (ctx: Context) => ctx.state.actor as Actor;
 
   router.post('/accounts', ...guard, async (ctx) => {

@@ -4,6 +4,10 @@
  * signed in with a key and for the operator signed in with the admin token. No CORS here: the
  * page is same-origin, and a preflight from another site is never granted. Every change goes
  * through src/http/accountChanges.ts, as the admin API's do.
+ *
+ * Each endpoint checks, in this order: the origin, then the session (a request without one is
+ * answered 401 before its body is read), then the body. The sign-in reads its body (the key is in
+ * it) after the client's throttle, and with a small limit.
  */
 import path from 'node:path';
 import Router from '@koa/router';
@@ -24,6 +28,9 @@ import { sendJson } from './respond.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { sendFile } from './staticFiles.js';
 
+/** A sign-in's body holds a key or the admin token: a few hundred bytes at most. */
+const SIGN_IN_BODY_LIMIT = '4kb';
+
 const defaultDashboardDir = () => process.env.NETLOOKUP_DASHBOARD_DIR ?? path.join(packageRoot, 'dist', 'dashboard');
 
 /** The page runs only its own script and style, talks only to its own origin, and is never framed. */
@@ -41,12 +48,6 @@ function page(dir: string) {
     ctx.set('X-Content-Type-Options', 'nosniff');
     sendFile(ctx, dir, name);
   };
-}
-
-/** Changes need a session made with a key without a website list (docs/dashboard.md "Sessions"). */
-function mayChange(me: SignedIn): void {
-  if (!me.canManage)
-    throw new ApiError('session_forbidden', 'You signed in with a key restricted to websites: this sign-in can only read.');
 }
 
 /** A whole number from the query between `min` and `max`, `fallback` when absent. */
@@ -102,14 +103,13 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
   const { accounts } = deps.store;
   const send = page(dir);
   const signedIn = (ctx: Context) => ctx.state.signedIn as SignedIn;
-  const api = [sameOriginOnly, ...jsonBodyOnly];
-  const holder = [...api, sessions.require('account')];
-  const operator = [...api, sessions.require('operator')];
+  const body = jsonBodyOnly();
+  const holder = [sameOriginOnly, sessions.require('account'), ...body];
+  const operator = [sameOriginOnly, sessions.require('operator'), ...body];
 
   /** The account holder's own key, or 404 as for a key that does not exist. */
   async function ownKey(ctx: Context) {
     const me = signedIn(ctx);
-    mayChange(me);
     const key = await accounts.getKey(ctx.params.id);
     if (!key || key.account_id !== me.account!.id) throw new ApiError('not_found', 'No such key.');
     return key;
@@ -120,14 +120,15 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
   // route also matches /dashboard/, and the router runs the first match.)
   router.get('/dashboard', (ctx) => ctx.redirect('/dashboard/'));
 
-  router.post('/dashboard/api/session', ...api, async (ctx) => {
+  router.post('/dashboard/api/session', sameOriginOnly, sessions.signInAllowed, ...jsonBodyOnly(SIGN_IN_BODY_LIMIT), async (ctx) => {
     const me = await sessions.signIn(ctx, jsonBodyOf(ctx));
     sendJson(ctx, 200, { success: true, session: sessionView(me) });
   });
-  router.get('/dashboard/api/session', ...api, sessions.require('any'), (ctx) => {
+  router.get('/dashboard/api/session', sameOriginOnly, sessions.require('any'), (ctx) => {
     sendJson(ctx, 200, { success: true, session: sessionView(signedIn(ctx)) });
   });
-  router.delete('/dashboard/api/session', ...api, async (ctx) => {
+  // Signing out needs no body, and none is read.
+  router.delete('/dashboard/api/session', sameOriginOnly, async (ctx) => {
     await sessions.signOut(ctx);
     sendJson(ctx, 200, { success: true });
   });
@@ -158,7 +159,6 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
   });
   router.post('/dashboard/api/keys', ...holder, async (ctx) => {
     const me = signedIn(ctx);
-    mayChange(me);
     sendJson(ctx, 201, { success: true, key: await createKey(deps, me.account!, jsonBodyOf(ctx), me.actor) });
   });
   router.patch('/dashboard/api/keys/:id', ...holder, async (ctx) => {
@@ -188,7 +188,6 @@ export function dashboardRouter(deps: ServiceDeps, dir: string = defaultDashboar
   });
   router.delete('/dashboard/api/reports/:id', ...holder, async (ctx) => {
     const me = signedIn(ctx);
-    mayChange(me);
     await withdrawReport(deps, me.account!.id, ctx.params.id, me.actor);
     sendJson(ctx, 200, { success: true, withdrawn: ctx.params.id });
   });

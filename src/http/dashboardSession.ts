@@ -1,20 +1,24 @@
 /**
- * Dashboard sessions (docs/dashboard.md "Sessions"): an API key or the admin token exchanged for a
- * random token held only in an HttpOnly, SameSite=Strict cookie scoped to /dashboard; the store
- * keeps the token's SHA-256. Every request re-reads the session's key and account, so a roll, a
- * deletion or a suspension ends the session at once. Requests that come from another site are
- * refused before anything else, and changes need a JSON body (src/http/jsonBody.ts): together with
- * SameSite=Strict, a cross-site request can never act with someone's session.
+ * Dashboard sessions (docs/dashboard.md "Sessions"): an API key without a website list, or the
+ * admin token, exchanged for a random token held only in an HttpOnly, SameSite=Strict cookie scoped
+ * to /dashboard; the store keeps the token's SHA-256. Sign-ins are throttled per client and per
+ * key, and each account (and the operator) keeps a capped number of sessions. Every request
+ * re-reads the session's key and account, so a roll, a deletion, a website list or a suspension
+ * ends the session at once. Requests that come from another site are refused before anything
+ * else, a change must show that it comes from the dashboard's own origin, and changes need a JSON
+ * body (src/http/jsonBody.ts): together with SameSite=Strict, a cross-site request can never act
+ * with someone's session.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { isTrusted } from '../address/clientAddress.js';
+import { dashboardSettings } from '../config/config.js';
 import { clientOf } from './caller.js';
 import type { Account, ApiKey, DashboardSession } from '../store/store.js';
 import { adminTokenMatcher } from './adminRoutes.js';
 import type { Actor, ChangeBody } from './accountChanges.js';
-import { failedAuthenticationLimit, TokenBuckets } from './tokenBuckets.js';
+import { failedAuthenticationLimit, perMinute, throttledClientOf, TokenBuckets } from './tokenBuckets.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 const SESSION_COOKIE = 'nl_dashboard';
@@ -30,23 +34,14 @@ export interface SignedIn {
   tokenHash: string;
   key: ApiKey | null;
   account: Account | null;
-  /** an account session may change keys and reports only when made with a key without a website list */
-  canManage: boolean;
   actor: Actor;
 }
 
 const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The session as the endpoints show it (no token, no hash). */
-export function sessionView(signedIn: Pick<SignedIn, 'session' | 'canManage'>) {
-  const { session } = signedIn;
-  return {
-    kind: session.kind,
-    account_id: session.account_id,
-    key_id: session.key_id,
-    can_manage: signedIn.canManage,
-    expires_at: session.expires_at,
-  };
+export function sessionView({ session }: Pick<SignedIn, 'session'>) {
+  return { kind: session.kind, account_id: session.account_id, key_id: session.key_id, expires_at: session.expires_at };
 }
 
 /** Over TLS: directly, or through a trusted proxy that says so. */
@@ -73,26 +68,39 @@ function hostOf(origin: string): string | null {
   }
 }
 
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * Refuses a request another site started: its Origin names another host, or (without Origin) the
  * browser's Sec-Fetch-Site says cross-site or same-site (a sibling subdomain is another origin).
+ * A change (any other method, signing in and out included) must also prove where it comes from:
+ * an Origin naming this host (browsers send it on every such fetch), or else
+ * `Sec-Fetch-Site: same-origin`. `none` (a request the user started, from the address bar or a
+ * bookmark) is no page of ours, and a request with neither header may come from anywhere.
  */
 export async function sameOriginOnly(ctx: Context, next: Next): Promise<void> {
   const origin = ctx.get('origin');
-  if (origin !== '') {
-    if (hostOf(origin)?.toLowerCase() !== ctx.host.toLowerCase())
-      throw new ApiError('origin_not_allowed', 'The dashboard answers only its own pages.');
-  } else {
-    const site = ctx.get('sec-fetch-site');
-    if (site === 'cross-site' || site === 'same-site')
-      throw new ApiError('origin_not_allowed', 'The dashboard answers only its own pages.');
-  }
+  const site = ctx.get('sec-fetch-site');
+  const sameOrigin = origin !== '' ? hostOf(origin)?.toLowerCase() === ctx.host.toLowerCase() : site === 'same-origin';
+  const crossSite = origin !== '' ? !sameOrigin : site === 'cross-site' || site === 'same-site';
+  if (crossSite) throw new ApiError('origin_not_allowed', 'The dashboard answers only its own pages.');
+  if (!sameOrigin && !READS.has(ctx.method))
+    throw new ApiError(
+      'origin_not_allowed',
+      'A change to the dashboard must come from its own page: send an Origin header naming this host.',
+    );
   ctx.set('Cache-Control', 'no-store');
   await next();
 }
 
 export class DashboardSessions {
   private readonly failures = new TokenBuckets(failedAuthenticationLimit);
+  /** every sign-in attempt, per client */
+  private readonly clientSignIns: TokenBuckets;
+  /** successful sign-ins, per key (the operator's as one) */
+  private readonly keySignIns: TokenBuckets;
+  /** sessions kept per account, and for the operator */
+  private readonly sessionsKept: number;
   /** Each session's requests: the page makes a few per action; a script looping on the store's reads does not get far. */
   private readonly requests = new TokenBuckets(SESSION_REQUEST_LIMIT);
   private readonly isAdminToken: ((presented: string) => boolean) | null;
@@ -103,20 +111,44 @@ export class DashboardSessions {
   private readonly adminStamp: string | null;
 
   constructor(private readonly deps: ServiceDeps) {
+    const settings = dashboardSettings(deps.config);
+    this.clientSignIns = new TokenBuckets(perMinute(settings.signInsPerClient));
+    this.keySignIns = new TokenBuckets(perMinute(settings.signInsPerKey));
+    this.sessionsKept = settings.sessionsPerAccount;
     const token = deps.config.adminToken;
     this.isAdminToken = token ? adminTokenMatcher(token) : null;
     this.adminStamp = token ? `admin:${tokenHashOf(tokenHashOf(token)).slice(0, 16)}` : null;
   }
 
-  /** POST /dashboard/api/session: a key or the admin token for a new session and its cookie. */
+  /**
+   * The sign-in's first step, before its body is read: a client past its failures or its sign-ins
+   * is refused at once; else the attempt counts.
+   */
+  readonly signInAllowed = async (ctx: Context, next: Next): Promise<void> => {
+    const counted = throttledClientOf(ctx, this.deps);
+    const nowMs = this.deps.now().getTime();
+    const failuresWait = this.failures.waitSeconds(counted, nowMs);
+    if (failuresWait > 0) throw new ApiError('sign_in_throttled', undefined, { 'Retry-After': String(failuresWait) });
+    const clientWait = this.clientSignIns.waitSeconds(counted, nowMs);
+    if (clientWait > 0)
+      throw new ApiError('sign_in_throttled', 'Too many dashboard sign-ins from this address; retry later.', {
+        'Retry-After': String(clientWait),
+      });
+    this.clientSignIns.take(counted, nowMs);
+    await next();
+  };
+
+  /**
+   * POST /dashboard/api/session, after `signInAllowed`: a key or the admin token for a new session
+   * and its cookie. Successful sign-ins count per key.
+   */
   async signIn(ctx: Context, input: ChangeBody): Promise<SignedIn> {
     const { deps } = this;
     const client = clientOf(ctx, deps);
+    const counted = throttledClientOf(ctx, deps);
     const nowMs = deps.now().getTime();
-    const wait = this.failures.waitSeconds(client, nowMs);
-    if (wait > 0) throw new ApiError('sign_in_throttled', undefined, { 'Retry-After': String(wait) });
     const refuse = (code: 'missing_key' | 'invalid_key' | 'admin_unauthorized'): never => {
-      this.failures.take(client, nowMs);
+      this.failures.take(counted, nowMs);
       deps.logger.warn({ client }, 'dashboard sign-in failed');
       throw new ApiError(code);
     };
@@ -143,6 +175,12 @@ export class DashboardSessions {
       if (!found) refuse('invalid_key');
       ({ key, account } = found!);
       if (account!.suspended) throw new ApiError('account_suspended');
+      // Such a key sits in web pages, public by design: it must not open the account's data.
+      if (key!.websites.length > 0)
+        throw new ApiError(
+          'origin_not_allowed',
+          'This key is restricted to websites, so it may be public in a web page: it cannot sign in to the dashboard. Sign in with a key without a website list.',
+        );
       session = {
         kind: 'account',
         account_id: account!.id,
@@ -154,12 +192,19 @@ export class DashboardSessions {
     } else {
       throw new ApiError('invalid_input', 'Send {"key": "<API key>"} or {"admin_token": "<token>"}.');
     }
+    const credential = key?.id ?? 'operator';
+    const keyWait = this.keySignIns.waitSeconds(credential, nowMs);
+    if (keyWait > 0)
+      throw new ApiError('sign_in_throttled', 'Too many dashboard sign-ins with this key; retry later.', {
+        'Retry-After': String(keyWait),
+      });
+    this.keySignIns.take(credential, nowMs);
     const token = randomBytes(32).toString('base64url');
     const tokenHash = tokenHashOf(token);
-    await deps.store.sessions.create(tokenHash, session);
+    const ended = await deps.store.sessions.create(tokenHash, session, this.sessionsKept);
     setCookie(ctx, deps, token, Math.floor(SESSION_LIFETIME_MS / 1000));
     const signedIn = this.signedIn(session, tokenHash, key, account, client);
-    deps.logger.info({ ...signedIn.actor, kind: session.kind }, 'dashboard sign-in');
+    deps.logger.info({ ...signedIn.actor, kind: session.kind, ended_sessions: ended }, 'dashboard sign-in');
     return signedIn;
   }
 
@@ -211,7 +256,9 @@ export class DashboardSessions {
       return this.signedIn(session, tokenHash, null, null, client);
     }
     const key = await deps.store.accounts.getKey(session.key_id!);
-    if (!key || key.rolled_at !== session.credential_stamp || key.account_id !== session.account_id) return ended();
+    // a key given a website list since the sign-in can no longer open the dashboard
+    if (!key || key.rolled_at !== session.credential_stamp || key.account_id !== session.account_id || key.websites.length > 0)
+      return ended();
     const account = await deps.store.accounts.getAccount(key.account_id);
     if (!account || account.suspended) return ended();
     return this.signedIn(session, tokenHash, key, account, client);
@@ -223,7 +270,6 @@ export class DashboardSessions {
       tokenHash,
       key,
       account,
-      canManage: session.kind === 'operator' || (key !== null && key.websites.length === 0),
       actor: { via: 'dashboard', by: session.kind === 'operator' ? 'operator' : `${session.account_id}/${session.key_id}`, client },
     };
   }

@@ -162,9 +162,10 @@ export function asApiError(error: unknown): ApiError | null {
   if (status === 413 || type === 'entity.too.large') return new ApiError('body_too_large');
   if (status === 415 || type === 'encoding.unsupported' || type === 'charset.unsupported') return new ApiError('unsupported_media_type');
   if (type === 'request.aborted') return new ApiError('invalid_body', 'The request body was cut short.');
-  // A Content-Encoding whose body does not decode (zlib's Z_DATA_ERROR, Z_BUF_ERROR, …).
+  // A Content-Encoding whose body does not decode: zlib's Z_DATA_ERROR, Z_BUF_ERROR (gzip, deflate,
+  // a cut Brotli stream), or the Brotli decoder's ERR__ERROR_FORMAT_… (garbage given as br).
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('Z_'))
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_')))
     return new ApiError('invalid_body', 'The request body does not decode as its Content-Encoding says.');
   // Nothing of ours throws a bare 400: it is the body parser's (co-body's SyntaxError carries no type).
   if (status === 400) return new ApiError('invalid_body');

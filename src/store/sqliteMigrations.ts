@@ -129,6 +129,13 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: "dashboard: sessions by their owner, so that a sign-in can end the owner's oldest past the cap",
+    up(db) {
+      db.exec('CREATE INDEX dashboard_sessions_owner ON dashboard_sessions(kind, account_id, expires_at)');
+    },
+  },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;

@@ -5,9 +5,11 @@
  *
  * Expired rows are purged on the way, a few at a time by each `create` (its created_at is the
  * instant of the sign-in): `get` never answers an expired session, so the purge is for space only.
+ * In the same transaction, `create` ends the owner's sessions past its `keep` (index
+ * dashboard_sessions_owner: kind, account_id, expires_at; the operator's have no account).
  */
 import type Database from 'better-sqlite3';
-import { checkedSession, isTokenHash, sessionExpired } from './storeInput.js';
+import { checkedSession, isTokenHash, sessionExpired, StoreInputError } from './storeInput.js';
 import type { Guard } from './sqliteGuard.js';
 import type { DashboardSession, SessionStore } from './store.js';
 
@@ -26,13 +28,16 @@ export class SqliteSessions implements SessionStore {
     this.sql = prepareStatements(db);
   }
 
-  async create(tokenHash: string, session: DashboardSession): Promise<void> {
+  async create(tokenHash: string, session: DashboardSession, keep: number): Promise<number> {
     const stored = checkedSession(tokenHash, session);
-    this.guard('create session', () =>
+    if (!Number.isSafeInteger(keep) || keep < 1) throw new StoreInputError('sessions kept per owner: a whole number from 1');
+    return this.guard('create session', () =>
       this.db
         .transaction(() => {
           this.sql.purgeExpired.run(stored.created_at);
           this.sql.insert.run({ ...stored, token_hash: tokenHash });
+          const owner = { kind: stored.kind, account_id: stored.account_id, now: stored.created_at, keep };
+          return this.sql.endPastKeep.run(owner).changes;
         })
         .immediate(),
     );
@@ -62,6 +67,12 @@ function prepareStatements(db: Database.Database) {
       'SELECT token_hash, kind, account_id, key_id, credential_stamp, created_at, expires_at FROM dashboard_sessions WHERE token_hash = ?',
     ),
     delete: db.prepare('DELETE FROM dashboard_sessions WHERE token_hash = ?'),
+    // the owner's live sessions but the `keep` that end last (ties: the greater token hash stays)
+    endPastKeep: db.prepare<{ kind: string; account_id: string | null; now: string; keep: number }>(
+      'DELETE FROM dashboard_sessions WHERE token_hash IN (SELECT token_hash FROM dashboard_sessions ' +
+        'WHERE kind = @kind AND account_id IS @account_id AND expires_at > @now ' +
+        'ORDER BY expires_at DESC, token_hash DESC LIMIT -1 OFFSET @keep)',
+    ),
     purgeExpired: db.prepare<[string]>(
       `DELETE FROM dashboard_sessions WHERE token_hash IN (SELECT token_hash FROM dashboard_sessions WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
     ),

@@ -227,7 +227,13 @@ export interface DashboardSession {
 
 /** Dashboard sessions, shared by every instance of a deployment like the rest of the store. */
 export interface SessionStore {
-  create(tokenHash: string, session: DashboardSession): Promise<void>;
+  /**
+   * Stores a new session, then ends its owner's sessions (those of its account; for the operator,
+   * the operator's) past the `keep` that end last, nearest their end first (ties: the smaller token
+   * hash first): with one lifetime for all, the oldest. Expired and deleted sessions do not count.
+   * Answers how many it ended.
+   */
+  create(tokenHash: string, session: DashboardSession, keep: number): Promise<number>;
   /** the session, or null when there is none or it has expired at `now` */
   get(tokenHash: string, now: Date): Promise<DashboardSession | null>;
   delete(tokenHash: string): Promise<void>;

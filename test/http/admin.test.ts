@@ -3,7 +3,9 @@
  * token, validation, the plan's key limit, and the first-start account.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { ADMIN_TOKEN, expectError, Harness, KEY_PATTERN, request, TEST_PLANS } from './harness.js';
+import { expectRawError, rawExchange } from './rawClient.js';
 
 let h: Harness;
 
@@ -79,6 +81,39 @@ describe('POST /admin/accounts', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
     });
     expectError(r, 'unsupported_media_type', 415);
+  });
+
+  it('a JSON Content-Type with parameters is parsed, never skipped (which would create a free account)', async () => {
+    for (const type of ['application/json;x=text/plain', 'application/json; charset=utf-8; x=a/b']) {
+      const r = await request(h.url, '/admin/accounts', {
+        method: 'POST',
+        body: '{"plan":"business"}',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type },
+      });
+      expect(r.status, type).toBe(201);
+      expect(r.body.account.plan, type).toBe('business');
+    }
+  });
+
+  it('a body that does not decode as its Content-Encoding says: 400 invalid_body (not 500); an unknown one: 415', async () => {
+    const json = JSON.stringify({ plan: 'pro' });
+    const got: Record<string, string> = {};
+    for (const [encoding, body] of [
+      ['br', Buffer.from('garbage body here')],
+      ['br', brotliCompressSync(json).subarray(0, 4)],
+      ['gzip', Buffer.from(json)],
+      ['gzip', gzipSync(json).subarray(0, 12)],
+      ['deflate', Buffer.from(json)],
+      ['x-nope', Buffer.from(json)],
+    ] as const) {
+      const r = await request(h.url, '/admin/accounts', {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-encoding': encoding },
+      });
+      got[`${encoding} ${body.length}`] = `${r.status} ${r.body?.error?.code}`;
+    }
+    expect(Object.values(got)).toEqual([...Array(5).fill('400 invalid_body'), '415 unsupported_media_type']);
   });
 });
 
@@ -270,6 +305,34 @@ describe('the admin token', () => {
   it('an API key is not an admin token', async () => {
     const key = await h.newKey('business');
     expectError(await h.admin('POST', '/admin/accounts', { plan: 'pro' }, key), 'admin_unauthorized', 401);
+  });
+
+  it('a call without the right token is answered 401 at once, its body unread, and its connection closed', async () => {
+    const host = new URL(h.url).host;
+    const head = (auth: string) =>
+      `POST /admin/accounts HTTP/1.1\r\nHost: ${host}\r\n${auth}Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{`;
+    for (const auth of ['', 'Authorization: Bearer wrong-token\r\n']) {
+      const answer = await rawExchange(h.url, head(auth));
+      expect(answer.ms).toBeLessThan(2000);
+      expectRawError(answer.text, 401, 'admin_unauthorized');
+    }
+  });
+
+  it('counts the failures of an IPv6 client by its /64, of an IPv4 client by its address', async () => {
+    const proxied = await Harness.start({ trustProxy: '127.0.0.1/32' });
+    try {
+      const attempt = (client: string, token = 'wrong-token') =>
+        request(proxied.url, '/admin/accounts/acc_x', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client } });
+      for (let i = 0; i < 10; i++) expectError(await attempt(`2001:db8:5:6:${i.toString(16)}::1`), 'admin_unauthorized');
+      expectError(await attempt('2001:db8:5:6:ffff:ffff:ffff:fffe', ADMIN_TOKEN), 'admin_throttled');
+      expectError(await attempt('2001:db8:5:7::1', ADMIN_TOKEN), 'not_found');
+      for (let i = 0; i < 10; i++) expectError(await attempt('192.0.2.1'), 'admin_unauthorized');
+      expectError(await attempt('192.0.2.1', ADMIN_TOKEN), 'admin_throttled');
+      expectError(await attempt('::ffff:192.0.2.1', ADMIN_TOKEN), 'admin_throttled');
+      expectError(await attempt('192.0.2.2', ADMIN_TOKEN), 'not_found');
+    } finally {
+      await proxied.stop();
+    }
   });
 
   it('a refused admin call changes nothing', async () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFromEnv, MIN_ADMIN_TOKEN_LENGTH } from '../../src/config/config.js';
+import { configFromEnv, dashboardSettings, MIN_ADMIN_TOKEN_LENGTH } from '../../src/config/config.js';
 import { clientAddress, isTrusted, parseNetworkList } from '../../src/address/clientAddress.js';
 import { tempDir } from './harness.js';
 
@@ -50,6 +50,11 @@ const badValues: [string, string][] = [
   ['NETLOOKUP_REPORTS_PER_MINUTE', '1e3'],
   ['NETLOOKUP_LEGACY_CHECK_DAILY', ' 5'],
   ['NETLOOKUP_LEGACY_MAC_DAILY', 'Infinity'],
+  ['NETLOOKUP_DASHBOARD_SESSIONS', '0'],
+  ['NETLOOKUP_DASHBOARD_SESSIONS', '2.5'],
+  ['NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY', '1e3'],
+  ['NETLOOKUP_DASHBOARD_SIGN_INS_PER_CLIENT', '1000001'],
+  ['NETLOOKUP_DASHBOARD_SIGN_INS_PER_CLIENT', ' 30'],
 ];
 
 describe('configFromEnv', () => {
@@ -90,6 +95,13 @@ describe('configFromEnv', () => {
     });
     expect(config.trustProxy).toHaveLength(3);
     expect(config.blacklist?.retentionDays).toBe(30);
+    const dashboard = configFromEnv({
+      NETLOOKUP_DASHBOARD_SESSIONS: '5',
+      NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY: '3',
+      NETLOOKUP_DASHBOARD_SIGN_INS_PER_CLIENT: '1000000',
+    });
+    expect(dashboardSettings(dashboard)).toEqual({ sessionsPerAccount: 5, signInsPerKey: 3, signInsPerClient: 1_000_000 });
+    expect(dashboardSettings(configFromEnv({}))).toEqual({ sessionsPerAccount: 20, signInsPerKey: 10, signInsPerClient: 30 });
     expect(configFromEnv({ HOST: 'api.example.com', PORT: '0' })).toMatchObject({ host: 'api.example.com', port: 0 });
   });
 

@@ -1,16 +1,21 @@
 /**
  * The dashboard's JSON endpoints (docs/dashboard.md) through a running server, on each store:
- * sign-in and its cookie, sign-out, expiry, throttled failures; a roll, a deletion or a suspension
- * ends the sessions made with the key; the numbers equal /v1/usage; keys, reports and the
- * operator's endpoints; and what must never work: a session calling /v1, a cross-site request, a
- * form body, a read-only session changing something, an account session calling the operator's
- * endpoints.
+ * sign-in and its cookie, sign-out, expiry, throttled failures; a roll, a deletion, a website list
+ * or a suspension ends the sessions made with the key; the cap on each account's (and the
+ * operator's) sessions; the numbers equal /v1/usage; keys, reports and the operator's endpoints;
+ * and what must never work: a key restricted to websites signing in, a session calling /v1, a
+ * cross-site request, a change without proof of its origin, a form body, an account session
+ * calling the operator's endpoints. Then, on their own servers: sign-ins throttled per key and per
+ * client (an IPv6 client by its /64), and hostile bodies: a request without a session answered
+ * before its body is read, a JSON type with parameters, bodies that do not decode.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisStore } from '../../src/store/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import fs from 'node:fs';
+import { brotliCompressSync } from 'node:zlib';
+import { parseAnswer, rawExchange } from './rawClient.js';
 import { ADMIN_TOKEN, expectError, Harness, request, tempDir, type CallOptions, type Reply } from './harness.js';
 
 const HOUR = 3_600_000;
@@ -30,7 +35,7 @@ class Browser {
   async call(method: string, path: string, json?: unknown, options: CallOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { origin: this.h.url, ...(options.headers ?? {}) };
     if (this.cookie) headers.cookie = `nl_dashboard=${this.cookie}`;
-    const reply = await request(this.h.url, path, { method, headers, ...(json === undefined ? {} : { json }), ...options, tick: 0 });
+    const reply = await request(this.h.url, path, { ...options, method, headers, ...(json === undefined ? {} : { json }), tick: 0 });
     const set = reply.headers.get('set-cookie');
     if (set) {
       this.lastSetCookie = set;
@@ -51,7 +56,8 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
   beforeAll(async () => {
     await cleanup();
     const store = await openStore();
-    h = await Harness.start({ clockStart: '2026-05-20T10:00:00.000Z', ...(store ? { store } : {}) });
+    // Every test signs in from 127.0.0.1: the per-client sign-ins are tested on their own below.
+    h = await Harness.start({ clockStart: '2026-05-20T10:00:00.000Z', dashboard: { signInsPerClient: 1000 }, ...(store ? { store } : {}) });
   });
 
   afterAll(async () => {
@@ -80,7 +86,8 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     const b = new Browser(h);
     const reply = await b.signIn({ key: key.secret });
     expect(reply.status).toBe(200);
-    expect(reply.body.session).toMatchObject({ kind: 'account', account_id: account.id, key_id: key.id, can_manage: true });
+    expect(reply.body.session).toMatchObject({ kind: 'account', account_id: account.id, key_id: key.id });
+    expect(Object.keys(reply.body.session).sort()).toEqual(['account_id', 'expires_at', 'key_id', 'kind']);
     expect(b.lastSetCookie).toMatch(/^nl_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict$/);
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();
     expect(reply.headers.get('cache-control')).toBe('no-store');
@@ -294,17 +301,58 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     expectError(await new Browser(h).signIn({ key: key.secret }), 'account_suspended');
   });
 
-  it('lets a key restricted to websites read only', async () => {
-    const { account } = await h.createAccount('pro');
+  it('refuses a key restricted to websites (public in a web page), and ends a session whose key is given websites', async () => {
+    const { account, key } = await h.createAccount('pro', { email: 'private@example.net' });
     const restricted = await h.createKey(account.id, 'web', ['example.com']);
     const b = new Browser(h);
-    const reply = await b.signIn({ key: restricted.secret });
-    expect(reply.body.session.can_manage).toBe(false);
-    expect((await b.call('GET', '/dashboard/api/keys')).status).toBe(200);
-    expectError(await b.call('POST', '/dashboard/api/keys', { name: 'x' }), 'session_forbidden');
-    expectError(await b.call('POST', `/dashboard/api/keys/${restricted.id}/roll`), 'session_forbidden');
-    expectError(await b.call('PATCH', `/dashboard/api/keys/${restricted.id}`, { websites: [] }), 'session_forbidden');
-    expectError(await b.call('DELETE', '/dashboard/api/reports/1'), 'session_forbidden');
+    const refused = await b.signIn({ key: restricted.secret });
+    expectError(refused, 'origin_not_allowed');
+    expect(refused.body.error.message).toMatch(/restricted to websites.*cannot sign in to the dashboard/);
+    expect(refused.text).not.toContain('private@example.net');
+    expect([b.lastSetCookie, b.cookie]).toEqual([null, null]);
+    expectError(await b.call('GET', '/dashboard/api/account'), 'session_required');
+
+    const holder = new Browser(h);
+    await holder.signIn({ key: key.secret });
+    expect((await holder.call('GET', '/dashboard/api/keys')).status).toBe(200);
+    expect((await h.patchKey(key.id, { websites: ['example.org'] })).status).toBe(200);
+    expectError(await holder.call('GET', '/dashboard/api/keys'), 'session_required');
+    expectError(await new Browser(h).signIn({ key: key.secret }), 'origin_not_allowed');
+  });
+
+  it("caps each account's sessions at 20, a new sign-in ending the oldest; the operator's too", async () => {
+    const { account, key } = await h.createAccount('pro');
+    const second = await h.createKey(account.id, 'second');
+    const other = new Browser(h);
+    await other.signIn({ key: await h.newKey('pro') });
+    const sessions: Browser[] = [];
+    const signIn = async (secret: string) => {
+      const b = new Browser(h);
+      h.clock.advance(6_000);
+      expect((await b.signIn({ key: secret })).status).toBe(200);
+      sessions.push(b);
+    };
+    // ten with each key: a key signs in 10 times a minute at most
+    for (let i = 0; i < 20; i++) await signIn(i % 2 ? second.secret : key.secret);
+    const live = async (browsers: Browser[]) =>
+      Promise.all(browsers.map(async (b) => (await b.call('GET', '/dashboard/api/session')).status));
+    expect(await live(sessions)).toEqual(Array(20).fill(200));
+    await signIn(key.secret);
+    expect(await live(sessions)).toEqual([401, ...Array(20).fill(200)]);
+    // signing out frees a place: the next sign-in ends nothing
+    expect((await sessions[5].call('DELETE', '/dashboard/api/session')).status).toBe(200);
+    await signIn(second.secret);
+    expect((await live(sessions)).filter((status) => status === 200)).toHaveLength(20);
+    expect((await other.call('GET', '/dashboard/api/session')).status).toBe(200);
+
+    const operators: Browser[] = [];
+    for (let i = 0; i < 21; i++) {
+      const op = new Browser(h);
+      h.clock.advance(6_000);
+      expect((await op.signIn({ admin_token: ADMIN_TOKEN })).status).toBe(200);
+      operators.push(op);
+    }
+    expect(await live(operators)).toEqual([401, ...Array(20).fill(200)]);
   });
 
   it('lists and withdraws the account’s own blacklist reports', async () => {
@@ -384,7 +432,7 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
 
     const op = new Browser(h);
     const signed = await op.signIn({ admin_token: ADMIN_TOKEN });
-    expect(signed.body.session).toMatchObject({ kind: 'operator', account_id: null, can_manage: true });
+    expect(signed.body.session).toMatchObject({ kind: 'operator', account_id: null });
     expectError(await op.call('GET', '/dashboard/api/account'), 'session_forbidden');
 
     const found = await op.call('GET', '/dashboard/api/admin/accounts?search=ops.person');
@@ -468,6 +516,173 @@ describe.each(stores)('dashboard endpoints (%s store)', (_, openStore, cleanup) 
     } finally {
       await bare.stop();
     }
+  });
+});
+
+describe('sign-in throttles', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // a trusted proxy names the clients, so that one test can be many addresses
+    h = await Harness.start({ trustProxy: '127.0.0.1/32', dashboard: { signInsPerKey: 3, signInsPerClient: 5 } });
+  });
+  afterAll(async () => h?.stop());
+
+  const from = (client: string): CallOptions => ({ headers: { origin: h.url, 'x-forwarded-for': client } });
+
+  it('counts successful sign-ins per key, whatever the client', async () => {
+    const key = await h.newKey('pro');
+    for (const client of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      expect((await new Browser(h).signIn({ key }, from(client))).status).toBe(200);
+    const refused = await new Browser(h).signIn({ key }, from('198.51.100.4'));
+    expectError(refused, 'sign_in_throttled');
+    expect(refused.body.error.message).toMatch(/with this key/);
+    expect(Number(refused.headers.get('retry-after'))).toBe(20);
+    expect((await new Browser(h).signIn({ key: await h.newKey('pro') }, from('198.51.100.4'))).status).toBe(200);
+    h.clock.advance(20_000);
+    expect((await new Browser(h).signIn({ key }, from('198.51.100.4'))).status).toBe(200);
+    const op = from('198.51.100.9');
+    for (let i = 0; i < 3; i++) expect((await new Browser(h).signIn({ admin_token: ADMIN_TOKEN }, op)).status).toBe(200);
+    expectError(await new Browser(h).signIn({ admin_token: ADMIN_TOKEN }, op), 'sign_in_throttled');
+  });
+
+  it('counts every sign-in per client: an IPv4 address, an IPv6 /64 (any address in it)', async () => {
+    const keys = await Promise.all(Array.from({ length: 7 }, () => h.newKey('pro')));
+    for (let i = 0; i < 4; i++) expect((await new Browser(h).signIn({ key: keys[i] }, from(`2001:db8:1:2::${i + 1}`))).status).toBe(200);
+    expectError(await new Browser(h).signIn({ key: 'nlk_' + '0'.repeat(40) }, from('2001:db8:1:2:ffff::1')), 'invalid_key');
+    const refused = await new Browser(h).signIn({ key: keys[4] }, from('2001:db8:1:2:abcd::7'));
+    expectError(refused, 'sign_in_throttled');
+    expect(refused.body.error.message).toMatch(/from this address/);
+    expect(Number(refused.headers.get('retry-after'))).toBe(12);
+    expect((await new Browser(h).signIn({ key: keys[4] }, from('2001:db8:1:3::1'))).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await new Browser(h).signIn({ key: keys[5] }, from('203.0.113.1'))).status).toBe(i < 3 ? 200 : 429);
+    expect((await new Browser(h).signIn({ key: keys[6] }, from('203.0.113.2'))).status).toBe(200);
+  });
+
+  it('counts failed sign-ins of an IPv6 client by its /64', async () => {
+    const throttled = await Harness.start({ trustProxy: '127.0.0.1/32' });
+    try {
+      const at = (i: number): CallOptions => ({
+        headers: { origin: throttled.url, 'x-forwarded-for': `2001:db8:77:1:${i.toString(16)}::1` },
+      });
+      for (let i = 0; i < 10; i++) expectError(await new Browser(throttled).signIn({ key: 'nlk_' + 'e'.repeat(40) }, at(i)), 'invalid_key');
+      const key = await throttled.newKey('pro');
+      expectError(await new Browser(throttled).signIn({ key }, at(10)), 'sign_in_throttled');
+      expect(
+        (await new Browser(throttled).signIn({ key }, { headers: { origin: throttled.url, 'x-forwarded-for': '2001:db8:77:2::1' } }))
+          .status,
+      ).toBe(200);
+    } finally {
+      await throttled.stop();
+    }
+  });
+});
+
+describe('hostile requests', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start();
+  });
+  afterAll(async () => h?.stop());
+
+  it('answers a request without a session 401 at once, its body unread, and closes the connection', async () => {
+    const host = new URL(h.url).host;
+    for (const [method, path] of [
+      ['POST', '/dashboard/api/keys'],
+      ['PATCH', '/dashboard/api/keys/key_x'],
+      ['PATCH', '/dashboard/api/admin/accounts/acc_x'],
+      ['DELETE', '/dashboard/api/reports/r'],
+    ]) {
+      const head = `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${h.url}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{`;
+      const answer = await rawExchange(h.url, head);
+      expect(answer.ms, path).toBeLessThan(2000);
+      const parsed = parseAnswer(answer.text);
+      expect([parsed.status, parsed.body.error.code, parsed.headers.includes('connection: close')], path).toEqual([
+        401,
+        'session_required',
+        true,
+      ]);
+    }
+  });
+
+  it('answers a signed-in request whose body is left unread, and the next request on the connection as itself', async () => {
+    const b = new Browser(h);
+    await b.signIn({ key: await h.newKey('pro') });
+    const host = new URL(h.url).host;
+    // a body that looks like a request: it must be skipped as a body, never answered
+    const smuggled = `GET /dashboard/api/account HTTP/1.1\r\nHost: ${host}\r\nCookie: nl_dashboard=${b.cookie}\r\n\r\n`;
+    const head = (extra: string, length: number) =>
+      `${extra}\r\nHost: ${host}\r\nOrigin: ${h.url}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n`;
+    const exchange =
+      `${head('GET /dashboard/api/session HTTP/1.1', smuggled.length)}Cookie: nl_dashboard=${b.cookie}\r\n\r\n${smuggled}` +
+      `${head('POST /dashboard/api/keys HTTP/1.1', smuggled.length)}\r\n${smuggled}` +
+      `GET /dashboard/api/session HTTP/1.1\r\nHost: ${host}\r\nCookie: nl_dashboard=${b.cookie}\r\nConnection: close\r\n\r\n`;
+    const answer = await rawExchange(h.url, exchange);
+    const statuses = [...answer.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses).toEqual([200, 401, 200]);
+    expect(answer.text).not.toContain('"account":');
+  });
+
+  it('requires proof of the same origin for every change, sign-in and sign-out included', async () => {
+    const key = await h.newKey('pro');
+    const bare = { origin: '' };
+    expectError(await new Browser(h).signIn({ key }, { headers: bare }), 'origin_not_allowed');
+    expectError(await new Browser(h).signIn({ key }, { headers: { ...bare, 'sec-fetch-site': 'none' } }), 'origin_not_allowed');
+    const b = new Browser(h);
+    expect((await b.signIn({ key }, { headers: { ...bare, 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+    // reads need no proof (SameSite=Strict and no CORS keep other sites from them)
+    expect((await b.call('GET', '/dashboard/api/keys', undefined, { headers: bare })).status).toBe(200);
+    const refused = await b.call('POST', '/dashboard/api/keys', undefined, { headers: bare });
+    expectError(refused, 'origin_not_allowed');
+    expect(refused.body.error.message).toMatch(/Origin/);
+    const keys = (await b.call('GET', '/dashboard/api/keys')).body.keys;
+    expectError(await b.call('POST', `/dashboard/api/keys/${keys[0].id}/roll`, undefined, { headers: bare }), 'origin_not_allowed');
+    expectError(await b.call('DELETE', '/dashboard/api/session', undefined, { headers: bare }), 'origin_not_allowed');
+    expect((await b.call('GET', '/dashboard/api/session')).status).toBe(200);
+    expect(
+      (await b.call('DELETE', '/dashboard/api/session', undefined, { headers: { ...bare, 'sec-fetch-site': 'same-origin' } })).status,
+    ).toBe(200);
+    expectError(await b.call('GET', '/dashboard/api/session'), 'session_required');
+  });
+
+  it('keeps the sign-in body small: 4 KB', async () => {
+    const key = await h.newKey('pro');
+    expectError(await new Browser(h).signIn({ key, padding: 'x'.repeat(4096) }), 'body_too_large');
+    expect((await new Browser(h).signIn({ key, padding: 'x'.repeat(3000) })).status).toBe(200);
+  });
+
+  it('parses every body the JSON check lets through (Content-Type parameters included)', async () => {
+    const b = new Browser(h);
+    await b.signIn({ key: await h.newKey('pro') }, { headers: { origin: h.url, 'content-type': 'application/json;x=text/plain' } });
+    expect(b.cookie).not.toBeNull();
+    const created = await b.call('POST', '/dashboard/api/keys', undefined, {
+      body: JSON.stringify({ name: 'site', websites: ['example.com'] }),
+      headers: { origin: h.url, 'content-type': 'application/json; x=text/plain' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.key.websites).toEqual(['example.com']);
+  });
+
+  it('refuses a body that does not decode as its Content-Encoding says (400), or an unknown one (415)', async () => {
+    const b = new Browser(h);
+    await b.signIn({ key: await h.newKey('pro') });
+    const json = JSON.stringify({ name: 'x' });
+    const got: Record<string, string> = {};
+    for (const [encoding, body] of [
+      ['br', Buffer.from('garbage body here')],
+      ['br', brotliCompressSync(json).subarray(0, 4)],
+      ['gzip', Buffer.from(json)],
+      ['deflate', Buffer.from(json)],
+      ['x-nope', Buffer.from(json)],
+    ] as const) {
+      for (const path of ['/dashboard/api/keys', '/dashboard/api/session']) {
+        const reply = await b.call('POST', path, undefined, {
+          body,
+          headers: { origin: h.url, 'content-type': 'application/json', 'content-encoding': encoding },
+        });
+        got[`${encoding} ${body.length} ${path}`] = `${reply.status} ${reply.body?.error?.code}`;
+      }
+    }
+    expect(Object.values(got)).toEqual([...Array(8).fill('400 invalid_body'), ...Array(2).fill('415 unsupported_media_type')]);
   });
 });
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { errorTable } from '../../src/errors.js';
 import { parseNetworkList } from '../../src/address/clientAddress.js';
-import type { BlacklistSettings, ConnectionSettings, ServiceConfig } from '../../src/config/config.js';
+import type { BlacklistSettings, ConnectionSettings, DashboardSettings, ServiceConfig } from '../../src/config/config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/http/server.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -102,6 +102,8 @@ export interface HarnessOptions {
   blacklist?: Partial<BlacklistSettings>;
   /** timeouts and the connection cap */
   connections?: Partial<ConnectionSettings>;
+  /** the dashboard's sign-in limits and session cap */
+  dashboard?: Partial<DashboardSettings>;
 }
 
 export interface CallOptions {
@@ -172,6 +174,7 @@ export class Harness {
       logLevel: 'silent',
       ...(options.blacklist ? { blacklist: options.blacklist } : {}),
       ...(options.connections ? { connections: options.connections } : {}),
+      ...(options.dashboard ? { dashboard: options.dashboard } : {}),
     };
   }
 

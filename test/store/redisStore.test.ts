@@ -467,7 +467,7 @@ describe("redis store: keys' last use and dashboard sessions", () => {
       created_at: createdAt.toISOString(),
       expires_at: new Date(createdAt.getTime() + 8 * 3_600_000).toISOString(),
     };
-    await a.sessions.create(hash, session);
+    await a.sessions.create(hash, session, 20);
     expect(await b.sessions.get(hash, new Date())).toEqual(session);
     const ttl = await a.redis.pttl(`${prefix}session:${hash}`);
     expect(ttl).toBeGreaterThan(8 * 3_600_000 - 60_000);
@@ -505,11 +505,11 @@ describe('redis store: sessions and last use while Redis is away', () => {
       created_at: createdAt.toISOString(),
       expires_at: new Date(createdAt.getTime() + 3_600_000).toISOString(),
     };
-    await store.sessions.create(hash, session);
+    await store.sessions.create(hash, session, 20);
 
     await redis.stop('SIGKILL');
     await vi.waitFor(() => expect(store.redis.status).not.toBe('ready'));
-    await expect(store.sessions.create(crypto.createHash('sha256').update('new').digest('hex'), session)).rejects.toBeInstanceOf(
+    await expect(store.sessions.create(crypto.createHash('sha256').update('new').digest('hex'), session, 20)).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
     await expect(store.sessions.get(hash, new Date())).rejects.toBeInstanceOf(StoreUnavailableError);

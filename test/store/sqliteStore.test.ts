@@ -283,13 +283,15 @@ describe('sqlite store: durability', () => {
       created_at: createdAt,
       expires_at: new Date(Date.parse(createdAt) + hours * 3_600_000).toISOString(),
     });
-    for (let i = 0; i < 150; i++) await store.sessions.create(hash(i), session('2030-01-01T00:00:00.000Z', 8));
+    // kept far past the cap a sign-in sets: this is about the purge of expired rows
+    const keep = 1000;
+    for (let i = 0; i < 150; i++) await store.sessions.create(hash(i), session('2030-01-01T00:00:00.000Z', 8), keep);
     const live = session('2030-01-01T10:00:00.000Z', 8);
-    await store.sessions.create(hash(1000), live);
+    await store.sessions.create(hash(1000), live, keep);
     const reader = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
     const rows = () => reader.prepare('SELECT COUNT(*) FROM dashboard_sessions').pluck().get();
     expect(rows()).toBe(51);
-    await store.sessions.create(hash(1001), session('2030-01-01T10:00:01.000Z', 8));
+    await store.sessions.create(hash(1001), session('2030-01-01T10:00:01.000Z', 8), keep);
     expect(rows()).toBe(2);
     expect(await store.sessions.get(hash(1000), new Date('2030-01-01T11:00:00.000Z'))).toEqual(live);
     reader.close();

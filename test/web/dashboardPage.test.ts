@@ -1,6 +1,7 @@
 /**
  * The dashboard page in real Chromium (Debian's, driven by playwright-core) against a running
- * service: an account holder signs in by keyboard with a key and sees the numbers of /v1/usage;
+ * service: a key restricted to websites is refused with the service's message; an account holder
+ * signs in by keyboard with a key and sees the numbers of /v1/usage;
  * rolls a key (the new secret shown once, the old one refused by the API with 401); edits a key's
  * websites (the API then refuses another origin with 403); the page at phone width; the operator
  * signs in with the admin token and suspends the account, whose lookups then answer 403; a free
@@ -73,6 +74,21 @@ describe.skipIf(!browser)('the dashboard page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.stop();
+  });
+
+  it("refuses a key restricted to websites with the service's message, and stays on the sign-in form", async () => {
+    const other = await h.createAccount('pro', { email: 'embedded@example.net' });
+    const embedded = await h.createKey(other.account.id, 'embedded', ['example.com']);
+    await page.getByLabel('API key').fill(embedded.secret);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const status = page.locator('#status[data-kind="error"]');
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/restricted to websites.*cannot sign in to the dashboard/);
+    expect(await page.locator('[data-view="sign-in"]').count()).toBe(1);
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('embedded@example.net');
+    expect(await context.cookies()).toEqual([]);
+    await shot('sign-in-refused');
   });
 
   it('signs in by keyboard with a key and shows the numbers of /v1/usage, the chart and the 90 days', async () => {

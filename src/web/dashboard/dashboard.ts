@@ -23,7 +23,7 @@ function header(): void {
     who.replaceChildren();
     return;
   }
-  const name = session.kind === 'operator' ? 'Operator' : `Account ${session.account_id}${session.can_manage ? '' : ' (read only)'}`;
+  const name = session.kind === 'operator' ? 'Operator' : `Account ${session.account_id}`;
   who.replaceChildren(
     h('span', {}, `${name}, signed in until ${instant(session.expires_at)}`),
     button('Sign out', () => void attempt(signOut)),

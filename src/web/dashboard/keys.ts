@@ -1,9 +1,8 @@
 /**
  * The keys of an account: a table with each key's websites and dates, and the actions the session
- * may take. The account holder (a session that can manage) edits, rolls, deletes and creates keys;
- * the operator rolls and deletes; a read-only session sees the table only. A new secret (created or
- * rolled key) is shown once, in a read-only field with a Copy button, above the table, so that
- * reloading the table does not take it away.
+ * may take. The account holder edits, rolls, deletes and creates keys; the operator rolls and
+ * deletes. A new secret (created or rolled key) is shown once, in a read-only field with a Copy
+ * button, above the table, so that reloading the table does not take it away.
  */
 import { count, instant, parseWebsites, websitesText } from './format.js';
 import { announce, attempt, button, confirmingButton, copyButton, field, focusHeading, h, section, table, uid } from './ui.js';
@@ -11,7 +10,7 @@ import type { Key, KeyWithSecret } from './types.js';
 
 export interface KeyOperations {
   load(): Promise<{ keys: Key[]; max_keys: number }>;
-  /** absent: the session only reads */
+  /** the operator's and the account holder's */
   roll?(id: string): Promise<KeyWithSecret>;
   remove?(id: string): Promise<unknown>;
   /** the account holder's own operations */
@@ -22,8 +21,6 @@ export interface KeyOperations {
 export interface KeysOptions {
   /** the key the session was made with: rolling or deleting it ends the session */
   sessionKeyId: string | null;
-  /** shown above a table without actions: why the keys cannot be changed here */
-  readOnlyNote?: string;
 }
 
 /** Name and website fields, for a new key and for editing one. */
@@ -32,7 +29,7 @@ function keyFields(key?: Key) {
   const websites = field(
     'Websites',
     h('textarea', { rows: 3, value: key?.websites.join('\n') ?? '', spellcheck: false }),
-    'One host per line (example.com or *.example.com); empty: any website. A key with websites can be used in web pages, and its dashboard sessions only read.',
+    'One host per line (example.com or *.example.com); empty: any website. A key with websites can be used in web pages, and cannot sign in to this dashboard (a session made with it ends).',
   );
   return {
     elements: [name.element, websites.element],
@@ -45,13 +42,7 @@ export async function keysSection(ops: KeyOperations, options: KeysOptions): Pro
   const secretSlot = h('div', { className: 'secret-slot' });
   const list = h('div', {});
   const creating = ops.create ? newKeyForm(ops.create) : null;
-  const element = section(
-    'Keys',
-    options.readOnlyNote ? h('p', { className: 'note' }, options.readOnlyNote) : null,
-    secretSlot,
-    list,
-    creating?.element,
-  );
+  const element = section('Keys', secretSlot, list, creating?.element);
 
   const showSecret = (key: KeyWithSecret, what: string, endsSession: boolean) => {
     const secret = h('input', { type: 'text', readOnly: true, value: key.secret, spellcheck: false, autocomplete: 'off' });

@@ -1,6 +1,6 @@
 /**
  * The blacklist reports the account sent (inside the retention window), newest first, a page at a
- * time; a session that can manage withdraws them, which takes them out of the listing at once.
+ * time; withdrawing one takes it out of the listing at once.
  */
 import { getReports, withdrawReport } from './api.js';
 import { count, instant } from './format.js';
@@ -9,15 +9,9 @@ import { announce, attempt, confirmingButton, focusHeading, h, pager, section, t
 
 const LIMIT = 50;
 
-export async function reportsSection(canManage: boolean): Promise<HTMLElement> {
+export async function reportsSection(): Promise<HTMLElement> {
   const list = h('div', {});
-  const element = section(
-    'My blacklist reports',
-    canManage
-      ? null
-      : h('p', { className: 'note' }, 'Read only: withdrawing a report needs a session made with a key without a website list.'),
-    list,
-  );
+  const element = section('My blacklist reports', list);
   let offset = 0;
 
   const show = async (at: number) => {
@@ -28,12 +22,10 @@ export async function reportsSection(canManage: boolean): Promise<HTMLElement> {
       list.replaceChildren(h('p', {}, 'No reports inside the retention window.'));
       return;
     }
-    const headers = ['Address', 'Type', 'Message', 'Source', 'First reported', 'Last reported', 'Count'];
-    if (canManage) headers.push('Withdraw');
     list.replaceChildren(
       table(
         'Blacklist reports sent by this account, newest first',
-        headers,
+        ['Address', 'Type', 'Message', 'Source', 'First reported', 'Last reported', 'Count', 'Withdraw'],
         reports.map((report) => [
           h('span', { className: 'address' }, report.ip),
           report.threat_type,
@@ -42,7 +34,7 @@ export async function reportsSection(canManage: boolean): Promise<HTMLElement> {
           instant(report.reported_at),
           instant(report.last_reported_at),
           count(report.count),
-          ...(canManage ? [withdrawButton(report)] : []),
+          withdrawButton(report),
         ]),
       ),
       pager(at, reports.length, total, LIMIT, (next) => void attempt(() => show(next))),

@@ -34,7 +34,11 @@ export function signInView(signedIn: (session: Session) => void): HTMLElement {
     'div',
     { className: 'view sign-in', attrs: { 'data-view': 'sign-in' } },
     h('h1', { tabIndex: -1 }, 'Sign in'),
-    h('p', {}, 'Sign in with one of your API keys to see your plan and usage and to manage your keys and blacklist reports.'),
+    h(
+      'p',
+      {},
+      'Sign in with one of your API keys to see your plan and usage and to manage your keys and blacklist reports. A key restricted to websites cannot sign in: it may be public in a web page.',
+    ),
     credentialForm('API key', 'Sign in', (key) => ({ key }), signedIn),
     h(
       'details',

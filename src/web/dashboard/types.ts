@@ -8,7 +8,6 @@ export interface Session {
   kind: 'account' | 'operator';
   account_id: string | null;
   key_id: string | null;
-  can_manage: boolean;
   expires_at: string;
 }
 
