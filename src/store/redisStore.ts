@@ -5,7 +5,8 @@
  * dashboard's sessions (redisSessions.ts, never answered from the outage fallback). The
  * authentication cache and the addresses with reports (src/store/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redisChangeFeed.ts). While
- * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts).
+ * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts);
+ * a Redis silent for the deadline (`timeoutMs`) is away (redisScripts.ts, `watchConnection`).
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
