@@ -12,6 +12,11 @@ export interface ServiceConfig {
   redisUrl: string | undefined;
   /** prefix of every Redis key (NETLOOKUP_REDIS_PREFIX, default `nl:`): several deployments may share one Redis */
   redisPrefix?: string;
+  /**
+   * how long the shared store waits for Redis, in ms (NETLOOKUP_REDIS_TIMEOUT_MS, default 1000, from
+   * 50 to 60000): a Redis that answers nothing for this long is taken for away
+   */
+  redisTimeoutMs?: number;
   adminToken: string | undefined;
   trustProxy: NetworkList;
   /** largest accepted request body */
@@ -162,6 +167,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       env.NETLOOKUP_REDIS_PREFIX === ''
         ? ''
         : (envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:'),
+    redisTimeoutMs: envValue(env, 'NETLOOKUP_REDIS_TIMEOUT_MS', 'a whole number of milliseconds from 50 to 60000 is expected', (text) => {
+      const value = /^[1-9]\d{1,4}$/.test(text) ? Number(text) : 0;
+      return value >= 50 && value <= 60_000 ? value : undefined;
+    }),
     adminToken,
     trustProxy: trustProxy ?? [],
     bodyLimitBytes: 1024 * 1024,

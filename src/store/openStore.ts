@@ -10,6 +10,6 @@ import type { Store } from './store.js';
 
 export async function openStore(config: ServiceConfig, options: { writer?: boolean } = {}): Promise<Store> {
   const blacklist = { retentionDays: blacklistSettings(config).retentionDays };
-  if (config.redisUrl) return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, blacklist });
+  if (config.redisUrl) return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs, blacklist });
   return SqliteStore.open(config.dataDir, { blacklist, writer: options.writer });
 }

@@ -10,10 +10,13 @@
  * the change sees it.
  *
  * Listeners are told when the subscription is lost (messages could be missed from then on) and when
- * it is confirmed again after a reconnection: a copy is used only in between.
+ * it is confirmed again after a reconnection: a copy is used only in between. A subscription that
+ * hangs (Redis stopped, a network dropping everything) is lost the same way: the watchdog's PING
+ * goes unanswered for the deadline and the connection is ended (redisScripts.ts).
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { watchConnection } from './redisScripts.js';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
 const ACK_WAIT_MS = 2000;
@@ -33,14 +36,17 @@ export interface ChangeListener {
 export class ChangeFeed {
   private readonly listeners = new Map<string, ChangeListener>();
   private live = false;
+  private readonly watchdog: NodeJS.Timeout;
   readonly channel: string;
 
   private constructor(
     private readonly subscriber: Redis,
     private readonly connection: Redis,
     private readonly prefix: string,
+    timeoutMs: number,
   ) {
     this.channel = `${prefix}changes`;
+    this.watchdog = watchConnection(subscriber, timeoutMs);
     subscriber.on('message', (_channel: string, message: string) => this.receive(message));
     subscriber.on('close', () => {
       if (!this.live) return;
@@ -56,13 +62,22 @@ export class ChangeFeed {
     });
   }
 
-  /** Subscribes on a connection of its own (a subscribed connection can do nothing else). */
-  static async open(connection: Redis, prefix: string): Promise<ChangeFeed> {
-    const subscriber = connection.duplicate({ autoResubscribe: false, lazyConnect: true });
+  /**
+   * Subscribes on a connection of its own (a subscribed connection can do nothing else), with the
+   * options of `connection`; `timeoutMs`: the store's deadline, which its watchdog holds it to.
+   */
+  static async open(connection: Redis, prefix: string, timeoutMs: number): Promise<ChangeFeed> {
+    // Not auto-pipelined: the watchdog's PING goes out alone, as a subscribed connection allows.
+    const subscriber = connection.duplicate({ autoResubscribe: false, lazyConnect: true, enableAutoPipelining: false });
     subscriber.on('error', () => {});
-    const feed = new ChangeFeed(subscriber, connection, prefix);
-    await subscriber.connect();
-    await subscriber.subscribe(feed.channel);
+    const feed = new ChangeFeed(subscriber, connection, prefix, timeoutMs);
+    try {
+      await subscriber.connect();
+      await subscriber.subscribe(feed.channel);
+    } catch (e) {
+      await feed.close();
+      throw e;
+    }
     feed.confirmed();
     return feed;
   }
@@ -87,6 +102,7 @@ export class ChangeFeed {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.watchdog);
     this.live = false;
     this.listeners.clear();
     await this.subscriber.quit().catch(() => this.subscriber.disconnect());

@@ -361,8 +361,20 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupUncountDaily', { numberOfKeys: 1, lua: UNCOUNT_DAILY_SCRIPT });
 }
 
-/** The connection options of the store: fail fast while Redis is away, reconnect on its own. */
-function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
+/**
+ * How long the store waits for Redis (NETLOOKUP_REDIS_TIMEOUT_MS): well above a healthy Redis's
+ * latency (under a millisecond nearby, a few across a data centre, tens during a fork for a
+ * snapshot), and short enough that an instance whose feed hangs has dropped its in-process copies
+ * (within 1.25 times this, `watchConnection`) before a change stops waiting for its
+ * acknowledgement (2 s, redisChangeFeed.ts).
+ */
+export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
+
+/**
+ * The connection options of the store: fail fast while Redis is away or hangs, reconnect on its
+ * own. `timeoutMs`: the deadline of every command and of the connection's silence.
+ */
+function storeConnectionOptions(timeoutMs: number, extra: RedisOptions = {}): RedisOptions {
   return {
     lazyConnect: true,
     // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
@@ -375,15 +387,21 @@ function storeConnectionOptions(extra: RedisOptions = {}): RedisOptions {
     // back) rather than waiting in a queue; ioredis keeps reconnecting meanwhile.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 2000,
+    commandTimeout: timeoutMs,
+    // A Redis that hangs (stopped, or a network that drops everything while TCP stays up) answers
+    // nothing: once a command has waited this long with no byte from Redis, ioredis destroys the
+    // connection, rejects every command on it and reconnects. Until the new connection's ready
+    // check is answered its status is not 'ready', so every command fails at once (above) and the
+    // outage fallback answers; the handshake of each new attempt is held to the same deadline.
+    socketTimeout: timeoutMs,
     retryStrategy: (times) => Math.min(50 * times, 1000),
     ...extra,
   };
 }
 
 /** Connects a client for `url` with the store's scripts, once it is ready. */
-export async function connectRedis(url: string, options: RedisOptions = {}): Promise<StoreRedis> {
-  const redis = new Redis(url, storeConnectionOptions(options));
+export async function connectRedis(url: string, timeoutMs: number, options: RedisOptions = {}): Promise<StoreRedis> {
+  const redis = new Redis(url, storeConnectionOptions(timeoutMs, options));
   // Connection errors are retried by ioredis; without a listener each would be an unhandled 'error'.
   redis.on('error', () => {});
   try {
@@ -394,6 +412,26 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
   }
   defineStoreCommands(redis);
   return redis as StoreRedis;
+}
+
+/**
+ * The watchdog of a connection: a PING every quarter of `timeoutMs` while it is ready, so that a
+ * hang is found (the connection's `socketTimeout` ends it) within 1.25 × `timeoutMs` even when no
+ * request is waiting, and on a subscribed connection, which sends nothing else. Stopped by
+ * clearInterval.
+ */
+export function watchConnection(redis: Redis, timeoutMs: number): NodeJS.Timeout {
+  let waiting = false;
+  const answered = () => {
+    waiting = false;
+  };
+  const timer = setInterval(() => {
+    if (waiting || redis.status !== 'ready') return;
+    waiting = true;
+    redis.ping().then(answered, answered);
+  }, timeoutMs / 4);
+  timer.unref();
+  return timer;
 }
 
 /** The URL without its password, for messages and logs. */

@@ -5,7 +5,8 @@
  * dashboard's sessions (redisSessions.ts, never answered from the outage fallback). The
  * authentication cache and the addresses with reports (src/store/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redisChangeFeed.ts). While
- * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts).
+ * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts);
+ * a Redis silent for the deadline (`timeoutMs`) is away (redisScripts.ts, `watchConnection`).
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -33,7 +34,7 @@ import { ChangeFeed } from './redisChangeFeed.js';
 import { OutageFallback } from './redisFallback.js';
 import { RedisMeter } from './redisMeter.js';
 import { RedisSessions } from './redisSessions.js';
-import { connectRedis, redisGuard, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, redisGuard, watchConnection, type RedisGuard, type StoreRedis } from './redisScripts.js';
 import type { Store } from './store.js';
 
 const KEY_USE_INTERVAL_MS = 5000;
@@ -44,6 +45,11 @@ export interface RedisStoreOptions {
   /** `redis` (default): the rate window runs on the Redis server's clock; `request`: on AdmitRequest.now */
   rateClock?: 'redis' | 'request';
   blacklist?: RedisBlacklistOptions;
+  /**
+   * the deadline (ms, default 1000): no command waits longer for Redis, and a Redis that hangs is
+   * taken for away within 1.25 times it (NETLOOKUP_REDIS_TIMEOUT_MS, docs/shared-deployments.md)
+   */
+  timeoutMs?: number;
   redisOptions?: RedisOptions;
   /** how often the keys' last use noted in the process is written (default 5 s; also at close) */
   keyUseIntervalMs?: number;
@@ -63,6 +69,7 @@ export class RedisStore implements Store {
   readonly sessions: RedisSessions;
   private closed = false;
   private readonly guard: RedisGuard = redisGuard(() => this.closed);
+  private readonly watchdog: NodeJS.Timeout;
 
   private constructor(
     readonly redis: StoreRedis,
@@ -77,6 +84,7 @@ export class RedisStore implements Store {
     this.blacklist = new RedisBlacklist(redis, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
     this.sessions = new RedisSessions(redis, prefix, this.guard);
+    this.watchdog = watchConnection(redis, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
   /** Connects to `url` and opens the store on it. */
@@ -85,10 +93,12 @@ export class RedisStore implements Store {
     if (/[{}]/.test(prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     if (options.keyUseIntervalMs !== undefined && !(options.keyUseIntervalMs > 0))
       throw new RangeError('keyUseIntervalMs must be positive');
-    const redis = await connectRedis(url, options.redisOptions);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
+    const redis = await connectRedis(url, timeoutMs, options.redisOptions);
     let feed: ChangeFeed | null = null;
     try {
-      if (options.localCopies !== false) feed = await ChangeFeed.open(redis, prefix);
+      if (options.localCopies !== false) feed = await ChangeFeed.open(redis, prefix, timeoutMs);
       return new RedisStore(redis, feed, prefix, options);
     } catch (e) {
       await feed?.close();
@@ -97,13 +107,13 @@ export class RedisStore implements Store {
     }
   }
 
+  /**
+   * Without a round trip of its own, so /health answers at once whatever Redis does: the
+   * connection stays 'ready' only while Redis answers (a command or the watchdog's PING left
+   * unanswered for the deadline ends it, redisScripts.ts).
+   */
   async healthy(): Promise<boolean> {
-    if (this.closed || this.redis.status !== 'ready') return false;
-    try {
-      return (await this.redis.ping()) === 'PONG' && !this.meter.owesCounts;
-    } catch {
-      return false;
-    }
+    return !this.closed && this.redis.status === 'ready' && !this.meter.owesCounts;
   }
 
   /** Redis is away (or counts of its absence are still owed to it): lookups are answered from the fallback. */
@@ -116,6 +126,7 @@ export class RedisStore implements Store {
     await this.meter.close();
     await this.accounts.close();
     this.closed = true;
+    clearInterval(this.watchdog);
     this.blacklist.close();
     await this.feed?.close();
     await this.redis.quit().catch(() => this.redis.disconnect());

@@ -42,11 +42,13 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * A private redis-server that a test may stop and start again on the same port: without
- * persistence, or with the advice of docs/shared-deployments.md (AOF, fsync at every write) in `aofDir`.
+ * A private redis-server that a test may stop and start again on the same port, or hang (SIGSTOP)
+ * and resume: without persistence, or with the advice of docs/shared-deployments.md (AOF, fsync at
+ * every write) in `aofDir`.
  */
 export class PrivateRedis {
   private child: ChildProcess | null = null;
+  private paused = false;
   private constructor(
     readonly port: number,
     private readonly aofDir: string | undefined,
@@ -80,8 +82,22 @@ export class PrivateRedis {
     throw new Error(`redis-server on port ${this.port} did not start`);
   }
 
-  /** Stops the server: SIGTERM is Redis's own shutdown (AOF written), SIGKILL a crash. */
+  /** Hangs the server (SIGSTOP): its connections stay open and the kernel still accepts new ones, nothing is answered. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+    this.paused = true;
+  }
+
+  /** Lets a paused server run again (SIGCONT); it goes on with what it was sent meanwhile. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.child?.kill('SIGCONT');
+  }
+
+  /** Stops the server: SIGTERM is Redis's own shutdown (AOF written), SIGKILL a crash. A paused server is resumed first. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.resume();
     const child = this.child;
     if (child === null || child.exitCode !== null) return;
     this.child = null;
