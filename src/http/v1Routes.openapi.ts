@@ -165,7 +165,7 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
         summary: 'IP lookup',
         description:
           'The IP record (basic on free, full on paid plans), the reserved-address record, or the not-found answer. Counted ' +
-          'as 1 IP lookup.',
+          'as 1 IP lookup. A range in the path (/v1/ip/192.0.2.0/24) answers 400 invalid_ip: only single addresses are looked up.',
         security: apiKeySecurity,
         parameters: [param('ip'), ...withFields],
         responses: { '200': metered('IP record with meta', 'IpLookupResponse'), ...errorResponses([...meterErrors, 'invalid_ip']) },
@@ -189,6 +189,7 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
         operationId: 'blacklistCheck',
         tags: ['blacklist'],
         summary: 'Blacklist check',
+        description: 'A range in the path (/v1/blacklist/192.0.2.0/24) answers 400 invalid_ip: only single addresses are checked.',
         security: apiKeySecurity,
         parameters: [param('ip'), ...withFields],
         responses: { '200': metered('blacklist record with meta', 'BlacklistResponse'), ...errorResponses([...meterErrors, 'invalid_ip']) },

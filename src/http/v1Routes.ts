@@ -96,7 +96,7 @@ class IpLookup implements MeteredAnswer {
 
   private identified(caller: Caller): Eventually<void> {
     const ip = parseIp(this.text);
-    const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(this.deps, ip);
+    const refusal = ip === null ? invalidIp(this.text) : missingTable(this.deps, ip);
     this.caller = caller;
     this.ip = ip;
     this.metered = { api: 'ip', cost: 1, refusal };
@@ -157,6 +157,36 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
   });
 }
 
+/**
+ * The refusal of a text that is not an address. A range (CIDR, `192.0.2.0/24`) is told apart: it
+ * reads as an address to whoever sends it, and only single addresses are looked up.
+ */
+function invalidIp(text: string): ApiError {
+  return new ApiError('invalid_ip', invalidIpMessage(text));
+}
+
+function invalidIpMessage(text: string): string {
+  return text.includes('/') ? RANGE_MESSAGE : INVALID_IP_MESSAGE;
+}
+
+const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
+const RANGE_MESSAGE = 'Not a single IPv4 or IPv6 address: ranges (CIDR, such as 192.0.2.0/24) are not looked up; give one address.';
+
+/** Routes named so only refuse (a range where an address goes): they are not operations of their own. */
+export const RANGE_ROUTE = 'range';
+
+/**
+ * `/v1/ip/1.2.3.4/24` and `/v1/ip/2001:db8::/32`: a range in the path, answered as its address
+ * lookup answers an invalid address (after the key and rate checks); anything else there is an
+ * unknown endpoint.
+ */
+function rangeLookup(lookup: (ctx: Exchange, deps: ServiceDeps, text: string) => Eventually<void>, deps: ServiceDeps) {
+  return (ctx: Context & { params: Record<string, string> }, next: () => Promise<unknown>) => {
+    const { ip, prefix } = ctx.params;
+    return /[.:]/.test(ip) && /^\d{1,3}$/.test(prefix) ? lookup(ctx, deps, `${ip}/${prefix}`) : next();
+  };
+}
+
 function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts | UnknownThreatFacts) {
   return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
@@ -164,7 +194,7 @@ function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: Thr
 function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
-    const metered = { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined } as const;
+    const metered = { api: 'blacklist', cost: 1, refusal: ip === null ? invalidIp(text) : undefined } as const;
     return whenReady(admit(deps, caller, metered), (quota) =>
       servedOrRefunded(deps, caller, metered, () =>
         whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
@@ -340,8 +370,6 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
   };
 }
 
-const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
-
 /** One result per distinct entry, in order: the answer for an address, the invalid_ip failure otherwise. */
 async function batchResults<T>(
   items: readonly BatchItem[],
@@ -351,7 +379,7 @@ async function batchResults<T>(
   const results: T[] = [];
   for (const { input, text, ip } of items) {
     if (ip === null) {
-      results.push(failure({ success: false, input, ip: text, error: { code: 'invalid_ip', message: INVALID_IP_MESSAGE } }));
+      results.push(failure({ success: false, input, ip: text, error: { code: 'invalid_ip', message: invalidIpMessage(text) } }));
       continue;
     }
     const result = answer({ input, ip });
@@ -381,11 +409,13 @@ export function v1Router(deps: ServiceDeps): Router {
     await lookupIp(ctx, deps, clientAddress(peer, ctx.headers['x-forwarded-for'], deps.config.trustProxy));
   });
   router.get('/ip/:ip', (ctx) => lookupIp(ctx, deps, ctx.params.ip));
+  router.get(RANGE_ROUTE, '/ip/:ip/:prefix', rangeLookup(lookupIp, deps));
 
   registerBlacklistRoutes(router, deps);
   router.get('/blacklist/batch', batchHandler('blacklist', deps));
   router.post('/blacklist/batch', batchHandler('blacklist', deps));
   router.get('/blacklist/:ip', (ctx) => checkBlacklist(ctx, deps, ctx.params.ip));
+  router.get(RANGE_ROUTE, '/blacklist/:ip/:prefix', rangeLookup(checkBlacklist, deps));
 
   router.get('/mac/search', async (ctx) => {
     const caller = await identifyCaller(ctx, deps);
