@@ -15,6 +15,8 @@
  * allocation-free: the parser walks the string with charCodeAt.
  */
 
+import { ApiError } from '../errors.js';
+
 export interface MacParts {
   /** The first 6 hex digits as a 24-bit integer. */
   hi24: number;
@@ -157,6 +159,65 @@ function anyForm(text: string, out: MacParts): boolean {
   out.lo24 = (value - hi24 * POW16[restDigits]) * POW16[6 - restDigits];
   out.digits = digits;
   return true;
+}
+
+/** The invalid_mac refusal of a text parseMac refused, saying what is wrong with it. */
+export function invalidMac(text: string): ApiError {
+  const problem = macProblem(text);
+  return new ApiError('invalid_mac', problem === null ? undefined : `Not a MAC address or prefix: ${problem}`);
+}
+
+/**
+ * What is wrong with a text parseMac refused, by the same rules, walked again apart from the
+ * parser so that its fast readers stay as they are: the first of a character that is neither a
+ * hex digit nor a separator, mixed separators, too few or too many digits, an empty group, a group
+ * of the wrong length. Null when none of these is found (parseMac would accept the text).
+ */
+export function macProblem(text: string): string | null {
+  let separator = -1;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (hexValue(c) >= 0) digits++;
+    else if (c !== CH_COLON && c !== CH_HYPHEN && c !== CH_DOT)
+      return `${characterAt(text, i)} (character ${i + 1}) is neither a hex digit nor a separator (: - .).`;
+    else if (separator === -1) separator = c;
+    else if (c !== separator)
+      return `it mixes separators (${String.fromCharCode(separator)} and ${String.fromCharCode(c)}); use one kind throughout.`;
+  }
+  if (digits < MAC_HEX_DIGITS_MIN)
+    return `it has ${digits === 0 ? 'no' : digits} hex digit${digits === 1 ? '' : 's'}; it needs ${MAC_HEX_DIGITS_MIN} to ${MAC_HEX_DIGITS_MAX}.`;
+  if (digits > MAC_HEX_DIGITS_MAX) return `it has ${digits} hex digits; it needs ${MAC_HEX_DIGITS_MIN} to ${MAC_HEX_DIGITS_MAX}.`;
+  if (separator === -1) return null;
+  const mark = String.fromCharCode(separator);
+  const groups = text.split(mark);
+  if (groups[0] === '') return `it starts with a separator (${mark}).`;
+  if (groups[groups.length - 1] === '') return `it ends with a separator (${mark}).`;
+  if (groups.includes('')) return `it has two separators in a row (${mark}${mark}).`;
+  const last = groups.length - 1;
+  if (separator === CH_DOT) {
+    const wrong = groups.find((group, i) => group.length > 4 || (group.length < 4 && i < last));
+    return wrong === undefined ? null : `the group ${wrong} has ${wrong.length} digits; dotted groups have 4 (the last may have fewer).`;
+  }
+  if (groups[0].length === 6)
+    return groups.length === 2 ? null : 'after the OUI as one group of 6 digits comes one group of the other 1 to 6, no more.';
+  const wrong = groups.find((group) => group.length > 2);
+  if (wrong !== undefined)
+    return `the group ${wrong} has ${wrong.length} digits; ${separator === CH_COLON ? 'colon' : 'hyphen'} groups have 2 (or the OUI's 6 as the first group).`;
+  if (groups.length > FULL_BYTE_GROUPS) return `it has ${groups.length} groups; a full address has ${FULL_BYTE_GROUPS}.`;
+  const short = groups.findIndex((group, i) => group.length === 1 && (i < last || groups.length === FULL_BYTE_GROUPS));
+  if (short === -1 || (separator === CH_COLON && groups.length === FULL_BYTE_GROUPS)) return null;
+  return separator === CH_HYPHEN
+    ? `the group ${groups[short]} has 1 digit; hyphen groups have 2 (a prefix's last group may have 1).`
+    : `the group ${groups[short]} has 1 digit; a byte's leading zero may be left out only in a full address of six groups.`;
+}
+
+/** A character of a message: itself when printable ASCII, else its code point. */
+function characterAt(text: string, at: number): string {
+  const code = text.codePointAt(at)!;
+  if (code === 0x20) return 'A space';
+  if (code > 0x20 && code < 0x7f) return `'${text[at]}'`;
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** Uppercase hex digits by value, as character codes. */

@@ -9,7 +9,7 @@ import { NONE } from '../tables/format/ipTableLayout.js';
 import type { MacTable } from '../tables/format/macTable.js';
 import type { TableMeta } from '../tables/format/tableMeta.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVersion, type ParsedIp } from '../address/ipAddress.js';
-import { parseMac, type MacParts } from '../address/macAddress.js';
+import { invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import { MacAnswers } from './macAnswers.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
 import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
@@ -286,7 +286,7 @@ export class LookupEngine {
   /** Answers a MAC address or OUI prefix in text. Throws ApiError invalid_mac. */
   lookupMac(text: string): MacAnswer {
     if (!this.macAnswers) {
-      if (!parseMac(text, this.mac)) throw new ApiError('invalid_mac');
+      if (!parseMac(text, this.mac)) throw invalidMac(text);
       this.requireTable(this.placed.mac, 'MAC');
     }
     // The full table (kind mac) always gives the vendor its address.

@@ -3,10 +3,9 @@
  * for both engines, so that the compact set answers exactly as the full table, less the company
  * address it leaves out.
  */
-import { ApiError } from '../errors.js';
 import { blockBits, type MacTable } from '../tables/format/macTable.js';
 import type { MacAnswer, MacVendor } from './answers.js';
-import { formatMac, formatOui, parseMac, type MacParts } from '../address/macAddress.js';
+import { formatMac, formatOui, invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import type { WasmExports } from './wasmEngine.js';
 
 const MULTICAST = 1;
@@ -42,7 +41,7 @@ export class MacAnswers {
   /** Answers a MAC address or OUI prefix in text; the vendor has an address only with the full table. */
   lookup(text: string): CompactMacAnswer {
     const parts = this.parts;
-    if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
+    if (!parseMac(text, parts)) throw invalidMac(text);
     const exports = this.exports;
     const flags = exports.macFlags(parts.hi24);
     const row = exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);

@@ -13,8 +13,7 @@
  * allocated upwards. A table set whose fragments do not fit has no writer (the object path serves).
  */
 import type { ParsedIp } from '../address/ipAddress.js';
-import { parseMac, type MacParts } from '../address/macAddress.js';
-import { ApiError } from '../errors.js';
+import { invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import type { IpTable } from '../tables/format/ipTable.js';
 import type { MacTable } from '../tables/format/macTable.js';
 import { MAC_SECTION } from '../tables/format/macTableLayout.js';
@@ -510,7 +509,7 @@ export class MacJsonWriter {
    */
   write(text: string, level: JsonLevel, ending = ''): string | null {
     const parts = this.parts;
-    if (!parseMac(text, parts)) throw new ApiError('invalid_mac');
+    if (!parseMac(text, parts)) throw invalidMac(text);
     // parseMac accepts only hex digits and separators: one byte per character
     const input = this.input;
     for (let i = 0; i < text.length; i++) input[i] = text.charCodeAt(i);

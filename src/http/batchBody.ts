@@ -27,11 +27,16 @@ function listItems(lists: readonly string[]): string[] {
   return lists.flatMap((list) => list.split(',').map((item) => item.trim())).filter((item) => item.length > 0);
 }
 
-/** The addresses of `GET …/batch?ips=a,b&ips=c`; null without any `ips`. */
-function queryEntries(ctx: Context): string[] | null {
+/**
+ * The addresses of `GET …/batch?ips=a,b&ips=c` (also HEAD). A GET that gives none is refused as a
+ * method (SPEC 4.3: 405, a batch is sent with POST), before the caller is known as every 405 is.
+ */
+export function queryEntries(ctx: Context): string[] {
   const ips = ctx.query.ips;
-  if (ips === undefined) return null;
-  return listItems(Array.isArray(ips) ? ips : [ips]);
+  const entries = ips === undefined ? [] : listItems(Array.isArray(ips) ? ips : [ips]);
+  if (entries.length === 0)
+    throw new ApiError('method_not_allowed', 'A batch is sent with POST, or with GET and its addresses in ?ips=a,b.', { Allow: 'POST' });
+  return entries;
 }
 
 /** The entries of a JSON body: an array, or an object's `ips` (array or comma-separated string). */
@@ -99,11 +104,11 @@ function textEntries(ctx: Context, text: string): string[] {
 }
 
 /**
- * Reads a batch's entries (a body up to `limitBytes`, JSON or form, or the query's `ips`), once the
- * caller is known so that key, rate and plan refusals come first; null for a GET without `ips`.
- * Any failure to read the body is the request's input error.
+ * Reads the entries of a POST batch's body (up to `limitBytes`, JSON or form), once the caller is
+ * known so that key, rate and plan refusals come first. Any failure to read the body is the
+ * request's input error.
  */
-export function batchEntriesReader(limitBytes: number): (ctx: Context) => Promise<unknown[] | null> {
+export function batchEntriesReader(limitBytes: number): (ctx: Context) => Promise<unknown[]> {
   // Every body goes to the JSON reader, whatever its declared type. co-body's reader keeps the text
   // it could not parse as JSON on its error (`body`): that text is then read as form data.
   const parse = bodyParser({
@@ -116,7 +121,6 @@ export function batchEntriesReader(limitBytes: number): (ctx: Context) => Promis
     },
   });
   return async (ctx) => {
-    if (ctx.method !== 'POST') return queryEntries(ctx);
     if (Number(ctx.get('content-length') || 0) > limitBytes) throw new ApiError('body_too_large');
     try {
       await parse(ctx, async () => undefined);

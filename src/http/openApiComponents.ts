@@ -63,7 +63,8 @@ export const parameters: Record<string, JsonSchema> = {
     name: 'ips',
     in: 'query',
     required: false,
-    description: 'comma-separated addresses, repeatable (ips=a,b&ips=c); without it, GET answers 405 method_not_allowed (send a POST)',
+    description:
+      'comma-separated addresses, repeatable (ips=a,b&ips=c); without addresses, GET answers 405 method_not_allowed (send a POST)',
     schema: { type: 'string' },
   },
   format: {
@@ -165,6 +166,7 @@ export const headers: Record<string, JsonSchema> = {
   },
   XQuotaRemaining: { ...integerHeader('lookups left after this request'), required: true },
   XQuotaReset: { ...integerHeader('Unix time (UTC) of the next reset'), required: true },
+  Allow: { description: 'method_not_allowed: the methods the path takes', required: true, schema: { type: 'string' } },
   QuotaResetOnRefusal: { ...integerHeader('quota_exceeded: Unix time (UTC) of the next reset'), required: false },
   RetryAfter: {
     ...integerHeader('rate_limited: seconds to wait (1); quota_exceeded: seconds until the quota resets', { minimum: 1 }),
@@ -200,6 +202,7 @@ export const quotaHeaders = {
 };
 /** Headers that belong to one refusal status. */
 const refusalHeaders: Partial<Record<number, Record<string, JsonSchema>>> = {
+  405: { Allow: header('Allow') },
   429: { 'Retry-After': header('RetryAfter'), 'X-Quota-Reset': header('QuotaResetOnRefusal') },
 };
 

@@ -26,10 +26,11 @@ const paidPlans = planCodes.filter((code) => defaultPlans[code].max_batch > 0);
 const batchLimits = paidPlans.map((code) => `${code} ${defaultPlans[code].max_batch}`).join(', ');
 const batchErrors: ErrorCode[] = [...meterErrors, 'invalid_ip', 'plan_required', 'empty_batch', 'batch_too_large'];
 
-/** How a batch result names what it answers: the entry as the client sent it. */
+/** How a batch result names what it answers: the first spelling the client sent of it. */
 const batchInput = str(
-  'the entry as submitted, to match the result by: a string of a JSON array exactly as sent, an item of a comma-separated ' +
-    'list without the spaces around it, a non-string JSON entry as its JSON text ([array] and [object] for those)',
+  'the first entry submitted that this result answers, to match the result by (later spellings of the same address share ' +
+    'it; their canonical form is ip): a string of a JSON array exactly as sent, an item of a comma-separated list without ' +
+    'the spaces around it, a non-string JSON entry as its JSON text ([array] and [object] for those)',
 );
 
 /** A record as a batch result: its single-lookup answer with `input` after `success` and without `meta`. */
@@ -66,7 +67,8 @@ export function batchSchemas(): Record<string, JsonSchema> {
       count: int('number of results', { minimum: 0 }),
       results: arrayOf(
         oneOf(...results),
-        'one result per distinct submitted entry, in order of first appearance; each carries the submitted text (input)',
+        'one result per distinct address (every spelling of it is one) and per distinct invalid entry (by its text without ' +
+          'surrounding whitespace), in order of first appearance; never more than the plan allows per batch',
       ),
       meta: ref('Meta'),
     });
@@ -123,12 +125,13 @@ function batchOperations(api: 'ip' | 'blacklist', envelope: string): Record<stri
       operationId: `${api}BatchGet`,
       tags: [api],
       summary: `Many ${name} with ?ips=a,b,c (paid plans)`,
-      description: 'Without ips: 400 empty_batch.',
+      description:
+        'Without addresses in ips: 405 method_not_allowed with Allow: POST, before the key is checked (a batch is sent with POST).',
       security: apiKeySecurity,
       parameters: [param('ips'), ...withFields],
       responses: {
         '200': metered(`batch envelope; counted as one ${api} lookup per valid unique address`, envelope),
-        ...errorResponses(batchErrors),
+        ...errorResponses([...batchErrors, 'method_not_allowed']),
       },
     }),
     post: operation('post', path, {
@@ -165,7 +168,7 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
         summary: 'IP lookup',
         description:
           'The IP record (basic on free, full on paid plans), the reserved-address record, or the not-found answer. Counted ' +
-          'as 1 IP lookup.',
+          'as 1 IP lookup. A range in the path (/v1/ip/192.0.2.0/24) answers 400 invalid_ip: only single addresses are looked up.',
         security: apiKeySecurity,
         parameters: [param('ip'), ...withFields],
         responses: { '200': metered('IP record with meta', 'IpLookupResponse'), ...errorResponses([...meterErrors, 'invalid_ip']) },
@@ -189,6 +192,7 @@ export function v1Paths(): Record<string, Record<string, JsonSchema>> {
         operationId: 'blacklistCheck',
         tags: ['blacklist'],
         summary: 'Blacklist check',
+        description: 'A range in the path (/v1/blacklist/192.0.2.0/24) answers 400 invalid_ip: only single addresses are checked.',
         security: apiKeySecurity,
         parameters: [param('ip'), ...withFields],
         responses: { '200': metered('blacklist record with meta', 'BlacklistResponse'), ...errorResponses([...meterErrors, 'invalid_ip']) },

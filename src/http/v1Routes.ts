@@ -27,7 +27,7 @@ import { asApiError, sendJson, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
-import { batchEntriesReader } from './batchBody.js';
+import { batchEntriesReader, queryEntries } from './batchBody.js';
 import { blacklistRecordOf, registerBlacklistRoutes, threatFactsOf } from './blacklistRoutes.js';
 import { endpointList } from './endpointList.js';
 import { lookupAsn } from './asnLookup.js';
@@ -96,7 +96,7 @@ class IpLookup implements MeteredAnswer {
 
   private identified(caller: Caller): Eventually<void> {
     const ip = parseIp(this.text);
-    const refusal = ip === null ? new ApiError('invalid_ip') : missingTable(this.deps, ip);
+    const refusal = ip === null ? invalidIp(this.text) : missingTable(this.deps, ip);
     this.caller = caller;
     this.ip = ip;
     this.metered = { api: 'ip', cost: 1, refusal };
@@ -157,6 +157,36 @@ function lookupMac(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<v
   });
 }
 
+/**
+ * The refusal of a text that is not an address. A range (CIDR, `192.0.2.0/24`) is told apart: it
+ * reads as an address to whoever sends it, and only single addresses are looked up.
+ */
+function invalidIp(text: string): ApiError {
+  return new ApiError('invalid_ip', invalidIpMessage(text));
+}
+
+function invalidIpMessage(text: string): string {
+  return text.includes('/') ? RANGE_MESSAGE : INVALID_IP_MESSAGE;
+}
+
+const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
+const RANGE_MESSAGE = 'Not a single IPv4 or IPv6 address: ranges (CIDR, such as 192.0.2.0/24) are not looked up; give one address.';
+
+/** Routes named so only refuse (a range where an address goes): they are not operations of their own. */
+export const RANGE_ROUTE = 'range';
+
+/**
+ * `/v1/ip/1.2.3.4/24` and `/v1/ip/2001:db8::/32`: a range in the path, answered as its address
+ * lookup answers an invalid address (after the key and rate checks); anything else there is an
+ * unknown endpoint.
+ */
+function rangeLookup(lookup: (ctx: Exchange, deps: ServiceDeps, text: string) => Eventually<void>, deps: ServiceDeps) {
+  return (ctx: Context & { params: Record<string, string> }, next: () => Promise<unknown>) => {
+    const { ip, prefix } = ctx.params;
+    return /[.:]/.test(ip) && /^\d{1,3}$/.test(prefix) ? lookup(ctx, deps, `${ip}/${prefix}`) : next();
+  };
+}
+
 function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts | UnknownThreatFacts) {
   return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
@@ -164,7 +194,7 @@ function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: Thr
 function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
   return whenReady(identifyCaller(ctx, deps), (caller) => {
     const ip = parseIp(text);
-    const metered = { api: 'blacklist', cost: 1, refusal: ip === null ? new ApiError('invalid_ip') : undefined } as const;
+    const metered = { api: 'blacklist', cost: 1, refusal: ip === null ? invalidIp(text) : undefined } as const;
     return whenReady(admit(deps, caller, metered), (quota) =>
       servedOrRefunded(deps, caller, metered, () =>
         whenReady(blacklistRecordOf(deps, ip!, caller.plan.field_level, caller.now), (record) =>
@@ -176,7 +206,7 @@ function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventua
 }
 
 interface BatchItem {
-  /** the entry as submitted (docs/api.md "Batches"): what the client matches its result by */
+  /** the first spelling submitted of what the item answers (docs/api.md "Batches"): what the client matches its result by */
   input: string;
   /** the entry without surrounding whitespace: what is parsed, and echoed as `ip` when it is not an address */
   text: string;
@@ -190,27 +220,27 @@ function describeEntry(entry: unknown): string {
 }
 
 /**
- * One item per distinct submitted entry, in order of first appearance: every text the client sent
- * gets its result, to match by `input` (`8.8.8.8` and `::ffff:8.8.8.8` both answer).
+ * One item per distinct address (SPEC 2.8, 4.3), and per distinct invalid entry, in order of first
+ * appearance, named by the first spelling sent: however many spellings of an address a body holds
+ * (whitespace, `::ffff:` forms, IPv6 case and zeros), it is one result, one lookup and one place
+ * of the batch size, so that the results never outnumber what the size limit allows. Stops at
+ * `limit` + 1 items: the batch is refused then, and the rest need not be read.
  */
-function distinctItems(entries: unknown[]): BatchItem[] {
+function distinctItems(entries: unknown[], limit: number): BatchItem[] {
+  // An address is known by its canonical text, an invalid entry by its trimmed text: the two never
+  // meet, a canonical text being an address.
   const seen = new Set<string>();
   const items: BatchItem[] = [];
   for (const entry of entries) {
     const input = typeof entry === 'string' ? entry : describeEntry(entry);
-    if (seen.has(input)) continue;
-    seen.add(input);
     const text = input.trim();
-    items.push({ input, text, ip: typeof entry === 'string' ? parseIp(text) : null });
+    const ip = typeof entry === 'string' ? parseIp(text) : null;
+    const key = ip === null ? text : ip.text;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (items.push({ input, text, ip }) > limit) break;
   }
   return items;
-}
-
-/** Lookups a batch uses: one per distinct address, however many spellings of it were sent. */
-function distinctAddresses(items: readonly BatchItem[]): number {
-  const addresses = new Set<string>();
-  for (const item of items) if (item.ip !== null) addresses.add(item.ip.text);
-  return addresses.size;
 }
 
 /** Every record starts so (success first): a batch result puts its `input` right after it. */
@@ -264,16 +294,15 @@ function missingTable(deps: ServiceDeps, ip: ParsedIp | null): ApiError | undefi
 function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) {
   const readEntries = batchEntriesReader(deps.config.bodyLimitBytes);
   return async (ctx: Context) => {
+    // GET (and HEAD) serve batches given in ?ips=; without addresses there they are the wrong method.
+    const queried = ctx.method === 'POST' ? null : queryEntries(ctx);
     const caller = await identifyCaller(ctx, deps);
     let refusal: ApiError | undefined;
     if (caller.plan.max_batch === 0) refusal = new ApiError('plan_required', 'Batch lookups need a paid plan.');
     let items: BatchItem[] = [];
     if (!refusal) {
       try {
-        const entries = await readEntries(ctx);
-        // GET (and HEAD) serve batches too: without ?ips= it is a batch without addresses.
-        if (entries === null) throw new ApiError('empty_batch', 'The batch contains no addresses: give them in ?ips=a,b or POST them.');
-        items = distinctItems(entries);
+        items = distinctItems(queried ?? (await readEntries(ctx)), caller.plan.max_batch);
       } catch (error) {
         const api = asApiError(error);
         if (!api) throw error;
@@ -281,18 +310,16 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       }
     }
     const valid = items.filter((i) => i.ip !== null);
-    const addresses = distinctAddresses(valid);
-    // The batch size counts addresses (however many spellings of one were sent) and invalid entries.
-    const size = addresses + items.length - valid.length;
+    // The batch size counts the results: the distinct addresses and the distinct invalid entries.
     if (!refusal && items.length === 0) refusal = new ApiError('empty_batch');
-    else if (!refusal && size > caller.plan.max_batch) {
+    else if (!refusal && items.length > caller.plan.max_batch) {
       refusal = new ApiError(
         'batch_too_large',
-        `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has ${size}.`,
+        `The ${caller.plan.code} plan allows ${caller.plan.max_batch} addresses per batch; this one has more.`,
       );
     }
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
-    const metered = { api, cost: addresses, refusal };
+    const metered = { api, cost: valid.length, refusal };
     const quota = await admit(deps, caller, metered);
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);
@@ -340,9 +367,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
   };
 }
 
-const INVALID_IP_MESSAGE = new ApiError('invalid_ip').message;
-
-/** One result per distinct entry, in order: the answer for an address, the invalid_ip failure otherwise. */
+/** One result per item, in order: the answer for an address, the invalid_ip failure otherwise. */
 async function batchResults<T>(
   items: readonly BatchItem[],
   answer: (item: { input: string; ip: ParsedIp }) => Eventually<T>,
@@ -351,7 +376,7 @@ async function batchResults<T>(
   const results: T[] = [];
   for (const { input, text, ip } of items) {
     if (ip === null) {
-      results.push(failure({ success: false, input, ip: text, error: { code: 'invalid_ip', message: INVALID_IP_MESSAGE } }));
+      results.push(failure({ success: false, input, ip: text, error: { code: 'invalid_ip', message: invalidIpMessage(text) } }));
       continue;
     }
     const result = answer({ input, ip });
@@ -381,11 +406,13 @@ export function v1Router(deps: ServiceDeps): Router {
     await lookupIp(ctx, deps, clientAddress(peer, ctx.headers['x-forwarded-for'], deps.config.trustProxy));
   });
   router.get('/ip/:ip', (ctx) => lookupIp(ctx, deps, ctx.params.ip));
+  router.get(RANGE_ROUTE, '/ip/:ip/:prefix', rangeLookup(lookupIp, deps));
 
   registerBlacklistRoutes(router, deps);
   router.get('/blacklist/batch', batchHandler('blacklist', deps));
   router.post('/blacklist/batch', batchHandler('blacklist', deps));
   router.get('/blacklist/:ip', (ctx) => checkBlacklist(ctx, deps, ctx.params.ip));
+  router.get(RANGE_ROUTE, '/blacklist/:ip/:prefix', rangeLookup(checkBlacklist, deps));
 
   router.get('/mac/search', async (ctx) => {
     const caller = await identifyCaller(ctx, deps);

@@ -4,6 +4,8 @@ import {
   formatMac,
   formatMacPrefix,
   formatOui,
+  invalidMac,
+  macProblem,
   MAC_HEX_DIGITS_MAX,
   MAC_HEX_DIGITS_MIN,
   parseMac,
@@ -225,6 +227,51 @@ describe('parseMac', () => {
         },
       ),
       { numRuns: 10000 },
+    );
+  });
+});
+
+describe('macProblem: what is wrong with a refused text', () => {
+  it('names the problem, not the digit count, when the count is right', () => {
+    const cases: [string, string][] = [
+      ['3C:22-FB:12:34:56', 'it mixes separators (: and -); use one kind throughout.'],
+      ['3C22.FB12:3456', 'it mixes separators (. and :); use one kind throughout.'],
+      ['3C:22:FB:12:34:5G', "'G' (character 17) is neither a hex digit nor a separator (: - .)."],
+      ['3C 22 FB 12 34 56', 'A space (character 3) is neither a hex digit nor a separator (: - .).'],
+      ['3C:22:FB:12:34:56\u00e9', 'U+00E9 (character 18) is neither a hex digit nor a separator (: - .).'],
+      ['3C:22', 'it has 4 hex digits; it needs 6 to 12.'],
+      ['', 'it has no hex digits; it needs 6 to 12.'],
+      ['3C:22:FB:12:34:56:78', 'it has 14 hex digits; it needs 6 to 12.'],
+      [':3C:22:FB', 'it starts with a separator (:).'],
+      ['3C-22-FB-', 'it ends with a separator (-).'],
+      ['3C::22:FB', 'it has two separators in a row (::).'],
+      ['3C2:2FB:123', "the group 3C2 has 3 digits; colon groups have 2 (or the OUI's 6 as the first group)."],
+      ['3C-22-FB123', "the group FB123 has 5 digits; hyphen groups have 2 (or the OUI's 6 as the first group)."],
+      ['3C2.2FB1.23456', 'the group 3C2 has 3 digits; dotted groups have 4 (the last may have fewer).'],
+      ['3C22FB:12:34', 'after the OUI as one group of 6 digits comes one group of the other 1 to 6, no more.'],
+      ['1:2:3:4:5:6:7', 'it has 7 groups; a full address has 6.'],
+      ['3:22:FB:1', "the group 3 has 1 digit; a byte's leading zero may be left out only in a full address of six groups."],
+      ['3C-2-FB-12', "the group 2 has 1 digit; hyphen groups have 2 (a prefix's last group may have 1)."],
+      ['3C-22-FB-12-34-5', "the group 5 has 1 digit; hyphen groups have 2 (a prefix's last group may have 1)."],
+    ];
+    for (const [text, problem] of cases) {
+      expect(parse(text), text).toBeNull();
+      expect(macProblem(text), text).toBe(problem);
+    }
+    expect(invalidMac('3C:22-FB:12:34:56')).toMatchObject({
+      code: 'invalid_mac',
+      status: 400,
+      message: 'Not a MAC address or prefix: it mixes separators (: and -); use one kind throughout.',
+    });
+  });
+
+  it('finds a problem exactly when parseMac refuses', () => {
+    const unit = fc.constantFrom(...'0123456789abcdefABCDEF:-.:-.g '.split(''));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit, maxLength: 20 }), fc.string({ maxLength: 20 })), (text) => {
+        expect(macProblem(text) === null, text).toBe(parse(text) !== null);
+      }),
+      { numRuns: 20000 },
     );
   });
 });

@@ -16,6 +16,24 @@ afterAll(async () => {
 
 const ips = (body: { results: { ip: string }[] }) => body.results.map((r) => r.ip);
 
+/** `n` distinct spellings of 8.8.8.8, shortest first: IPv4-mapped forms in every case and zero form, in Unicode white space. */
+function spellingsOf8888(n: number): string[] {
+  const cases = (text: string) => {
+    let all = [''];
+    for (const c of text) all = all.flatMap((head) => (/[a-f]/.test(c) ? [head + c, head + c.toUpperCase()] : [head + c]));
+    return all;
+  };
+  const heads = ['::', '0::', '::0:', '0:0::', '0::0:', '::0:0:', '0:0:0::', '0:0:0:0:0:'];
+  const tails = ['8.8.8.8', '808:808', '0808:808', '808:0808', '0808:0808'];
+  const forms = ['8.8.8.8', ...heads.flatMap((head) => tails.flatMap((tail) => cases(`${head}ffff:${tail}`)))];
+  forms.sort((a, b) => a.length - b.length);
+  const space = ['', ' ', '\t', '\n', '\r', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i))];
+  space.push('\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff');
+  const all: string[] = [];
+  for (const form of forms) for (const before of space) for (const after of space) if (all.length < n) all.push(before + form + after);
+  return all;
+}
+
 for (const api of ['ip', 'blacklist'] as const) {
   describe(`POST /v1/${api}/batch`, () => {
     const path = `/v1/${api}/batch`;
@@ -62,26 +80,46 @@ for (const api of ['ip', 'blacklist'] as const) {
       expect(r.status).toBe(200);
     });
 
-    it('each distinct entry answers once (8.8.8.8 and ::ffff:8.8.8.8 both); an address counts once however it is spelled', async () => {
+    it('an address answers once however it is spelled: one result, counted once, named by its first spelling', async () => {
       const key = await h.newKey('pro');
       const r = await h.call(path, {
         key,
-        json: ['8.8.8.8', '8.8.8.8', '::ffff:8.8.8.8', '::FFFF:808:808', '2001:db8::1', '2001:DB8:0:0::1', 'bad', 'bad'],
+        json: [' 8.8.8.8', '8.8.8.8', '::ffff:8.8.8.8', '::FFFF:808:808', '\u00a08.8.8.8\t', '0:0:0:0:0:ffff:0808:0808'],
       });
       expect(r.status).toBe(200);
-      expect(r.body.count).toBe(6);
-      expect(ips(r.body)).toEqual(['8.8.8.8', '8.8.8.8', '8.8.8.8', '2001:db8::1', '2001:db8::1', 'bad']);
-      expect(r.body.results.map((x: { input: string }) => x.input)).toEqual([
-        '8.8.8.8',
-        '::ffff:8.8.8.8',
-        '::FFFF:808:808',
-        '2001:db8::1',
-        '2001:DB8:0:0::1',
-        'bad',
+      expect(r.body.count).toBe(1);
+      expect(r.body.results).toHaveLength(1);
+      expect(r.body.results[0]).toMatchObject({ success: true, input: ' 8.8.8.8', ip: '8.8.8.8' });
+      expect(r.body.meta.quota.used).toBe(1);
+      expect((await h.usage(key)).today[api]).toBe(1);
+      // the same in the query and in a form
+      const get = await h.call(`${path}?ips=8.8.8.8,::ffff:8.8.8.8&ips=%208.8.8.8,::FFFF:808:808`, { key });
+      expect(get.body.results.map((x: { input: string }) => x.input)).toEqual(['8.8.8.8']);
+      const form = await h.call(path, {
+        key,
+        body: new URLSearchParams({ ips: '::ffff:8.8.8.8, 8.8.8.8,::FFFF:808:808' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(form.body.results.map((x: { input: string }) => x.input)).toEqual(['::ffff:8.8.8.8']);
+      expect((await h.usage(key)).today[api]).toBe(3);
+    });
+
+    it('spellings of several addresses: one result each, in order of first appearance; invalid entries once by their trimmed text', async () => {
+      const key = await h.newKey('pro');
+      const r = await h.call(path, {
+        key,
+        json: ['2001:DB8:0:0::1', '8.8.8.8', 'bad', '2001:db8::1', ' bad ', '::ffff:1.1.1.1', '::FFFF:8.8.8.8', 'bad', '1.1.1.1', 'Bad'],
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.count).toBe(5);
+      expect(r.body.results.map((x: { input: string; ip: string }) => [x.input, x.ip])).toEqual([
+        ['2001:DB8:0:0::1', '2001:db8::1'],
+        ['8.8.8.8', '8.8.8.8'],
+        ['bad', 'bad'],
+        ['::ffff:1.1.1.1', '1.1.1.1'],
+        ['Bad', 'Bad'],
       ]);
-      expect(r.body.meta.quota.used).toBe(2);
-      const usage = await h.usage(key);
-      expect(usage.today[api]).toBe(2);
+      expect(r.body.meta.quota.used).toBe(3);
     });
 
     it('invalid entries fail alone with invalid_ip, the request succeeds; only valid ones count', async () => {
@@ -132,10 +170,53 @@ for (const api of ['ip', 'blacklist'] as const) {
       expect(usage.monthly_quota.used).toBe(0);
       expect(usage.today.rejected).toBe(1);
       // exactly the maximum is fine, and another spelling of an address does not count towards it
-      const ok = await h.call(path, { key: starter, json: [...list.slice(0, max), list[0], `::ffff:${list[1]}`] });
+      const ok = await h.call(path, { key: starter, json: [...list.slice(0, max), list[0], `::ffff:${list[1]}`, ` ${list[2]}`] });
       expect(ok.status).toBe(200);
-      expect(ok.body.count).toBe(max + 1);
+      expect(ok.body.count).toBe(max);
       expect(ok.body.meta.quota.used).toBe(max);
+    });
+
+    it('the batch size counts distinct addresses and distinct invalid entries: the results never outnumber it', async () => {
+      const starter = await h.newKey('starter');
+      const max = TEST_PLANS.starter.max_batch;
+      // the maximum of addresses, each spelled ten ways, and one invalid entry sent ten ways
+      const spelled = Array.from({ length: max - 1 }, (_, i) => `9.8.7.${i + 1}`).flatMap((ip) => [
+        ip,
+        ` ${ip}`,
+        `${ip} `,
+        `::ffff:${ip}`,
+        `::FFFF:${ip}`,
+        `0::ffff:${ip}`,
+        `\t${ip}`,
+        `\u3000${ip}`,
+        `::ffff:${ip}\n`,
+        ` ::ffff:${ip} `,
+      ]);
+      const invalid = Array.from({ length: 10 }, (_, i) => `${' '.repeat(i)}nope${'\t'.repeat(i)}`);
+      const fits = await h.call(path, { key: starter, json: [...invalid, ...spelled] });
+      expect(fits.status).toBe(200);
+      expect(fits.body.count).toBe(max);
+      expect(fits.body.meta.quota.used).toBe(max - 1);
+      // distinct invalid spellings are each a place of the batch
+      const distinctInvalid = Array.from({ length: max + 1 }, (_, i) => `nope${i}`);
+      expectError(await h.call(path, { key: starter, json: distinctInvalid }), 'batch_too_large', 400);
+      expectError(await h.call(path, { key: starter, json: [...spelled, 'nope', 'nope2'] }), 'batch_too_large', 400);
+    });
+
+    it('45,000 spellings of one address in a body under the limit answer one record, counted once', async () => {
+      const key = await h.newKey('pro');
+      const body = JSON.stringify(spellingsOf8888(45_000));
+      expect(Buffer.byteLength(body)).toBeLessThan(h.config.bodyLimitBytes);
+      const started = performance.now();
+      const r = await h.call(path, { key, body, headers: { 'content-type': 'application/json' } });
+      const took = performance.now() - started;
+      expect(r.status).toBe(200);
+      expect(r.body.count).toBe(1);
+      expect(r.body.results[0]).toMatchObject({ success: true, input: '8.8.8.8', ip: '8.8.8.8' });
+      expect(r.text.length).toBeLessThan(5000);
+      expect(r.body.meta.quota.used).toBe(1);
+      // the record of one address, not 45,000: well within a second even on a busy machine
+      expect(took).toBeLessThan(2000);
     });
 
     it('free plan: 402 plan_required, nothing counted', async () => {
@@ -215,17 +296,12 @@ describe('input: each result names the entry it answers', () => {
     expect(inputs((await h.call('/v1/ip/batch', { key: pro, json: { ips: '1.1.1.1 ,bad' } })).body)).toEqual(['1.1.1.1', 'bad']);
   });
 
-  it('a non-string entry is named by its JSON text; a repeated entry answers once, another spelling answers too', async () => {
-    const r = await h.call('/v1/ip/batch', { key: pro, json: [5, null, true, [1], { a: 1 }, '::FFFF:8.8.8.8', '8.8.8.8', '8.8.8.8'] });
-    expect(r.body.results.map((x: { input: string }) => x.input)).toEqual([
-      '5',
-      'null',
-      'true',
-      '[array]',
-      '[object]',
-      '::FFFF:8.8.8.8',
-      '8.8.8.8',
-    ]);
+  it('a non-string entry is named by its JSON text; an address answers once, named by its first spelling', async () => {
+    const r = await h.call('/v1/ip/batch', {
+      key: pro,
+      json: [5, null, true, [1], { a: 1 }, '::FFFF:8.8.8.8', '8.8.8.8', '8.8.8.8', '5', [2], 'null '],
+    });
+    expect(r.body.results.map((x: { input: string }) => x.input)).toEqual(['5', 'null', 'true', '[array]', '[object]', '::FFFF:8.8.8.8']);
   });
 
   it('the fast path and the object path (?pretty) render the same results, input included', async () => {

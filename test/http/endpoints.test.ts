@@ -208,12 +208,31 @@ describe('unknown paths and methods', () => {
   });
 
   for (const path of ['/v1/ip/batch', '/v1/blacklist/batch']) {
-    it(`GET ${path} without addresses is 400 empty_batch naming ?ips= (GET serves batches)`, async () => {
-      const r = await h.call(path, { key });
-      expectError(r, 'empty_batch', 400);
-      expect(r.headers.get('allow')).toBeNull();
-      expect(r.body.error.message).toContain('?ips=');
+    it(`GET ${path} without addresses is 405 method_not_allowed with Allow: POST, before the key check; with ?ips= it is a batch`, async () => {
+      const before = await h.usage(key);
+      for (const query of ['', '?ips=', '?ips=,,&ips=%20', '?fields=ip']) {
+        for (const method of ['GET', 'HEAD']) {
+          const r = await h.call(`${path}${query}`, { key, method });
+          expect({ query, method, status: r.status, allow: r.headers.get('allow') }).toEqual({ query, method, status: 405, allow: 'POST' });
+          if (method === 'GET') {
+            expectError(r, 'method_not_allowed', 405);
+            expect(r.body.error.message).toContain('?ips=');
+          }
+        }
+      }
+      expectError(await h.call(path), 'method_not_allowed', 405);
+      expectError(await h.call(path, { key: 'nlk_bad' }), 'method_not_allowed', 405);
+      expect((await h.usage(key)).today.rejected).toBe(before.today.rejected);
       expect((await h.call(`${path}?ips=8.8.8.8`, { key })).status).toBe(200);
+      expect((await h.call(`${path}?ips=8.8.8.8`, { key, method: 'HEAD' })).status).toBe(200);
+      // POST without addresses stays 400 empty_batch
+      expectError(await h.call(path, { key, json: [] }), 'empty_batch', 400);
+    });
+
+    it(`OPTIONS ${path} names GET (with ?ips=) and POST`, async () => {
+      const r = await h.call(path, { method: 'OPTIONS' });
+      expect(r.status).toBe(200);
+      expect(r.body.allow).toEqual(expect.arrayContaining(['GET', 'POST']));
     });
   }
 });

@@ -86,6 +86,9 @@ describe('legacy MAC lookup', () => {
 
   it('refusals in the error envelope', async () => {
     expectError(await legacy('/lookup.php?mac=12:34'), 'invalid_mac');
+    const mixed = await legacy('/lookup.php?mac=3C:22-FB:12:34:56');
+    expectError(mixed, 'invalid_mac');
+    expect(mixed.body.error.message).toBe('Not a MAC address or prefix: it mixes separators (: and -); use one kind throughout.');
     expectError(await legacy('/lookup.php?vendor=a'), 'invalid_query');
     expectError(await legacy('/lookup.php'), 'invalid_input');
     expectError(await legacy('/lookup.php?mac=00:00:0c:12:34:56&key=nlk_' + '0'.repeat(40)), 'invalid_key');

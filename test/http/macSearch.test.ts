@@ -70,6 +70,22 @@ describe('MAC prefixes in any separator style', () => {
     }
   });
 
+  it('the invalid_mac message says what is wrong: mixed separators, a group of the wrong length, a non-hex character, the digit count', async () => {
+    for (const [input, problem] of [
+      ['3C:22-FB:12:34:56', 'it mixes separators (: and -)'],
+      ['3C:22:FB:123:45', 'the group 123 has 3 digits'],
+      ['3C:22:FB:12:34:5G', "'G' (character 17) is neither a hex digit nor a separator"],
+      ['3C:22', 'it has 4 hex digits; it needs 6 to 12'],
+      ['3C22FB1234567', 'it has 13 hex digits; it needs 6 to 12'],
+    ]) {
+      for (const pathAndQuery of [`/v1/mac/${encodeURIComponent(input)}`, `/v1/mac/${encodeURIComponent(input)}/?fields=vendor`]) {
+        const r = await h.call(pathAndQuery, { key: pro });
+        expectError(r, 'invalid_mac', 400);
+        expect(r.body.error.message.startsWith(`Not a MAC address or prefix: ${problem}`), pathAndQuery).toBe(true);
+      }
+    }
+  });
+
   it('the legacy lookup reads the same forms', async () => {
     const legacy = await h.call('/lookup?mac=10:06:48:7');
     const v1 = await h.call('/v1/mac/10:06:48:7', { key: pro });

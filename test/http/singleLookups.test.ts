@@ -125,4 +125,30 @@ describe('the hot path answers exactly as the router does', () => {
     await expectSameAnswers('/v1/ip/8.8.8.8', limited);
     expect((await expectSameAnswers('/v1/ip/8.8.8.8', limited)).body.error.code).toBe('quota_exceeded');
   });
+
+  it('a range (CIDR) where an address goes: 400 invalid_ip saying ranges are not looked up, the same on every path', async () => {
+    const ranges = [
+      ['/v1/ip/1.2.3.4/24', '/v1/ip/1.2.3.4%2F24'],
+      ['/v1/blacklist/1.2.3.4/24', '/v1/blacklist/1.2.3.4%2F24'],
+      ['/v1/ip/2001:db8::/32', '/v1/ip/2001:db8::%2F32'],
+      ['/v1/blacklist/2001:DB8::/128', '/v1/blacklist/2001:DB8::%2F128'],
+    ];
+    for (const [routed, hotPath] of ranges) {
+      expect(singleLookupOf(routed), routed).toBeNull();
+      expect(singleLookupOf(hotPath)?.param, hotPath).toContain('/');
+      const [first, second] = await twoKeys('pro');
+      const router = await h.call(routed, { key: first });
+      const hot = await h.call(hotPath, { key: second, tick: 0 });
+      expect(router.status, routed).toBe(400);
+      expect(router.body.error).toEqual({ code: 'invalid_ip', message: expect.stringContaining('ranges (CIDR') });
+      expect(comparable(router), routed).toEqual(comparable(hot));
+      // after the key: refused as an invalid address is, and counted as rejected
+      expect((await h.call(routed)).body.error.code, routed).toBe('missing_key');
+      expect((await h.call(routed, { key: 'nlk_x' })).body.error.code, routed).toBe('invalid_key');
+      expect((await h.usage(first)).today.rejected).toBe(1);
+    }
+    // what is not a range stays an unknown endpoint
+    for (const path of ['/v1/ip/8.8.8.8/x', '/v1/ip/batch/24', '/v1/ip/8.8.8.8/24/1', '/v1/mac/00:50:56/24'])
+      expect((await h.call(path, { key: (await twoKeys('pro'))[0] })).body.error.code, path).toBe('not_found');
+  });
 });
