@@ -75,6 +75,8 @@ export function answeredHere(socket: Duplex): boolean {
 /** Writes an error answer to the socket and closes the connection. */
 export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<string, string> = {}): void {
   answered.add(socket);
+  // A refused socket may have no other listener: a client's reset must not become an uncaught error.
+  socket.on('error', () => socket.destroy());
   const { status, message } = errorTable[code];
   const body = JSON.stringify(errorEnvelope(code, message));
   const extra = Object.entries(headers)

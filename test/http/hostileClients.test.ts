@@ -6,7 +6,7 @@
  * direct connections'). Under all of these at once, /health and a prompt client are answered.
  * Attackers connect from other loopback addresses (127.0.0.2, …): each is a client of its own.
  */
-import type net from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from './harness.js';
 import { expectRawError, openSlow, parseAnswer } from './rawClient.js';
@@ -119,6 +119,27 @@ describe('hostile clients', () => {
     const other = await timedGet(h, '/health', '', '127.0.0.3');
     expect(other.status).toBe(200);
     expect(other.ms).toBeLessThan(1000);
+    await closeAll(held);
+  });
+
+  it('connections refused over a share that the client resets at once leave the service running', async () => {
+    const held: SlowSocket[] = [];
+    for (let i = 0; i < PER_CLIENT; i++) held.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', '127.0.0.7'));
+    const { port } = new URL(h.url);
+    await Promise.all(
+      Array.from(
+        { length: 50 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.7' });
+            socket.on('error', () => undefined);
+            // The refusal's answer arrives; the client answers it with a reset.
+            socket.once('data', () => socket.resetAndDestroy());
+            socket.once('close', () => resolve());
+          }),
+      ),
+    );
+    expect((await timedGet(h, '/health', '', '127.0.0.3')).status).toBe(200);
     await closeAll(held);
   });
 
