@@ -22,11 +22,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fork } from 'node:child_process';
 import { post } from './httpCases.js';
+import { attacks } from './hostileAttacker.js';
 import { ServerProcesses, serviceEnvironment, type Server } from './httpServerProcesses.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,90 +35,21 @@ const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 20);
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** The loopback address of attacker `i` (never 127.0.0.1, the prompt client's). */
-const attackerAddress = (i: number) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
-
-interface Attack {
-  id: string;
-  what: string;
-  start: (port: number, key: string) => () => void;
-}
-
-/** Keeps `count` connections open, each opened again as soon as the service drops it. */
-function holdConnections(port: number, count: number, address: (i: number) => string, opening: (socket: net.Socket) => void): () => void {
-  let stopped = false;
-  const sockets = new Set<net.Socket>();
-  const open = (i: number) => {
-    if (stopped) return;
-    const socket = net.connect({ port, host: '127.0.0.1', localAddress: address(i) });
-    sockets.add(socket);
-    socket.on('connect', () => opening(socket));
-    socket.on('data', () => undefined);
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      setTimeout(() => open(i), 50);
+/** Starts an attack in a process of its own; resolves once it runs, with what stops it. */
+async function attackInChild(id: string, port: number, key: string, cap: number): Promise<() => Promise<void>> {
+  const child = fork(path.join(ROOT, 'bench', 'hostileAttacker.ts'), [id, String(port), key, String(cap)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`attack ${id} exited with ${code}`)));
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
     });
-  };
-  for (let i = 0; i < count; i++) open(i);
-  return () => {
-    stopped = true;
-    for (const socket of sockets) socket.destroy();
-  };
-}
-
-function stalledBodies(address: (i: number) => string, count: number): Attack['start'] {
-  return (port) =>
-    holdConnections(port, count, address, (socket) =>
-      socket.write('POST /v1/blacklist/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{'),
-    );
-}
-
-function drippedHeads(count: number): Attack['start'] {
-  return (port) => {
-    const drips = new Set<NodeJS.Timeout>();
-    const stop = holdConnections(port, count, attackerAddress, (socket) => {
-      socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
-      const drip = setInterval(() => socket.writable && socket.write('X'), 1000);
-      drips.add(drip);
-      socket.once('close', () => (clearInterval(drip), drips.delete(drip)));
-    });
-    return () => {
-      for (const drip of drips) clearInterval(drip);
-      stop();
-    };
-  };
-}
-
-function nonReaders(count: number): Attack['start'] {
-  return (port, key) => {
-    const ips = Array.from({ length: 1000 }, (_, i) => `${1 + (i % 220)}.${(i * 7) % 256}.${(i * 13) % 256}.${1 + (i % 250)}`);
-    const body = JSON.stringify({ ips });
-    const request =
-      `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const sockets = new Set<net.Socket>();
-    let stopped = false;
-    const open = (i: number) => {
-      if (stopped) return;
-      const socket = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.9.${1 + i}` });
-      sockets.add(socket);
-      socket.on('connect', () => {
-        socket.write(request.repeat(10));
-        socket.pause();
-      });
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        sockets.delete(socket);
-        setTimeout(() => open(i), 50);
-      });
-    };
-    for (let i = 0; i < count; i++) open(i);
-    return () => {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    };
-  };
 }
 
 /** One GET on a new connection; its status and milliseconds (a refused connection counts with its status). */
@@ -203,45 +135,18 @@ try {
     const health = JSON.parse((await getOnceText(s.port, '/health')).text) as Record<string, unknown>;
     const cap = Math.min(1024, fileLimit() - 64);
     settings = { cap, per_client: Math.floor(cap / 4), body_timeout_s: 10, send_timeout_s: 10, seconds_per_attack: SECONDS, health };
-    const attacks: Attack[] = [
-      {
-        id: 'stalled-bodies',
-        what: `${cap + 100} stalled report bodies from ${cap + 100} addresses`,
-        start: stalledBodies(attackerAddress, cap + 100),
-      },
-      {
-        id: 'dripped-heads',
-        what: `${cap + 100} heads dripped a byte a second from ${cap + 100} addresses`,
-        start: drippedHeads(cap + 100),
-      },
-      {
-        id: 'one-address',
-        what: `${cap + 100} stalled report bodies from one address`,
-        start: stalledBodies(() => '127.0.8.1', cap + 100),
-      },
-      { id: 'non-readers', what: '20 clients asking for ten 1,000-address batch answers each, reading none', start: nonReaders(20) },
-    ];
-    const each = [...attacks];
-    attacks.push({
-      id: 'all',
-      what: 'all of the above at once',
-      start: (port, k) => {
-        const stops = each.map((a) => a.start(port, k));
-        return () => stops.forEach((stop) => stop());
-      },
-    });
     log(`baseline: the prompt client and /health alone, ${SECONDS} s`);
     const baseline = await measure(s.port, key, SECONDS);
     results.push({ id: 'none', what: 'no attack', ...baseline, ...memoryOf(s.pid) });
     log(`  ${JSON.stringify(baseline)}`);
-    for (const attack of attacks) {
+    for (const attack of attacks(cap)) {
       log(`${attack.id}: ${attack.what}, ${SECONDS} s`);
-      const stop = attack.start(s.port, key);
+      const stop = await attackInChild(attack.id, s.port, key, cap);
       // The attack in place before the prompt client is timed.
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const during = await measure(s.port, key, SECONDS);
       const open = openSockets(s.pid);
-      stop();
+      await stop();
       const row = {
         id: attack.id,
         what: attack.what,

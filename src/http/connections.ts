@@ -130,8 +130,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   answerOnSocket(socket, clientErrorCode(error));
 }
 
-/** A connection idle this long (no byte of its transfer moved, no answer completed) may give its place to a new one. */
-const IDLE_MS = 1000;
+/**
+ * A connection idle this long (no byte of its transfer moved, no answer taken) may give its place
+ * to a new one: long against a prompt client's pause between requests (well under a millisecond
+ * on a kept-alive connection), short against the time an attack's new connections hold every place.
+ */
+const IDLE_MS = 250;
 
 /** What the service knows of an open connection, for the cap and the transfer timeouts. */
 interface Slot {
@@ -160,11 +164,11 @@ interface Exchange {
  * - The cap on concurrent connections, and under it one client's share (an IPv4 address, an IPv6
  *   /64; a trusted proxy's connections count only against the cap). A client at its share gets 503
  *   too_many_connections for a new connection. Over the cap, a new connection takes the place of
- *   the oldest connection that has been idle for a second (no byte of its body or answer moved,
+ *   the oldest connection that has been idle for IDLE_MS (no byte of its body or answer moved,
  *   no answer taken while it waits for a request or sends its head), which gets the 503; a
  *   connection with a request being worked on is never taken. When none can give way, the new one
  *   gets the 503 itself. So clients that hold places without using them cannot lock out a health
- *   check or a prompt client for more than a second.
+ *   check or a prompt client for more than a moment.
  * - A request body that brings no byte for `bodyTimeoutMs` is answered 408 request_timeout; an
  *   answer the client takes no byte of for `sendTimeoutMs` is cut, and with it what node:http
  *   held of it in memory. node:http's own timeouts (headers, whole request, keep-alive) apply as

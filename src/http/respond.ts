@@ -208,3 +208,26 @@ export function renderErrors(logger: Logger) {
     }
   };
 }
+
+/**
+ * Waits until the answers before this one on its connection (pipelined requests) have been taken
+ * by the system; false when the connection closed first. node:http holds each pipelined answer in
+ * memory until those before it are sent, so a big answer made only then keeps a client that sends
+ * many requests and reads none to one big answer in memory, until the send timeout cuts it.
+ */
+export function earlierAnswersTaken(ctx: Context): true | Promise<boolean> {
+  const { res } = ctx;
+  if (res.socket !== null) return true;
+  const socket = ctx.req.socket;
+  return new Promise((resolve) => {
+    const settle = (taken: boolean) => () => {
+      res.off('socket', assigned);
+      socket.off('close', closed);
+      resolve(taken);
+    };
+    const assigned = settle(true);
+    const closed = settle(false);
+    res.once('socket', assigned);
+    socket.once('close', closed);
+  });
+}

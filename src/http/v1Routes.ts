@@ -23,7 +23,7 @@ import { identifyCaller, type Caller } from './caller.js';
 import { whenReady, whenReadyOn, type Eventually } from './eventually.js';
 import { clientAddress } from '../address/clientAddress.js';
 import { admit, servedOrRefunded, setQuotaHeaders, type Admission, type MeteredRequest } from './metering.js';
-import { asApiError, sendJson, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from './respond.js';
+import { asApiError, earlierAnswersTaken, sendJson, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
 import type { ServiceDeps } from './serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
@@ -320,6 +320,11 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     }
     if (!refusal && api === 'ip') refusal = valid.map((i) => missingTable(deps, i.ip)).find((e) => e !== undefined);
     const metered = { api, cost: valid.length, refusal };
+    if (!refusal && !(await earlierAnswersTaken(ctx))) {
+      // The client left before its earlier answers were taken: nothing to look up or count.
+      ctx.respond = false;
+      return;
+    }
     const quota = await admit(deps, caller, metered);
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);

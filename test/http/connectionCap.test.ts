@@ -1,7 +1,7 @@
 /**
  * The connection cap against a real listening service: slow clients holding every place do not
- * lock out /health for more than a second (the oldest connection idle for a second gives up its
- * place, with 503 too_many_connections), and when every place has a request making progress, a
+ * lock out /health for more than a moment (the oldest connection idle for a quarter second gives
+ * up its place, with 503 too_many_connections), and when every place has a request making progress, a
  * new connection gets that 503 itself. (test/http/hostileClients.test.ts has the per-client limit
  * and the transfer timeouts.)
  */
@@ -23,7 +23,7 @@ async function closeAll(sockets: net.Socket[]): Promise<void> {
 type SlowSocket = net.Socket & { answer: string };
 
 /** The policy's idle time before a connection may give its place (src/http/connections.ts). */
-const IDLE_MS = 1000;
+const IDLE_MS = 250;
 
 /** /health on a new connection, asked again every 100 ms while refused (at most 5 s). */
 async function healthWhenAPlaceIsFree(h: Harness): Promise<ReturnType<typeof parseAnswer>> {
@@ -50,7 +50,7 @@ describe('the connection cap', () => {
   });
   afterAll(() => h.stop());
 
-  it(`${CAP} clients sending their heads slowly hold every place: once idle for a second, the oldest gives /health its place`, async () => {
+  it(`${CAP} clients sending their heads slowly hold every place: once idle for a moment, the oldest gives /health its place`, async () => {
     const slow: SlowSocket[] = [];
     for (let i = 0; i < CAP; i++) slow.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
     expect((await healthWhenAPlaceIsFree(h)).status).toBe(200);
@@ -67,7 +67,7 @@ describe('the connection cap', () => {
     await closeAll(slow);
   });
 
-  it(`${2 * CAP} clients sending their heads slowly: once the first ${CAP} are idle for a second, each new one takes the oldest's place`, async () => {
+  it(`${2 * CAP} clients sending their heads slowly: once the first ${CAP} are idle for a moment, each new one takes the oldest's place`, async () => {
     const slow: SlowSocket[] = [];
     for (let i = 0; i < CAP; i++) slow.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 100));
@@ -103,7 +103,7 @@ describe('the connection cap', () => {
     expect(parseAnswer(text).status).toBe(200);
   });
 
-  it('every place with a body that stopped: once stalled for a second, the oldest gives /health its place', async () => {
+  it('every place with a body that stopped: once stalled for a moment, the oldest gives /health its place', async () => {
     const stalled: SlowSocket[] = [];
     for (let i = 0; i < CAP; i++) stalled.push(await openSlow(h.url, ADMIN_HEAD));
     expect((await healthWhenAPlaceIsFree(h)).status).toBe(200);

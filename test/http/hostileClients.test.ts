@@ -8,13 +8,15 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from './harness.js';
+import { Harness, TEST_PLANS } from './harness.js';
 import { expectRawError, openSlow, parseAnswer } from './rawClient.js';
 
 const CAP = 60;
 const PER_CLIENT = 8;
 const BODY_MS = 400;
 const SEND_MS = 600;
+/** Addresses in the batches whose answers (about 13 MB) outgrow what the system buffers for a connection. */
+const BIG = 10_000;
 /** The service checks progress every quarter of the shorter timeout; a little more for a busy machine. */
 const SLACK_MS = BODY_MS / 4 + 400;
 
@@ -77,8 +79,8 @@ async function nonReader(h: Harness, requests: string, localAddress: string): Pr
   return socket;
 }
 
-function batchRequests(key: string, count: number): string {
-  const ips = Array.from({ length: 1000 }, (_, i) => `${1 + (i % 200)}.${(i * 7) % 256}.${(i * 13) % 256}.${1 + (i % 250)}`);
+function batchRequests(key: string, count: number, size = 1000): string {
+  const ips = Array.from({ length: size }, (_, i) => `${1 + (i % 200)}.${(i >> 8) % 256}.${i % 256}.${1 + (i % 250)}`);
   const body = JSON.stringify({ ips });
   const one =
     `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n` +
@@ -216,5 +218,35 @@ describe('hostile clients', () => {
     // A place is freed once a connection has been idle for a second (or sooner, by a timeout).
     expect(Math.max(...latencies)).toBeLessThan(2500);
     await closeAll(attackers);
+  });
+});
+
+describe('pipelined answers held back', () => {
+  let h: Harness;
+  // A send timeout long enough for the client below to wait before it reads.
+  beforeAll(async () => {
+    h = await Harness.start({
+      connections: { sendTimeoutMs: 30_000 },
+      plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, max_batch: BIG, rate_limit_per_second: 1_000_000 } },
+    });
+  });
+  afterAll(() => h.stop());
+
+  it('pipelined batches never read: a later batch waits for the answers before it, none is looked up (or counted) until the first is taken', async () => {
+    const key = await h.newKey('business');
+    const used = async () => (await h.usage(key)).monthly_quota.used as number;
+    const socket = await nonReader(h, batchRequests(key, 5, BIG), '127.0.0.8');
+    // Until the count stops moving: what the system could take of the answers while nobody reads.
+    let last = -1;
+    expect(await eventually(async () => last === (last = await used()) && last > 0, 5000)).toBe(true);
+    // The first answer (13 MB) is more than the system buffers: no later batch was looked up.
+    expect(last).toBe(BIG);
+    // Reading now: every batch is answered and counted.
+    let received = 0;
+    socket.on('data', (d: Buffer) => (received += d.length));
+    socket.resume();
+    expect(await eventually(async () => (await used()) === 5 * BIG, 20_000)).toBe(true);
+    expect(received).toBeGreaterThan(5 * BIG * 100);
+    socket.destroy();
   });
 });
