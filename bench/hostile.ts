@@ -14,7 +14,7 @@
  *
  *   node --import tsx bench/hostile.ts       (npm run bench:hostile)
  *
- * Environment: BENCH_HOSTILE_SECONDS (per attack, default 20). Writes bench/results/hostile.json
+ * Environment: BENCH_HOSTILE_SECONDS (per attack, default 20), BENCH_HOSTILE_ONLY (attack ids, comma-separated). Writes bench/results/hostile.json
  * and hostile.md. Each attack's figures are the prompt client's lookups per second and latency
  * against the same client without an attack, /health's latency, the 503s the prompt client saw,
  * and the service's RSS (VmRSS at the end, VmHWM over the whole run).
@@ -32,6 +32,7 @@ import { ServerProcesses, serviceEnvironment, type Server } from './httpServerPr
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 20);
+const ONLY = process.env.BENCH_HOSTILE_ONLY?.split(',') ?? null;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -45,8 +46,15 @@ async function attackInChild(id: string, port: number, key: string, cap: number)
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`attack ${id} exited with ${code}`)));
   });
+  child.once('exit', (code, signal) => {
+    if (signal !== 'SIGKILL') log(`  attack ${id} ended early: ${code ?? signal}`);
+  });
   return () =>
     new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        resolve();
+        return;
+      }
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     });
@@ -58,7 +66,8 @@ function getOnce(port: number, pathAndQuery: string, agent: http.Agent | false, 
   return new Promise((resolve) => {
     const req = http.get({ port, host: '127.0.0.1', path: pathAndQuery, agent, headers: key ? { 'X-API-Key': key } : {} }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+      // 'close' also when the answer was cut before its end: counted with status 0.
+      res.on('close', () => resolve({ status: res.complete ? (res.statusCode ?? 0) : 0, ms: performance.now() - started }));
     });
     req.setTimeout(30_000, () => req.destroy());
     req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
@@ -139,7 +148,7 @@ try {
     const baseline = await measure(s.port, key, SECONDS);
     results.push({ id: 'none', what: 'no attack', ...baseline, ...memoryOf(s.pid) });
     log(`  ${JSON.stringify(baseline)}`);
-    for (const attack of attacks(cap)) {
+    for (const attack of attacks(cap).filter((a) => ONLY === null || ONLY.includes(a.id))) {
       log(`${attack.id}: ${attack.what}, ${SECONDS} s`);
       const stop = await attackInChild(attack.id, s.port, key, cap);
       // The attack in place before the prompt client is timed.

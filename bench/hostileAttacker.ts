@@ -112,5 +112,7 @@ if (id !== undefined) {
   const attack = attacks(Number(cap)).find((a) => a.id === id);
   if (!attack) throw new Error(`no attack ${id}`);
   attack.start(Number(port), key);
+  // Until killed, whatever the attack's own sockets do.
+  setInterval(() => undefined, 60_000);
   process.send?.('started');
 }

@@ -23,6 +23,9 @@ const DEFAULT_MAX_CONNECTIONS = 1024;
 const CLIENT_SHARE = 4;
 /** How long a connection may stay open after its refusal, for the client to read it. */
 const LINGER_MS = 1000;
+/** Refused connections left open at once for their clients to read the refusal; past this many, each closes once written. */
+const MAX_LINGERING = 256;
+let lingering = 0;
 
 /** The soft open-file limit of this process where the system tells it (Linux /proc), else null. */
 function openFileLimit(): number | null {
@@ -82,10 +85,17 @@ export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  socket.end(
+  const answer =
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Access-Control-Allow-Origin: *\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+    `Access-Control-Allow-Origin: *\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  // Under a flood of refusals, lingering sockets would hold file descriptors: closed once written.
+  if (lingering >= MAX_LINGERING) {
+    socket.end(answer, () => socket.destroy());
+    return;
+  }
+  lingering++;
+  socket.once('close', () => lingering--);
+  socket.end(answer);
   // A client that keeps its side open (a slow one still sending) is cut once it had time to read.
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -2,6 +2,7 @@
  * Rendering, in one place: every response body is JSON (SPEC 1.1), indented with `pretty`, and
  * every refusal is the error envelope of SPEC 2.9 with its status and headers.
  */
+import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import { AnsweringExchange, Utf8Json, type Exchange, type RequestSource } from './exchange.js';
 import type { Logger } from 'pino';
@@ -218,16 +219,33 @@ export function renderErrors(logger: Logger) {
 export function earlierAnswersTaken(ctx: Context): true | Promise<boolean> {
   const { res } = ctx;
   if (res.socket !== null) return true;
-  const socket = ctx.req.socket;
   return new Promise((resolve) => {
     const settle = (taken: boolean) => () => {
       res.off('socket', assigned);
-      socket.off('close', closed);
+      forget();
       resolve(taken);
     };
     const assigned = settle(true);
-    const closed = settle(false);
+    const forget = whenClosed(ctx.req.socket, settle(false));
     res.once('socket', assigned);
-    socket.once('close', closed);
   });
+}
+
+/** What waits on each connection's close: one listener per connection, however many requests wait. */
+const closeWaiters = new WeakMap<Socket, Set<() => void>>();
+
+/** Calls `then` when `socket` closes; returns what cancels that. */
+function whenClosed(socket: Socket, then: () => void): () => void {
+  let waiters = closeWaiters.get(socket);
+  if (waiters === undefined) {
+    const set = (waiters = new Set());
+    closeWaiters.set(socket, set);
+    socket.once('close', () => {
+      closeWaiters.delete(socket);
+      for (const waiter of set) waiter();
+    });
+  }
+  waiters.add(then);
+  const set = waiters;
+  return () => set.delete(then);
 }
