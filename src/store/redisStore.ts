@@ -22,6 +22,8 @@
  *   secret:<sha256 hex>           "<accountId> <keyId>" of a key's current secret
  *   key-last-used                 hash: key id → when the key was last used (ISO 8601, to the minute)
  *   session:<sha256 hex>          JSON of a dashboard session, by its token's hash (TTL: until it expires)
+ *   {acct:<id>}:sessions          sorted set: the account's session hashes by expiry (the cap per account)
+ *   operator-sessions             the same for the operator's sessions
  *   changes, acks:<change>        the cache invalidation channel and its acknowledgements
  *   first-start                   set by the one process that created the first account
  *   bl:...                        the blacklist (redisBlacklist.ts)
