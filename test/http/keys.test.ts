@@ -85,10 +85,12 @@ describe('missing and invalid keys', () => {
       '/v1/mac/search?q=cisco',
       '/v1/usage',
       '/v1',
-      '/v1/ip/batch',
+      '/v1/ip/batch?ips=8.8.8.8',
     ]) {
       expectError(await h.call(p), 'missing_key', 401);
     }
+    // A GET batch without addresses is the wrong method, whoever asks (SPEC 4.3), like any 405.
+    expectError(await h.call('/v1/ip/batch'), 'method_not_allowed', 405);
     expectError(await h.call('/v1/ip/batch', { json: ['8.8.8.8'] }), 'missing_key', 401);
     expectError(await h.call('/v1/blacklist/batch', { json: ['8.8.8.8'] }), 'missing_key', 401);
   });
