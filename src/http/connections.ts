@@ -250,7 +250,9 @@ export class ConnectionSlots {
       const since = this.idleSince(slot);
       if (since === null || now - since < IDLE_MS) continue;
       this.remove(slot);
-      this.end(slot, 'too_many_connections');
+      // One refused already (lingering for its client to read the refusal) simply goes.
+      if (answeredHere(slot.socket)) slot.socket.destroy();
+      else this.end(slot, 'too_many_connections');
       return true;
     }
     return false;
