@@ -134,8 +134,14 @@ function stopService(service: RunningService, signal: string, announce = true): 
   );
 }
 
+/** Reloads already reported: SIGHUPs that arrive during a reload share one (src/engine/liveEngine.ts), reported once. */
+const reported = new WeakSet<Promise<unknown>>();
+
 function reloadTables(service: RunningService): void {
-  service.deps.engine.reload().then(
+  const reload = service.deps.engine.reload();
+  if (reported.has(reload)) return;
+  reported.add(reload);
+  reload.then(
     (engine) => service.deps.logger.info({ tables: engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'tables reloaded'),
     (error: Error) => service.deps.logger.error({ err: error.message }, 'table reload refused; the loaded tables stay in use'),
   );
