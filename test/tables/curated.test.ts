@@ -214,9 +214,9 @@ describe('vendors.csv', () => {
 describe('eu-countries.csv', () => {
   const { header, rows } = curated('eu-countries.csv');
 
-  it('lists the 27 member states with known codes and a source', () => {
+  it('lists the 27 member states and the 7 EU territories with codes of their own, with known codes and a source', () => {
     expect(header).toEqual(['country_code', 'name', 'source']);
-    expect(rows).toHaveLength(27);
+    expect(rows).toHaveLength(27 + 7);
     expect(duplicates(rows.map((r) => r.country_code))).toEqual([]);
     const facts = loadCountryFacts();
     for (const r of rows) {

@@ -8,7 +8,7 @@
  * - libphonenumber-js (Google libphonenumber's metadata, MIT/Apache-2.0): country calling codes.
  * - world-countries (mledoze/countries, ODbL): ccTLDs, IDD prefixes, common and official names and
  *   alternative spellings (for countryCodeOfName), area (for radius estimates).
- * - data/curated/eu-countries.csv (ours, from the EU's own list of member states): is_eu.
+ * - data/curated/eu-countries.csv (ours: the EU's member states and the territories with codes of their own in it): is_eu.
  * - data/curated/continents.csv (ours, MaxMind's convention): the continent of the countries that
  *   lie on two continents or whose continent is a matter of convention.
  *
