@@ -69,7 +69,19 @@ function registryEntry(value: string, countryCodeOfName: (name: string) => strin
   const rest = lines.slice(1);
   const country = rest.length > 0 ? countryCodeOfName(rest[rest.length - 1]) : null;
   const addressLines = country ? rest.slice(0, -1) : rest;
-  return { company, address: addressLines.length > 0 ? addressLines.join(', ') : null, country_code: country };
+  return { company, address: registryAddress(addressLines), country_code: country };
+}
+
+/**
+ * The address lines of a registry entry as one text (docs/tables.md "MAC vendors"): lines joined
+ * by ", ", a comma that ends or begins a line dropped (the registry often ends a line with one, and
+ * joining made ",,"), and a run of commas inside a line, as the registry sometimes has (`Nagar,,
+ * Near`), made one. Null when nothing is left.
+ */
+export function registryAddress(lines: readonly string[]): string | null {
+  const parts = lines.map((line) => line.replace(/^[\s,]+|[\s,]+$/g, '')).filter((line) => line.length > 0);
+  if (parts.length === 0) return null;
+  return parts.join(', ').replace(/\s*,(?:\s*,)+\s*/g, ', ');
 }
 
 function blockTypeOfKey(key: string): BlockType {
