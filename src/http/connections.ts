@@ -89,6 +89,7 @@ export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Access-Control-Allow-Origin: *\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   // Under a flood of refusals, lingering sockets would hold file descriptors: closed once written.
+  if (socket.destroyed) return;
   if (lingering >= MAX_LINGERING) {
     socket.end(answer, () => socket.destroy());
     return;

@@ -219,6 +219,7 @@ export function renderErrors(logger: Logger) {
 export function earlierAnswersTaken(ctx: Context): true | Promise<boolean> {
   const { res } = ctx;
   if (res.socket !== null) return true;
+  if (ctx.req.socket.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const settle = (taken: boolean) => () => {
       res.off('socket', assigned);
