@@ -26,7 +26,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fork } from 'node:child_process';
-import { post } from './httpCases.js';
+import { get, post } from './httpCases.js';
+import { memoryOf } from './httpDriver.js';
+import { configFromEnv } from '../src/config/config.js';
+import { connectionSettings } from '../src/http/connections.js';
 import { attacks } from './hostileAttacker.js';
 import { ServerProcesses, serviceEnvironment, type Server } from './httpServerProcesses.js';
 
@@ -113,10 +116,10 @@ async function measure(port: number, key: string, seconds: number) {
   };
 }
 
-function memoryOf(pid: number): { rss_mb: number; peak_rss_mb: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss_mb: round(kb('VmRSS') / 1024), peak_rss_mb: round(kb('VmHWM') / 1024) };
+/** The service's memory: VmRSS now and VmHWM, the peak so far, in MB. */
+function memoryNow(pid: number): { rss_mb: number | null; peak_rss_mb: number | null } {
+  const memory = memoryOf(pid);
+  return { rss_mb: memory?.rss ?? null, peak_rss_mb: memory?.hwm ?? null };
 }
 
 /** Sockets the service holds open (its connections, the listening socket and a few of its own). */
@@ -141,12 +144,21 @@ try {
   await processes.with('serve', async (s: Server) => {
     const created = await post(s.port, '/admin/accounts', { plan: 'business' }, { authorization: `Bearer ${adminToken}` });
     const key = (created.body.key as { secret: string }).secret;
-    const health = JSON.parse((await getOnceText(s.port, '/health')).text) as Record<string, unknown>;
-    const cap = Math.min(1024, fileLimit() - 64);
-    settings = { cap, per_client: Math.floor(cap / 4), body_timeout_s: 10, send_timeout_s: 10, seconds_per_attack: SECONDS, health };
+    const health = JSON.parse((await get(s.port, '/health')).text) as Record<string, unknown>;
+    // The settings the service computes for itself: the same environment and open-file limit.
+    const connections = connectionSettings(configFromEnv(process.env));
+    const cap = connections.maxConnections;
+    settings = {
+      cap,
+      per_client: connections.maxConnectionsPerClient,
+      body_timeout_s: connections.bodyTimeoutMs / 1000,
+      send_timeout_s: connections.sendTimeoutMs / 1000,
+      seconds_per_attack: SECONDS,
+      health,
+    };
     log(`baseline: the prompt client and /health alone, ${SECONDS} s`);
     const baseline = await measure(s.port, key, SECONDS);
-    results.push({ id: 'none', what: 'no attack', ...baseline, ...memoryOf(s.pid) });
+    results.push({ id: 'none', what: 'no attack', ...baseline, ...memoryNow(s.pid) });
     log(`  ${JSON.stringify(baseline)}`);
     for (const attack of attacks(cap).filter((a) => ONLY === null || ONLY.includes(a.id))) {
       log(`${attack.id}: ${attack.what}, ${SECONDS} s`);
@@ -162,7 +174,7 @@ try {
         ...during,
         lookups_vs_baseline: round(during.lookups_per_s / baseline.lookups_per_s, 2),
         open_sockets_at_end: open,
-        ...memoryOf(s.pid),
+        ...memoryNow(s.pid),
       };
       results.push(row);
       log(`  ${JSON.stringify(row)}`);
@@ -171,26 +183,6 @@ try {
   });
 } finally {
   processes.killAll();
-}
-
-function fileLimit(): number {
-  const line = fs
-    .readFileSync('/proc/self/limits', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('Max open files'));
-  return Number(line?.slice('Max open files'.length).trim().split(/\s+/)[0] ?? 1088);
-}
-
-function getOnceText(port: number, pathAndQuery: string): Promise<{ text: string }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ port, host: '127.0.0.1', path: pathAndQuery, agent: false }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d));
-        res.on('end', () => resolve({ text }));
-      })
-      .on('error', reject);
-  });
 }
 
 const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, at: new Date().toISOString() };
@@ -215,7 +207,7 @@ const table = [
 const md = [
   '# Hostile clients',
   '',
-  `\`netlookup serve\` as \`npm start\` runs it, default settings (cap ${String(settings.cap)}, ${String(settings.per_client)} per client, body and send timeouts 10 s), ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.at}.`,
+  `\`netlookup serve\` as \`npm start\` runs it, default settings (cap ${String(settings.cap)}, ${String(settings.per_client)} per client, body timeout ${String(settings.body_timeout_s)} s, send timeout ${String(settings.send_timeout_s)} s), ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.at}.`,
   `Each attack runs ${SECONDS} s from other loopback addresses, reconnecting when dropped; the prompt client makes one lookup at a time on one kept-alive connection from 127.0.0.1, and /health is asked every 250 ms on a new connection.`,
   '',
   ...results.map((r) => `- \`${String(r.id)}\`: ${String(r.what)}; prompt client's statuses ${JSON.stringify(r.lookup_statuses)}`),

@@ -64,27 +64,15 @@ function nonReaders(count: number): Start {
     const request =
       `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const sockets = new Set<net.Socket>();
-    let stopped = false;
-    const open = (i: number) => {
-      if (stopped) return;
-      const socket = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.9.${1 + i}` });
-      sockets.add(socket);
-      socket.on('connect', () => {
+    return holdConnections(
+      port,
+      count,
+      (i) => `127.0.9.${1 + i}`,
+      (socket) => {
         socket.write(request.repeat(10));
         socket.pause();
-      });
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        sockets.delete(socket);
-        setTimeout(() => open(i), 50);
-      });
-    };
-    for (let i = 0; i < count; i++) open(i);
-    return () => {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    };
+      },
+    );
   };
 }
 

@@ -430,7 +430,7 @@ export interface SoakResult {
 }
 
 /** VmRSS and VmHWM of a process in MB (Linux), or null. */
-function memoryOf(pid: number): { rss: number; hwm: number } | null {
+export function memoryOf(pid: number): { rss: number; hwm: number } | null {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
