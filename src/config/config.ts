@@ -104,10 +104,10 @@ function envValue<T>(
 /** Plain decimal digits only: Number() would also take "0x10", "1e3", " 8 " and "". */
 const decimal = (text: string) => (/^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text) ? Number(text) : undefined);
 
-/** A whole number from 1 to 1,000,000, plain digits. */
-function countOf(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  return envValue(env, name, 'a whole number from 1 to 1000000 is expected', (text) =>
-    /^[1-9]\d{0,6}$/.test(text) && Number(text) <= 1_000_000 ? Number(text) : undefined,
+/** A whole number from 1 to `max` (at most 9999999), plain digits. */
+function countOf(env: NodeJS.ProcessEnv, name: string, max = 1_000_000): number | undefined {
+  return envValue(env, name, `a whole number from 1 to ${max} is expected`, (text) =>
+    /^[1-9]\d{0,6}$/.test(text) && Number(text) <= max ? Number(text) : undefined,
   );
 }
 
@@ -249,6 +249,9 @@ function secondsAsMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return ms;
 }
 
+/** The largest connection count a setting takes. */
+const MAX_CONNECTIONS = 9_999_999;
+
 function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSettings> {
   const settings: Partial<ConnectionSettings> = {
     headersTimeoutMs: secondsAsMs(env, 'NETLOOKUP_HEADERS_TIMEOUT'),
@@ -261,16 +264,9 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
   if ((settings.headersTimeoutMs ?? defaultTimeouts.headersTimeoutMs) > (settings.requestTimeoutMs ?? defaultTimeouts.requestTimeoutMs)) {
     throw new Error('NETLOOKUP_HEADERS_TIMEOUT is longer than NETLOOKUP_REQUEST_TIMEOUT, which counts the headers too');
   }
-  settings.maxConnections = connectionCount(env, 'NETLOOKUP_MAX_CONNECTIONS');
-  settings.maxConnectionsPerClient = connectionCount(env, 'NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT');
+  settings.maxConnections = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS', MAX_CONNECTIONS);
+  settings.maxConnectionsPerClient = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT', MAX_CONNECTIONS);
   return settings;
-}
-
-function connectionCount(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  if (!/^[1-9]\d{0,6}$/.test(text)) throw new Error(`${name} ${JSON.stringify(text)} is not a whole number between 1 and 9999999`);
-  return Number(text);
 }
 
 /** A character below U+0020 or U+007F (DEL): no path, URL or token holds one. */
