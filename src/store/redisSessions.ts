@@ -15,7 +15,7 @@
  * fail with StoreUnavailableError, so a sign-in never seems to succeed without being stored and a
  * signed-out session never seems ended while it is not.
  */
-import { checkedSession, isTokenHash, sessionExpired, StoreInputError } from './storeInput.js';
+import { checkedKeep, checkedSession, isTokenHash, sessionExpired } from './storeInput.js';
 import { execResult, type RedisGuard, type StoreRedis } from './redisScripts.js';
 import type { DashboardSession, SessionStore } from './store.js';
 
@@ -33,7 +33,7 @@ export class RedisSessions implements SessionStore {
 
   async create(tokenHash: string, session: DashboardSession, keep: number): Promise<number> {
     const stored = checkedSession(tokenHash, session);
-    if (!Number.isSafeInteger(keep) || keep < 1) throw new StoreInputError('sessions kept per owner: a whole number from 1');
+    checkedKeep(keep);
     const createdMs = Date.parse(stored.created_at);
     const expiresMs = Date.parse(stored.expires_at);
     const owner = this.ownerKey(stored);

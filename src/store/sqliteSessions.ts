@@ -9,7 +9,7 @@
  * dashboard_sessions_owner: kind, account_id, expires_at; the operator's have no account).
  */
 import type Database from 'better-sqlite3';
-import { checkedSession, isTokenHash, sessionExpired, StoreInputError } from './storeInput.js';
+import { checkedKeep, checkedSession, isTokenHash, sessionExpired } from './storeInput.js';
 import type { Guard } from './sqliteGuard.js';
 import type { DashboardSession, SessionStore } from './store.js';
 
@@ -30,7 +30,7 @@ export class SqliteSessions implements SessionStore {
 
   async create(tokenHash: string, session: DashboardSession, keep: number): Promise<number> {
     const stored = checkedSession(tokenHash, session);
-    if (!Number.isSafeInteger(keep) || keep < 1) throw new StoreInputError('sessions kept per owner: a whole number from 1');
+    checkedKeep(keep);
     return this.guard('create session', () =>
       this.db
         .transaction(() => {

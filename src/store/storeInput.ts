@@ -153,6 +153,12 @@ export function checkedSession(tokenHash: string, session: DashboardSession): Da
   };
 }
 
+/** The number of sessions `create` keeps per owner: a whole number from 1. */
+export function checkedKeep(keep: number): number {
+  if (!Number.isSafeInteger(keep) || keep < 1) throw new StoreInputError('sessions kept per owner: a whole number from 1');
+  return keep;
+}
+
 /** A stored session is over from its expires_at on. */
 export function sessionExpired(session: DashboardSession, now: Date): boolean {
   return Date.parse(session.expires_at) <= now.getTime();
