@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { sendJson } from './respond.js';
-import { clientOf } from './caller.js';
+import { clientOf, countedClientOf } from './caller.js';
 import {
   createAccount,
   createKey,
@@ -20,7 +20,7 @@ import {
   updateKey,
   type Actor,
 } from './accountChanges.js';
-import { failedAuthenticationLimit, throttledClientOf, TokenBuckets } from './tokenBuckets.js';
+import { failedAuthenticationLimit, TokenBuckets } from './tokenBuckets.js';
 import { jsonBodyOf, jsonBodyOnly } from './jsonBody.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
@@ -37,7 +37,7 @@ function requireToken(deps: ServiceDeps, token: string) {
   const throttle = new TokenBuckets(failedAuthenticationLimit);
   return async (ctx: Context, next: Next) => {
     const address = clientOf(ctx, deps);
-    const counted = throttledClientOf(ctx, deps);
+    const counted = countedClientOf(ctx, deps);
     const nowMs = deps.now().getTime();
     const wait = throttle.waitSeconds(counted, nowMs);
     if (wait > 0) throw new ApiError('admin_throttled', undefined, { 'Retry-After': String(wait) });

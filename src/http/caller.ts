@@ -4,7 +4,7 @@
  */
 import type { Exchange } from './exchange.js';
 import { ApiError } from '../errors.js';
-import { clientAddress } from '../address/clientAddress.js';
+import { allowanceClient, clientAddress } from '../address/clientAddress.js';
 import { effectivePlanCode, type Plan } from '../plans/plans.js';
 import type { Account, ApiKey, Meter } from '../store/store.js';
 import { presentedKey, requestingHost, websiteAllowed } from './apiKey.js';
@@ -60,6 +60,14 @@ export function planInForce(deps: ServiceDeps, account: Account, now: Date): Pla
 /** The client's address: the peer, or what trusted proxies say in X-Forwarded-For (NETLOOKUP_TRUST_PROXY). */
 export function clientOf(ctx: Pick<Exchange, 'req' | 'headers'>, deps: ServiceDeps): string {
   return clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], deps.config.trustProxy);
+}
+
+/**
+ * The client a per-client allowance or throttle counts: its address, or for IPv6 its /64, which
+ * one subscriber holds whole and can rotate through.
+ */
+export function countedClientOf(ctx: Pick<Exchange, 'req' | 'headers'>, deps: ServiceDeps): string {
+  return allowanceClient(clientOf(ctx, deps));
 }
 
 /**

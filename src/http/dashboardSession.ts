@@ -14,11 +14,11 @@ import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { isTrusted } from '../address/clientAddress.js';
 import { dashboardSettings } from '../config/config.js';
-import { clientOf } from './caller.js';
+import { clientOf, countedClientOf } from './caller.js';
 import type { Account, ApiKey, DashboardSession } from '../store/store.js';
 import { adminTokenMatcher } from './adminRoutes.js';
 import type { Actor, ChangeBody } from './accountChanges.js';
-import { failedAuthenticationLimit, perMinute, throttledClientOf, TokenBuckets } from './tokenBuckets.js';
+import { failedAuthenticationLimit, perMinute, TokenBuckets } from './tokenBuckets.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 const SESSION_COOKIE = 'nl_dashboard';
@@ -125,7 +125,7 @@ export class DashboardSessions {
    * is refused at once; else the attempt counts.
    */
   readonly signInAllowed = async (ctx: Context, next: Next): Promise<void> => {
-    const counted = throttledClientOf(ctx, this.deps);
+    const counted = countedClientOf(ctx, this.deps);
     const nowMs = this.deps.now().getTime();
     const failuresWait = this.failures.waitSeconds(counted, nowMs);
     if (failuresWait > 0) throw new ApiError('sign_in_throttled', undefined, { 'Retry-After': String(failuresWait) });
@@ -145,7 +145,7 @@ export class DashboardSessions {
   async signIn(ctx: Context, input: ChangeBody): Promise<SignedIn> {
     const { deps } = this;
     const client = clientOf(ctx, deps);
-    const counted = throttledClientOf(ctx, deps);
+    const counted = countedClientOf(ctx, deps);
     const nowMs = deps.now().getTime();
     const refuse = (code: 'missing_key' | 'invalid_key' | 'admin_unauthorized'): never => {
       this.failures.take(counted, nowMs);

@@ -18,9 +18,8 @@ import { parseBlacklistAddress } from '../blacklist/address.js';
 import { ApiError } from '../errors.js';
 import { presentedKey } from './apiKey.js';
 import { exportRequestOf, sendExport } from './blacklistRoutes.js';
-import { clientOf, identifyCaller } from './caller.js';
+import { countedClientOf, identifyCaller } from './caller.js';
 import { secondsUntil } from './metering.js';
-import { allowanceClient } from '../address/clientAddress.js';
 import { blacklistSettings } from '../config/config.js';
 import { sendJson } from './respond.js';
 import { firstQueryValue } from './queryParameters.js';
@@ -79,7 +78,7 @@ async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: (
   }
   const settings = blacklistSettings(deps.config);
   const limit = family === 'mac' ? settings.legacyMacDaily : settings.legacyCheckDaily;
-  const client = allowanceClient(clientOf(ctx, deps));
+  const client = countedClientOf(ctx, deps);
   const bucket = `legacy-${family}`;
   const now = deps.now();
   const allowance = await deps.store.blacklist.countDaily(bucket, client, limit, now);

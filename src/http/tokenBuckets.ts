@@ -5,10 +5,6 @@
  * nothing from the answers), dashboard sign-ins per key, and the requests of each dashboard
  * session. Each instance of a deployment counts on its own.
  */
-import type { Context } from 'koa';
-import { allowanceClient } from '../address/clientAddress.js';
-import { clientOf } from './caller.js';
-import type { ServiceDeps } from './serviceDeps.js';
 
 /** keys remembered at most; beyond it the oldest entry goes (a flood of keys cannot grow memory) */
 const MAX_TRACKED_KEYS = 10_000;
@@ -44,9 +40,3 @@ export const failedAuthenticationLimit = { burst: 10, perSecond: 1 };
 
 /** `count` at once, then `count` a minute. */
 export const perMinute = (count: number) => ({ burst: count, perSecond: count / 60 });
-
-/**
- * The client a throttle counts: its address, or for IPv6 its /64, which one subscriber holds whole
- * and can rotate through.
- */
-export const throttledClientOf = (ctx: Pick<Context, 'req' | 'headers'>, deps: ServiceDeps) => allowanceClient(clientOf(ctx, deps));
