@@ -19,6 +19,8 @@ const END_TO_END = [
   'test/store/**/*.test.ts',
   'test/web/**/*.test.ts',
   'test/blacklist/fail2ban*.test.ts',
+  'test/update/update.test.ts',
+  'test/update/swap.test.ts',
 ];
 
 export default defineConfig({

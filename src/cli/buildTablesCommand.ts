@@ -6,6 +6,7 @@ import { buildCompactTables } from '../tables/build/compactTables.js';
 import type { CompactManifest } from '../tables/format/compactManifest.js';
 import { packageRoot, defaultTablesDir, defaultCompactDir, loadEngine } from '../engine/node.js';
 import { MANIFEST_FILE } from '../tables/tableFiles.js';
+import { INSTALLED_SET } from '../tables/tableSets.js';
 import { ProgressDisplay } from './progressDisplay.js';
 
 export interface BuildTablesFlags {
@@ -39,7 +40,7 @@ export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
   const outDir = path.resolve(flags.out ?? defaultTablesDir());
   // Whole seconds, as the tables' headers keep it: `--built-at` can then repeat any build.
   const builtAt = flags.builtAt ?? new Date(Math.floor(Date.now() / 1000) * 1000);
-  if (!flags.compact) buildFullTables(outDir, flags, builtAt);
+  if (!flags.compact) await buildFullTables(outDir, flags, builtAt);
   const compactDir = path.resolve(flags.compactOut ?? defaultCompactDir());
   const started = Date.now();
   const manifest = await deriveCompactTables(outDir, compactDir, builtAt);
@@ -53,14 +54,14 @@ export async function runBuildTables(flags: BuildTablesFlags): Promise<void> {
 
 /** The compact sets from the full tables of `tablesDir`, checked by the engine as the server loads them. */
 async function deriveCompactTables(tablesDir: string, compactDir: string, builtAt: Date): Promise<CompactManifest> {
-  const engine = await loadEngine({ tablesDir });
+  const engine = await loadEngine({ tablesDir, set: INSTALLED_SET });
   const fullManifest = JSON.parse(fs.readFileSync(path.join(tablesDir, MANIFEST_FILE), 'utf8'));
   return buildCompactTables({ ip4: engine.ip4!, ip6: engine.ip6!, mac: engine.macTable!, manifest: fullManifest }, compactDir, builtAt);
 }
 
-function buildFullTables(outDir: string, flags: BuildTablesFlags, builtAt: Date): void {
+async function buildFullTables(outDir: string, flags: BuildTablesFlags, builtAt: Date): Promise<void> {
   const progress = new ProgressDisplay();
-  const summary = buildTables({
+  const summary = await buildTables({
     outDir,
     builtAt,
     cityMmdb: flags.cityMmdb ? path.resolve(flags.cityMmdb) : undefined,

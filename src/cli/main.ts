@@ -15,6 +15,7 @@ import { registerKeyCommand } from './keyCommand.js';
 import { registerLookupCommand } from './lookupCommand.js';
 import { listenHost, unixSeconds, wholeNumber } from './optionValues.js';
 import { MAX_WORKERS, runServe } from './serveCommand.js';
+import { registerUpdateCommand } from './updateCommand.js';
 
 const program = new Command();
 program
@@ -43,6 +44,7 @@ program
   .action((flags) => runBuildTables(flags));
 
 registerLookupCommand(program);
+registerUpdateCommand(program);
 
 program
   .command('serve')

@@ -6,9 +6,12 @@
  * the shared store: the embedded one keeps rate windows and counters in its process's memory.
  */
 import cluster, { type Worker } from 'node:cluster';
+import path from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../config/config.js';
 import { createFirstAccount, startService, type RunningService } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
+import { defaultTablesDir } from '../engine/node.js';
+import { scheduleUpdates } from './updateSchedule.js';
 
 export interface ServeFlags {
   port?: number;
@@ -42,9 +45,18 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   return runPrimary(config, workers);
 }
 
+/** NETLOOKUP_UPDATE_INTERVAL: one schedule per deployment host, in the single process or the primary. */
+function startUpdates(config: ServiceConfig): void {
+  if (!config.updateIntervalMs) return;
+  scheduleUpdates(path.resolve(config.tablesDir ?? defaultTablesDir()), config.updateIntervalMs, (level, message) =>
+    (level === 'info' ? process.stdout : process.stderr).write(`netlookup: ${message}\n`),
+  );
+}
+
 async function runSingle(config: ServiceConfig): Promise<void> {
   const service = await startService(config);
   printStart(service.url, service.firstKey);
+  startUpdates(config);
   onStopSignals((signal) => stopService(service, signal));
   process.on('SIGHUP', () => reloadTables(service));
 }
@@ -78,6 +90,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
     return worker;
   };
   for (let i = 0; i < workers; i++) fork();
+  startUpdates(config);
   cluster.on('exit', (worker: Worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);

@@ -28,6 +28,30 @@ export interface ServiceConfig {
   connections?: Partial<ConnectionSettings>;
   /** the dashboard's sign-in limits (`dashboardSettings` below fills defaults) */
   dashboard?: Partial<DashboardSettings>;
+  /** how often `serve` runs `netlookup update` (NETLOOKUP_UPDATE_INTERVAL, e.g. `24h`); null: never (the default) */
+  updateIntervalMs?: number | null;
+  /** where `netlookup update` takes the publishers' files from (NETLOOKUP_UPDATE_MIRROR): `<mirror>/<host>/<path>` */
+  updateMirror?: string | null;
+}
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `6h`, `1d`: from 10 minutes (publishers would rightly block a tighter loop) to 90 days; `off` for none. */
+function durationOf(text: string): number | null | undefined {
+  if (text === 'off') return null;
+  const m = /^([1-9]\d{0,4})([mhd])$/.exec(text);
+  if (!m) return undefined;
+  const ms = Number(m[1]) * DURATION_UNITS[m[2]];
+  return ms >= 10 * 60_000 && ms <= 90 * 86_400_000 ? ms : undefined;
+}
+
+function mirrorOf(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' ? text.replace(/\/+$/, '') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface BlacklistSettings {
@@ -185,6 +209,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       legacyMacDaily: positiveNumber(env, 'NETLOOKUP_LEGACY_MAC_DAILY'),
     },
     connections: connectionSettingsFromEnv(env),
+    updateIntervalMs:
+      envValue(env, 'NETLOOKUP_UPDATE_INTERVAL', 'a duration from 10m to 90d (e.g. 30m, 6h, 1d) or off is expected', (text) => {
+        const ms = durationOf(text);
+        return ms === undefined ? undefined : { ms };
+      })?.ms ?? null,
+    updateMirror: envValue(env, 'NETLOOKUP_UPDATE_MIRROR', 'an http:// or https:// URL without query is expected', mirrorOf) ?? null,
     dashboard: {
       sessionsPerAccount: countOf(env, 'NETLOOKUP_DASHBOARD_SESSIONS'),
       signInsPerKey: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY'),

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { LookupEngine } from './lookupEngine.js';
 import type { TableSource, TableSources } from './wasmEngine.js';
 import { TABLE_FILES, type TableFileKind } from '../tables/tableFiles.js';
+import { setFolder, setInForce } from '../tables/tableSets.js';
 
 /** The repository root: src/engine and dist/engine both sit two folders below it. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,7 +52,10 @@ function fileSource(file: string): TableSource {
 }
 
 export interface LoadOptions {
+  /** the tables folder (NETLOOKUP_TABLES); the set in force in it is loaded (src/tables/tableSets.ts) */
   tablesDir?: string;
+  /** a set of the folder by name instead of the one in force */
+  set?: string;
   wasmPath?: string;
   /** which tables to load; all three by default */
   kinds?: TableFileKind[];
@@ -59,7 +63,8 @@ export interface LoadOptions {
 
 /** Loads the engine with the tables of a folder; a missing or bad file throws, naming the file. */
 export async function loadEngine(options: LoadOptions = {}): Promise<LookupEngine> {
-  const dir = options.tablesDir ?? defaultTablesDir();
+  const root = options.tablesDir ?? defaultTablesDir();
+  const dir = options.set === undefined ? setInForce(root) : setFolder(root, options.set);
   const wasm = fs.readFileSync(options.wasmPath ?? defaultWasmPath());
   const sources: TableSources = {};
   for (const kind of options.kinds ?? (['ip4', 'ip6', 'mac'] as const)) {

@@ -1,6 +1,7 @@
 /** GET /v1: the endpoint list (SPEC 1.4) with the data credits that must travel with the data. */
 import type { SourceCredit } from '../tables/format/tableMeta.js';
 import type { ServiceDeps } from './serviceDeps.js';
+import { dataStatus } from './dataStatus.js';
 
 export const endpoints = [
   {
@@ -120,5 +121,6 @@ export function endpointList(deps: ServiceDeps) {
     parameters: { fields: 'comma-separated dot paths to keep', pretty: 'indented output', key: 'API key' },
     credits: dataCredits(deps),
     data_sources: [...sources.values()],
+    data_updates: dataStatus(deps),
   };
 }

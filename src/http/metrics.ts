@@ -10,7 +10,8 @@
  * help, type, `get()` values). The series are bounded: endpoints are the route patterns (and
  * `unmatched`), statuses are HTTP's.
  */
-import { Counter, Registry, collectDefaultMetrics, type Metric, type MetricValue } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type MetricValue } from 'prom-client';
+import type { DataStatus } from './dataStatus.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] as const;
 
@@ -81,9 +82,46 @@ class LatencyHistogram {
   }
 }
 
-export function createMetrics(): ServiceMetrics {
+/** The update's outcome and each source's age, read from the status file when scraped. */
+function dataMetrics(registry: Registry, data: () => DataStatus): void {
+  const seconds = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : NaN);
+  new Gauge({
+    name: 'netlookup_source_age_seconds',
+    help: "Age of each source's data in force (from the publisher's date), by source",
+    labelNames: ['source'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const source of data().sources) if (source.date) this.set({ source: source.id }, Date.now() / 1000 - seconds(source.date));
+    },
+  });
+  new Gauge({
+    name: 'netlookup_update_last_attempt_timestamp_seconds',
+    help: 'When the last `netlookup update` finished, by outcome (updated, unchanged, failed, rolled_back)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const attempt = data().update?.last_attempt;
+      if (attempt?.finished_at) this.set({ outcome: attempt.outcome }, seconds(attempt.finished_at));
+    },
+  });
+  new Gauge({
+    name: 'netlookup_update_last_success_timestamp_seconds',
+    help: 'When an update last ended without failing',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const last = data().update?.last_success;
+      if (last) this.set(seconds(last));
+    },
+  });
+}
+
+export function createMetrics(data?: () => DataStatus): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (data) dataMetrics(registry, data);
   const endpoints = new Map<string, EndpointSeries>();
   new Counter({
     name: 'netlookup_requests_total',

@@ -43,6 +43,7 @@ export function operationsSchemas(): Record<string, JsonSchema> {
         sources: arrayOf(ref('DataSource')),
       }),
     ),
+    data: ref('DataStatus'),
     store: shape('', { kind: stringEnum(['sqlite', 'redis']), healthy: bool() }),
   });
   return schemas;

@@ -5,6 +5,7 @@ import type { ServiceDeps } from './serviceDeps.js';
 import { openApiDocument } from './openApi.js';
 import { demoRoutes } from './demoRoutes.js';
 import { dataSourceOf } from './endpointList.js';
+import { dataStatus } from './dataStatus.js';
 
 export function operationsRouter(deps: ServiceDeps): Router {
   const router = new Router();
@@ -25,6 +26,7 @@ export function operationsRouter(deps: ServiceDeps): Router {
       success: storeHealthy,
       status,
       tables,
+      data: dataStatus(deps),
       store: { kind: deps.store.kind, healthy: storeHealthy },
     });
   });

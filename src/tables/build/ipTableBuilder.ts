@@ -17,9 +17,35 @@ import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
 import { tileRanges, type ValuedRanges } from './rangeMerge.js';
 
+/**
+ * Where the builder reads places from: a city MMDB (npm's DB-IP Lite, or a MaxMind City file) or
+ * DB-IP's own CSV. Ranges come in ascending order, each naming a record; equal places may share one.
+ */
+export interface LocationSource {
+  walk(family: Family, visit: (start: bigint, end: bigint, record: number) => void): void;
+  record(family: Family, id: number): LocationFields;
+  /** DB-IP's city names carry districts ("Paris 01"): split them off (MaxMind's are GeoNames' official names) */
+  splitsCityNames: boolean;
+}
+
+/** A city MMDB as a location source: its leaves are the ranges, its data offsets the records. */
+export function mmdbLocations(file: MmdbFile, schema: LocationSchema): LocationSource {
+  return {
+    walk: (family, visit) => {
+      const bits = family === 4 ? 32 : 128;
+      file.walk(family, (words, prefixLength, dataOffset) => {
+        const start = family === 4 ? BigInt(words[0]) : (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+        visit(start, start + (1n << BigInt(bits - prefixLength)) - 1n, dataOffset);
+      });
+    },
+    record: (_family, offset) => locationFields(file.record(offset), schema),
+    splitsCityNames: schema === 'dbip-flat',
+  };
+}
+
 export interface IpBuildInput {
   family: Family;
-  locations: { file: MmdbFile; schema: LocationSchema };
+  locations: LocationSource;
   asn: AsnRange[];
   curatedAsn: Map<number, CuratedAsn>;
   /** anycast blocks of this family (data/curated/anycast-prefixes.csv), sorted */
@@ -46,6 +72,8 @@ export interface IpBuildStats {
   ruleAddresses: Record<string, bigint>;
   /** addresses whose AS organisation is a registry handle, as the ASN data has it and as the table has it */
   handleAddresses: { source: bigint; table: bigint };
+  /** where the registrations and routes overruled the location source (believedPlaces.ts); absent without them */
+  believed?: { unregistered: number; unannounced: number };
 }
 
 const MASK64 = (1n << 64n) - 1n;
@@ -109,17 +137,15 @@ export function buildIpTable(input: IpBuildInput): { parts: IpTableParts; stats:
  * size of each record: how many addresses (IPv4) or /64 networks (IPv6) the source places at it.
  */
 function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; rowSize: Map<number, number>; leaves: number } {
-  const bits = input.family === 4 ? 32 : 128;
-  const unitBits = input.family === 4 ? 32 : 64;
+  // IPv4 places are sized in addresses, IPv6 places in /64 networks
+  const unit = input.family === 4 ? 1 : 2 ** 64;
   const ranges: ValuedRanges = { start: [], end: [], value: [] };
   const rowSize = new Map<number, number>();
   let leaves = 0;
-  input.progress('walking the location tree', 0, 1);
-  input.locations.file.walk(input.family, (words, prefixLength, dataOffset) => {
+  input.progress('walking the location ranges', 0, 1);
+  input.locations.walk(input.family, (start, end, dataOffset) => {
     leaves++;
-    const start = input.family === 4 ? BigInt(words[0]) : (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
-    const end = start + (1n << BigInt(bits - prefixLength)) - 1n;
-    rowSize.set(dataOffset, (rowSize.get(dataOffset) ?? 0) + 2 ** (unitBits - prefixLength));
+    rowSize.set(dataOffset, (rowSize.get(dataOffset) ?? 0) + Number(end - start + 1n) / unit);
     const n = ranges.start.length;
     if (n > 0 && ranges.value[n - 1] === dataOffset && ranges.end[n - 1] + 1n === start) {
       ranges.end[n - 1] = end;
@@ -129,7 +155,7 @@ function walkLocations(input: IpBuildInput): { ranges: ValuedRanges; rowSize: Ma
       ranges.value.push(dataOffset);
     }
   });
-  input.progress('walking the location tree', 1, 1);
+  input.progress('walking the location ranges', 1, 1);
   return { ranges, rowSize, leaves };
 }
 
@@ -157,7 +183,7 @@ function buildLocationRows(input: IpBuildInput, places: ValuedRanges, rowSize: M
   const names = new PlaceNames();
   offsets.forEach((offset, done) => {
     if (done % 20000 === 0) input.progress('decoding location records', done, offsets.length);
-    const fields = locationFields(input.locations.file.record(offset), input.locations.schema);
+    const fields = input.locations.record(input.family, offset);
     names.observe(fields.country_code, fields.region, fields.city);
     decoded.set(offset, fields);
   });
@@ -202,8 +228,7 @@ function buildLocationRows(input: IpBuildInput, places: ValuedRanges, rowSize: M
  */
 function completeLocation(fields: LocationFields, anycast: boolean, rowSize: number, names: PlaceNames, input: IpBuildInput): LocationFields {
   const hasPoint = fields.latitude !== null && fields.longitude !== null;
-  // MaxMind's names are GeoNames' official ones ("Singen (Hohentwiel)"): only DB-IP's are split.
-  const splits = fields.city !== null && input.locations.schema === 'dbip-flat';
+  const splits = fields.city !== null && input.locations.splitsCityNames;
   const name = splits ? names.split(fields.country_code, fields.region, fields.city!) : { city: fields.city, district: null };
   return {
     ...fields,

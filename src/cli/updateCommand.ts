@@ -1,0 +1,95 @@
+/**
+ * `netlookup update`: new data from the publishers into a new table set, swapped in for running
+ * servers (src/update/runUpdate.ts); `--rollback` returns to the set before. Exit status 0 when
+ * the set in force is current (updated or unchanged), 1 when the update failed or was refused
+ * (the set in force keeps serving), 2 when it could not start (another update holds the lock).
+ */
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { configFromEnv } from '../config/config.js';
+import { defaultTablesDir, packageRoot } from '../engine/node.js';
+import { rollback, runUpdate } from '../update/runUpdate.js';
+import { SOURCES, type SourceId } from '../update/sourceCatalog.js';
+import { UpdateLockedError } from '../update/updateLock.js';
+import { wholeNumber } from './optionValues.js';
+import { ProgressDisplay } from './progressDisplay.js';
+
+interface UpdateFlags {
+  mirror?: string;
+  force?: boolean;
+  only?: SourceId[];
+  rollback?: boolean;
+  timeout: number;
+}
+
+function sourceList(value: string): SourceId[] {
+  const ids = value.split(',').map((id) => id.trim());
+  const unknown = ids.filter((id) => !SOURCES.some((s) => s.id === id));
+  if (unknown.length > 0) throw new Error(`unknown source ${unknown.join(', ')} (sources: ${SOURCES.map((s) => s.id).join(', ')})`);
+  return ids as SourceId[];
+}
+
+export function registerUpdateCommand(program: Command): void {
+  program
+    .command('update')
+    .description('fetch new data from each publisher, build a new table set and swap it in for running servers (NETLOOKUP_TABLES, NETLOOKUP_UPDATE_MIRROR)')
+    .option('--mirror <url>', 'take every source from <url>/<host>/<path> of its publisher URL (default: $NETLOOKUP_UPDATE_MIRROR)')
+    .option('--force', 'accept sources and tables that shrank past the limit, and fetch sources younger than their cadence')
+    .addOption(
+      new Option('--timeout <seconds>', "the longest wait for a publisher's answer and between its bytes").argParser(wholeNumber(1, 3600)).default(30),
+    )
+    .addOption(new Option('--only <ids>', `only these sources, comma-separated (${SOURCES.map((s) => s.id).join(', ')})`).argParser(sourceList))
+    .addOption(new Option('--rollback', 'return to the table set in force before the last update').conflicts(['only', 'force', 'mirror', 'timeout']))
+    .action((flags: UpdateFlags) => runUpdateCommand(flags));
+}
+
+async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
+  const config = configFromEnv(process.env);
+  const tablesDir = path.resolve(config.tablesDir ?? defaultTablesDir());
+  try {
+    if (flags.rollback) {
+      let back;
+      try {
+        back = rollback(tablesDir);
+      } catch (error) {
+        if (error instanceof UpdateLockedError) throw error;
+        process.stderr.write(`netlookup: no rollback: ${(error as Error).message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stderr.write(`table set ${back.to} is in force again (was ${back.from}); running servers take it within a second\n`);
+      return;
+    }
+    const progress = new ProgressDisplay();
+    const result = await runUpdate({
+      tablesDir,
+      curatedDir: path.join(packageRoot, 'data', 'curated'),
+      registryDir: path.join(packageRoot, 'data', 'registry'),
+      mirror: flags.mirror ?? config.updateMirror,
+      force: flags.force,
+      only: flags.only,
+      idleTimeoutMs: flags.timeout * 1000,
+      progress: (phase, done, total) => progress.update(phase, done, total),
+      log: (line) => {
+        progress.finishPhase();
+        process.stderr.write(`${line}\n`);
+      },
+    });
+    progress.finishPhase();
+    const summary =
+      result.outcome === 'updated'
+        ? `table set ${result.set} is in force; running servers take it within a second`
+        : result.outcome === 'unchanged'
+          ? `no newer data: table set ${result.set} stays in force`
+          : `update failed, table set ${result.set} stays in force: ${result.message}`;
+    process.stderr.write(`${summary}\n`);
+    if (result.outcome === 'failed') process.exitCode = 1;
+  } catch (error) {
+    if (error instanceof UpdateLockedError) {
+      process.stderr.write(`netlookup: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}

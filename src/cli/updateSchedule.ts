@@ -1,0 +1,58 @@
+/**
+ * `serve` with NETLOOKUP_UPDATE_INTERVAL runs `netlookup update` on that schedule, each run in a
+ * child process: a build holds a second table set in memory and must not share the serving heap,
+ * and a crash of the build must not take the server with it. Start-up never waits for it; the
+ * servers take the new set by following the `current` pointer (src/http/server.ts).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readUpdateStatus } from '../tables/tableSets.js';
+
+/** The first run waits this long after start, so an update never competes with start-up. */
+const FIRST_RUN_DELAY_MS = 30_000;
+
+export interface UpdateSchedule {
+  stop(): void;
+}
+
+export function scheduleUpdates(tablesDir: string, intervalMs: number, log: (level: 'info' | 'warn', message: string) => void): UpdateSchedule {
+  const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'main.js');
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const next = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(run, Math.max(0, delayMs));
+    timer.unref();
+  };
+  const run = () => {
+    log('info', 'scheduled update starting');
+    const child = spawn(process.execPath, ['--max-old-space-size=4096', cli, 'update'], {
+      env: { ...process.env, NETLOOKUP_TABLES: tablesDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let tail = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      tail = (tail + text).slice(-2000);
+    });
+    child.on('error', (error) => {
+      log('warn', `scheduled update could not start: ${error.message}`);
+      next(intervalMs);
+    });
+    child.on('exit', (code, signal) => {
+      const last = tail.trim().split('\n').pop() ?? '';
+      log(code === 0 ? 'info' : 'warn', `scheduled update ended (${code ?? signal}): ${last}`);
+      next(intervalMs);
+    });
+  };
+  const lastSuccess = readUpdateStatus(tablesDir)?.last_success;
+  const due = lastSuccess ? Date.parse(lastSuccess) + intervalMs - Date.now() : 0;
+  next(Math.max(FIRST_RUN_DELAY_MS, due));
+  return {
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

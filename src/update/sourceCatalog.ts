@@ -1,0 +1,178 @@
+/**
+ * The publishers `netlookup update` fetches from: where each file is, how big it may be, how it is
+ * checked, how often it changes, and its licence. docs/tables.md states the same for operators.
+ *
+ * Each check reads the whole file with the strict reader the builder uses, so a file that passes
+ * is one the builder can read; it returns the row count (compared with the file in force) and the
+ * date the publisher gives the data.
+ */
+import { readAsOrg2Info, newestAsOrgFile } from '../tables/sources/asOrganizations.js';
+import { readDbipCityCsv, dbipCityFileNames, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
+import { readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
+import { md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
+import { readRisWhoisDump } from '../tables/sources/routingTable.js';
+import { linesOfFile } from '../tables/sources/textLines.js';
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+const MB = 1024 * 1024;
+
+export type SourceId =
+  | 'dbip-city'
+  | 'ris-ipv4'
+  | 'ris-ipv6'
+  | 'caida-as2org'
+  | `rir-${Rir}`
+  | 'ieee-ma-l'
+  | 'ieee-ma-m'
+  | 'ieee-ma-s'
+  | 'ieee-iab';
+
+export interface SourceCheck {
+  rows: number;
+  /** the publisher's date of the data (YYYY-MM-DD or an ISO time); null when the file states none */
+  date: string | null;
+}
+
+export interface SourceDefinition {
+  id: SourceId;
+  name: string;
+  /** the part of the tables the source feeds */
+  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry';
+  /**
+   * The publisher's URLs to try, in order (DB-IP names its file by month: this month's, then last
+   * month's). `index` is fetched first when the file's name must be read from a directory listing.
+   */
+  urls(now: Date): string[];
+  index?: { url: string; pick(html: string, url: string): string };
+  /** the publisher's checksum file beside the data, when it publishes one */
+  checksum?: { url(fileUrl: string): string; md5(text: string, fileName: string, url: string): string };
+  /** the largest file accepted (counted while it streams in); a small or empty file is caught by the check and the shrink rule */
+  maxBytes: number;
+  /** how often the publisher changes it: a file younger than this is not fetched again (unless forced) */
+  cadenceMs: number;
+  licence: string;
+  attribution: string;
+  /** the publisher's page about the data */
+  about: string;
+  /**
+   * `floors`: also apply the reader's absolute floors (the least rows a real file of the source has),
+   * which guard a first fetch that has no file in force to be compared with; `--force` lifts them.
+   */
+  check(file: string, url: string, floors: boolean): Promise<SourceCheck>;
+}
+
+const RIR_URLS: Record<Rir, string> = {
+  afrinic: 'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
+  apnic: 'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
+  arin: 'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
+  lacnic: 'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
+  ripencc: 'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
+};
+
+const IEEE_URLS: Record<IeeeRegistry, string> = {
+  'MA-L': 'https://standards-oui.ieee.org/oui/oui.csv',
+  'MA-M': 'https://standards-oui.ieee.org/oui28/mam.csv',
+  'MA-S': 'https://standards-oui.ieee.org/oui36/oui36.csv',
+  IAB: 'https://standards-oui.ieee.org/iab/iab.csv',
+};
+
+const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
+
+function rirSource(rir: Rir): SourceDefinition {
+  return {
+    id: `rir-${rir}`,
+    name: `${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
+    feeds: 'registration',
+    urls: () => [RIR_URLS[rir]],
+    checksum: { url: (fileUrl) => `${fileUrl}.md5`, md5: (text, fileName, url) => md5OfChecksumFile(text, fileName, url) },
+    maxBytes: 256 * MB,
+    cadenceMs: DAY,
+    licence: 'published by the RIR for public use (RIR statistics exchange format)',
+    attribution: `Address and AS number registrations: ${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
+    about: 'https://www.nro.net/about/rirs/statistics/',
+    check: async (file, url) => {
+      const read = await readDelegatedExtended(linesOfFile(file), fileNameOf(url));
+      return { rows: read.blocks.length + read.asns.length, date: read.published };
+    },
+  };
+}
+
+function ieeeSource(registry: IeeeRegistry): SourceDefinition {
+  return {
+    id: `ieee-${registry.toLowerCase()}` as SourceId,
+    name: `IEEE ${registry} registry`,
+    feeds: 'mac-registry',
+    urls: () => [IEEE_URLS[registry]],
+    maxBytes: 64 * MB,
+    cadenceMs: DAY,
+    licence: 'IEEE public registry listing',
+    attribution: 'MAC address block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/)',
+    about: 'https://regauth.standards.ieee.org/standards-ra-web/pub/view.html',
+    check: async (file, url, floors) => ({
+      rows: (await readIeeeRegistryCsv(linesOfFile(file), registry, fileNameOf(url), floors ? {} : { minimumRows: 1 })).length,
+      date: null,
+    }),
+  };
+}
+
+const ASORG_DIRECTORY = 'https://publicdata.caida.org/datasets/as-organizations/';
+
+export const SOURCES: readonly SourceDefinition[] = [
+  {
+    id: 'dbip-city',
+    name: 'DB-IP IP to City Lite',
+    feeds: 'location',
+    urls: (now) => dbipCityFileNames(now).map((name) => `https://download.db-ip.com/free/${name}`),
+    maxBytes: 1024 * MB,
+    cadenceMs: 7 * DAY,
+    licence: 'CC BY 4.0',
+    attribution: 'IP Geolocation by DB-IP (https://db-ip.com)',
+    about: 'https://db-ip.com/db/download/ip-to-city-lite',
+    check: async (file, url) => {
+      const counts: DbipCityCounts = { ipv4Rows: 0, ipv6Rows: 0 };
+      for await (const row of readDbipCityCsv(linesOfFile(file), fileNameOf(url), counts)) void row;
+      const month = /(\d{4})-(\d{2})\.csv/.exec(url);
+      return { rows: counts.ipv4Rows + counts.ipv6Rows, date: month ? `${month[1]}-${month[2]}-01` : null };
+    },
+  },
+  ...([4, 6] as const).map(
+    (family): SourceDefinition => ({
+      id: `ris-ipv${family}`,
+      name: `RIPE RIS routing table (IPv${family})`,
+      feeds: 'routing',
+      urls: () => [`https://www.ris.ripe.net/dumps/riswhoisdump.IPv${family}.gz`],
+      maxBytes: 512 * MB,
+      cadenceMs: 8 * HOUR,
+      licence: 'RIPE NCC RIS data, RIPE NCC terms of use for RIS raw data',
+      attribution: 'Routing data: RIPE NCC Routing Information Service (RIS)',
+      about: 'https://ris.ripe.net',
+      check: async (file, url) => {
+        const dump = await readRisWhoisDump(linesOfFile(file), family, fileNameOf(url));
+        return { rows: dump.announcements.length, date: dump.dumpedAt };
+      },
+    }),
+  ),
+  {
+    id: 'caida-as2org',
+    name: 'CAIDA AS Organizations',
+    feeds: 'as-names',
+    urls: () => [],
+    index: { url: ASORG_DIRECTORY, pick: (html, url) => new URL(newestAsOrgFile(html, url), ASORG_DIRECTORY).href },
+    maxBytes: 256 * MB,
+    cadenceMs: 7 * DAY,
+    licence: 'CAIDA Acceptable Use Agreement for publicly accessible datasets',
+    attribution: 'The CAIDA UCSD AS to Organization Mapping Dataset, https://www.caida.org/catalog/datasets/as-organizations',
+    about: 'https://www.caida.org/catalog/datasets/as-organizations/',
+    check: async (file, url) => {
+      const read = await readAsOrg2Info(linesOfFile(file), fileNameOf(url));
+      return { rows: read.byAsn.size, date: read.date };
+    },
+  },
+  ...(['afrinic', 'apnic', 'arin', 'lacnic', 'ripencc'] as const).map(rirSource),
+  ...(['MA-L', 'MA-M', 'MA-S', 'IAB'] as const).map(ieeeSource),
+];
+
+export function sourceById(id: string): SourceDefinition | undefined {
+  return SOURCES.find((s) => s.id === id);
+}

@@ -1,0 +1,74 @@
+/**
+ * A running server takes a new table set from `netlookup update` without a restart and without a
+ * failed request: clients keep asking while another process swaps the set in.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runBuiltCli } from '../cli/cliProcess.js';
+import { Harness } from '../http/harness.js';
+import { publish, startPublishers, type PublisherServer } from './publisherServer.js';
+import { SWAP_PROBE } from './fixtureFacts.js';
+
+let publishers: PublisherServer;
+let tables: string;
+let h: Harness;
+
+const update = (...args: string[]) =>
+  runBuiltCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], { ...process.env, NETLOOKUP_TABLES: tables });
+
+beforeAll(async () => {
+  publishers = await startPublishers();
+  tables = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-swap-'));
+  expect((await update('--force')).code).toBe(0);
+  h = await Harness.start({ tablesDir: tables });
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await publishers.close();
+  fs.rmSync(tables, { recursive: true, force: true });
+});
+
+it('swaps the new set in under load with zero failed requests', async () => {
+  const key = await h.newKey('business');
+  const first = (await h.call('/health')).body.data.set;
+  expect(first).toMatch(/^\d{8}T\d{6}Z$/);
+  const before = await h.call(`/v1/ip/${SWAP_PROBE.ip}`, { key });
+  expect(before.status).toBe(200);
+  expect(before.body.location.city).toBe(SWAP_PROBE.cityBefore);
+  // the publisher's next month: one city renamed
+  publish(publishers, SWAP_PROBE.file, SWAP_PROBE.republished(fs.readFileSync(path.join(publishers.root, SWAP_PROBE.file))));
+  let running = true;
+  const statuses = new Map<number, number>();
+  const cities = new Set<string>();
+  const client = async () => {
+    while (running) {
+      const reply = await h.call(`/v1/ip/${SWAP_PROBE.ip}`, { key }).catch(() => ({ status: 0, body: null }));
+      statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+      if (reply.status === 200) cities.add(reply.body.location.city);
+    }
+  };
+  const clients = Array.from({ length: 8 }, client);
+  const run = await update('--only', 'dbip-city');
+  expect(run.code, run.stderr).toBe(0);
+  const second = fs.readFileSync(path.join(tables, 'current'), 'utf8').trim();
+  expect(second).not.toBe(first);
+  // the server follows the pointer (a poll a second): wait for it, requests still running
+  const deadline = Date.now() + 20_000;
+  while ((await h.call('/health')).body.data.set !== second) {
+    if (Date.now() > deadline) throw new Error('the server did not take the new set');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const after = await h.call(`/v1/ip/${SWAP_PROBE.ip}`, { key });
+  running = false;
+  await Promise.all(clients);
+  expect(after.body.location.city).toBe(SWAP_PROBE.cityAfter);
+  expect([...statuses.keys()]).toEqual([200]);
+  expect(statuses.get(200)).toBeGreaterThan(100);
+  expect([...cities].sort()).toEqual([SWAP_PROBE.cityAfter, SWAP_PROBE.cityBefore].sort());
+  const health = (await h.call('/health')).body;
+  expect(health.data.update.last_attempt.outcome).toBe('updated');
+  expect(health.data.sources.find((s: { id: string }) => s.id === 'dbip-city').outcome).toBe('fetched');
+});
