@@ -92,7 +92,7 @@ function rirSource(rir: Rir): SourceDefinition {
     attribution: `Address and AS number registrations: ${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
     about: 'https://www.nro.net/about/rirs/statistics/',
     check: async (file, url) => {
-      const read = await readDelegatedExtended(linesOfFile(file), fileNameOf(url));
+      const read = await readDelegatedExtended(linesOfFile(file), fileNameOf(url), rir);
       return { rows: read.blocks.length + read.asns.length, date: read.published };
     },
   };

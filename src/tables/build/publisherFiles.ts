@@ -81,8 +81,8 @@ export interface RegisteredBlock {
  */
 export async function readRegistrations(files: Record<Rir, PublisherFile>): Promise<Record<4 | 6, RegisteredBlock[]>> {
   const held: DelegatedBlock[] = [];
-  for (const { file } of Object.values(files)) {
-    const read = await readDelegatedExtended(linesOfFile(file), file);
+  for (const [registry, { file }] of Object.entries(files) as [Rir, PublisherFile][]) {
+    const read = await readDelegatedExtended(linesOfFile(file), file, registry);
     for (const block of read.blocks) if (block.status === 'allocated' || block.status === 'assigned') held.push(block);
   }
   const byFamily = { 4: [] as RegisteredBlock[], 6: [] as RegisteredBlock[] };
