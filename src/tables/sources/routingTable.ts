@@ -8,10 +8,10 @@
  * Rules: a row has exactly three fields; the origin is an AS number 1..4294967295 (AS 0 cannot
  * originate a route, RFC 7607), an AS_SET `{a,b,…}` or `Local` (a route the collector itself
  * holds, with no AS: counted and left out); the prefix is of the file's family with its host bits
- * zero (none set in the 2012 and 2024 dumps read, 770,000 rows); seen-by-peers is a count from 1. A dump without its end line
- * is refused as truncated. Private, documentation and reserved AS numbers do appear as origins in
- * real dumps (leaks seen by few peers, a few confederation or stripped-AS cases): they are read as
- * they are and never name a network in `routedRanges` (see isPublicAsn).
+ * zero (none set in the 781,000 rows of the three dumps read); seen-by-peers is a count from 1. A
+ * dump without its end line is refused as truncated. Private, documentation and reserved AS numbers
+ * do appear as origins in real dumps (leaks seen by few peers, a few confederation or stripped-AS
+ * cases): they are read as they are and never name a network in `routedRanges` (see isPublicAsn).
  */
 import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
 import { SourceFormatError, type NumberedLine } from './textLines.js';
