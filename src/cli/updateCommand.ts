@@ -32,14 +32,22 @@ function sourceList(value: string): SourceId[] {
 export function registerUpdateCommand(program: Command): void {
   program
     .command('update')
-    .description('fetch new data from each publisher, build a new table set and swap it in for running servers (NETLOOKUP_TABLES, NETLOOKUP_UPDATE_MIRROR)')
+    .description(
+      'fetch new data from each publisher, build a new table set and swap it in for running servers (NETLOOKUP_TABLES, NETLOOKUP_UPDATE_MIRROR)',
+    )
     .option('--mirror <url>', 'take every source from <url>/<host>/<path> of its publisher URL (default: $NETLOOKUP_UPDATE_MIRROR)')
     .option('--force', 'accept sources and tables that shrank past the limit, and fetch sources younger than their cadence')
     .addOption(
-      new Option('--timeout <seconds>', "the longest wait for a publisher's answer and between its bytes").argParser(wholeNumber(1, 3600)).default(30),
+      new Option('--timeout <seconds>', "the longest wait for a publisher's answer and between its bytes")
+        .argParser(wholeNumber(1, 3600))
+        .default(30),
     )
-    .addOption(new Option('--only <ids>', `only these sources, comma-separated (${SOURCES.map((s) => s.id).join(', ')})`).argParser(sourceList))
-    .addOption(new Option('--rollback', 'return to the table set in force before the last update').conflicts(['only', 'force', 'mirror', 'timeout']))
+    .addOption(
+      new Option('--only <ids>', `only these sources, comma-separated (${SOURCES.map((s) => s.id).join(', ')})`).argParser(sourceList),
+    )
+    .addOption(
+      new Option('--rollback', 'return to the table set in force before the last update').conflicts(['only', 'force', 'mirror', 'timeout']),
+    )
     .action((flags: UpdateFlags) => runUpdateCommand(flags));
 }
 

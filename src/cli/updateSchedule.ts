@@ -16,7 +16,11 @@ export interface UpdateSchedule {
   stop(): void;
 }
 
-export function scheduleUpdates(tablesDir: string, intervalMs: number, log: (level: 'info' | 'warn', message: string) => void): UpdateSchedule {
+export function scheduleUpdates(
+  tablesDir: string,
+  intervalMs: number,
+  log: (level: 'info' | 'warn', message: string) => void,
+): UpdateSchedule {
   const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'main.js');
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;

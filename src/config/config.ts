@@ -48,7 +48,9 @@ function durationOf(text: string): number | null | undefined {
 function mirrorOf(text: string): string | undefined {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' ? text.replace(/\/+$/, '') : undefined;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === ''
+      ? text.replace(/\/+$/, '')
+      : undefined;
   } catch {
     return undefined;
   }

@@ -4,7 +4,6 @@
  */
 import { defaultTablesDir } from '../engine/node.js';
 import { readUpdateStatus, setNameOfTables, type UpdateStatus } from '../tables/tableSets.js';
-import type { ServiceDeps } from './serviceDeps.js';
 
 export interface DataStatus {
   /** the table set the server answers from: `installed` (built by npm install) or an update's set */
@@ -14,12 +13,14 @@ export interface DataStatus {
   sources: (UpdateStatus['sources'][string] & { id: string })[];
 }
 
-export function tablesRootOf(deps: Pick<ServiceDeps, 'config'>): string {
-  return deps.config.tablesDir ?? defaultTablesDir();
+/** What the status needs of the service (not ServiceDeps itself, which the metrics it feeds are part of). */
+interface LoadedTables {
+  config: { tablesDir: string | undefined };
+  engine: { engine: { tables(): readonly { file: string }[] } };
 }
 
-export function dataStatus(deps: Pick<ServiceDeps, 'config' | 'engine'>): DataStatus {
-  const root = tablesRootOf(deps);
+export function dataStatus(deps: LoadedTables): DataStatus {
+  const root = deps.config.tablesDir ?? defaultTablesDir();
   let status: UpdateStatus | null = null;
   try {
     status = readUpdateStatus(root);

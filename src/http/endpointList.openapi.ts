@@ -1,5 +1,17 @@
 /** OpenAPI schemas of the endpoint list (GET /v1, SPEC 1.4) and of the data sources it credits. */
-import { DATE_TIME, arrayOf, constant, numOrNull, orNull, record, ref, str, strOrNull, stringEnum, type JsonSchema } from '../records/jsonSchema.js';
+import {
+  DATE_TIME,
+  arrayOf,
+  constant,
+  numOrNull,
+  orNull,
+  record,
+  ref,
+  str,
+  strOrNull,
+  stringEnum,
+  type JsonSchema,
+} from '../records/jsonSchema.js';
 import type { SourceStatus, UpdateStatus } from '../tables/tableSets.js';
 import type { DataStatus } from './dataStatus.js';
 import { endpoints, type DataSource, type endpointList } from './endpointList.js';

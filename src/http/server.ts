@@ -74,7 +74,11 @@ function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger)
   const changed = (now: fs.Stats, before: fs.Stats) => {
     if (now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
     engine.reload().then(
-      (loaded) => logger.info({ set: setNameOfTables(tablesRoot, loaded.tables()), tables: loaded.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'table set swapped in'),
+      (loaded) =>
+        logger.info(
+          { set: setNameOfTables(tablesRoot, loaded.tables()), tables: loaded.tables().map((t) => `${t.kind}:${t.checksum}`) },
+          'table set swapped in',
+        ),
       (error: Error) => logger.error({ err: error.message }, 'table set refused; the loaded tables stay in use'),
     );
   };

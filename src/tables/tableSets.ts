@@ -49,13 +49,9 @@ export function readPointer(tablesDir: string, pointer: typeof CURRENT_POINTER |
   return name;
 }
 
-export function setNameInForce(tablesDir: string): string {
-  return readPointer(tablesDir, CURRENT_POINTER)!;
-}
-
 /** The folder of the set in force. */
 export function setInForce(tablesDir: string): string {
-  return setFolder(tablesDir, setNameInForce(tablesDir));
+  return setFolder(tablesDir, readPointer(tablesDir, CURRENT_POINTER)!);
 }
 
 /** The name of the set loaded tables come from, by their files' folder; null for a folder outside the tables folder. */

@@ -76,7 +76,16 @@ export async function download(url: string, file: string, options: DownloadOptio
     try {
       response = await fetch(url, { headers, signal: controller.signal, redirect: 'follow' });
     } catch (error) {
-      throw new DownloadError(url, timedOut ? `no answer within ${options.idleTimeoutMs} ms` : `not reachable (${causeOf(error)})`);
+      const cause = causeOf(error);
+      const unreachable = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(cause);
+      throw new DownloadError(
+        url,
+        timedOut
+          ? `no answer within ${options.idleTimeoutMs} ms`
+          : unreachable
+            ? `not reachable (${cause})`
+            : `the connection was cut before the answer (${cause})`,
+      );
     }
     const lastModified = response.headers.get('last-modified');
     const etag = response.headers.get('etag');
@@ -114,7 +123,10 @@ export async function download(url: string, file: string, options: DownloadOptio
       }
     } catch (error) {
       if (error instanceof DownloadError) throw error;
-      throw new DownloadError(url, timedOut ? `stalled for ${options.idleTimeoutMs} ms after ${bytes} bytes` : `cut off after ${bytes} bytes (${causeOf(error)})`);
+      throw new DownloadError(
+        url,
+        timedOut ? `stalled for ${options.idleTimeoutMs} ms after ${bytes} bytes` : `cut off after ${bytes} bytes (${causeOf(error)})`,
+      );
     }
     if (total !== null && bytes !== total) throw new DownloadError(url, `${bytes} bytes received of the ${total} announced`);
     out.end();
@@ -129,7 +141,11 @@ export async function download(url: string, file: string, options: DownloadOptio
 }
 
 /** A small text file (a checksum, a directory index), read whole within a bound. */
-export async function downloadText(url: string, options: Pick<DownloadOptions, 'maxBytes' | 'idleTimeoutMs'>, scratch: string): Promise<string> {
+export async function downloadText(
+  url: string,
+  options: Pick<DownloadOptions, 'maxBytes' | 'idleTimeoutMs'>,
+  scratch: string,
+): Promise<string> {
   await download(url, scratch, options);
   try {
     return fs.readFileSync(scratch, 'utf8');

@@ -35,21 +35,21 @@ import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.j
 import { takeUpdateLock } from './updateLock.js';
 
 /** The file of each source a set was built from, kept beside the set as `inputs.json`. */
-export const INPUTS_FILE = 'inputs.json';
+const INPUTS_FILE = 'inputs.json';
 
 /**
  * A source whose rows fall by more than this share against the file in force is refused (unless
  * forced): a publisher's truncated or partial file is the likeliest bad update, and no real source
  * loses a fifth of its rows between two releases.
  */
-export const SHRINK_LIMIT = 0.2;
+const SHRINK_LIMIT = 0.2;
 /** The same rule for the built tables against the set in force: ranges or MAC blocks fewer by this share refuse the set. */
-export const TABLE_SHRINK_LIMIT = 0.2;
+const TABLE_SHRINK_LIMIT = 0.2;
 
-export interface SourceInput {
+interface SourceInput {
   id: SourceId;
   url: string;
-  /** file name inside <tables>/sources/<id>/ */
+  /** `<sha256 prefix>/<publisher's file name>` inside <tables>/sources/<id>/ */
   file: string;
   sha256: string;
   bytes: number;
@@ -86,7 +86,7 @@ export interface UpdateResult {
 
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
-export function readInputs(tablesDir: string, set: string): Partial<Record<SourceId, SourceInput>> {
+function readInputs(tablesDir: string, set: string): Partial<Record<SourceId, SourceInput>> {
   if (set === INSTALLED_SET) return {};
   try {
     return JSON.parse(fs.readFileSync(path.join(setFolder(tablesDir, set), INPUTS_FILE), 'utf8'));
@@ -97,7 +97,10 @@ export function readInputs(tablesDir: string, set: string): Partial<Record<Sourc
 
 /** Set names are the UTC build time to the second; a second update within the same second gets a suffix. */
 function newSetName(tablesDir: string, now: Date): string {
-  const base = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const base = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   let name = base;
   for (let n = 2; fs.existsSync(path.join(tablesDir, SETS_FOLDER, name)); n++) name = `${base}-${n}`;
   return name;
@@ -118,7 +121,8 @@ function removeLeftovers(tablesDir: string): void {
     const folder = path.join(sources, id);
     if (!fs.statSync(folder).isDirectory()) continue;
     for (const name of fs.readdirSync(folder)) {
-      if (name.endsWith('.part') || name.endsWith('.download') || name.endsWith('.tmp')) fs.rmSync(path.join(folder, name), { force: true });
+      if (name.endsWith('.part') || name.endsWith('.download') || name.endsWith('.tmp'))
+        fs.rmSync(path.join(folder, name), { force: true });
     }
   }
 }
@@ -130,11 +134,13 @@ function prune(tablesDir: string): void {
   for (const name of fs.existsSync(sets) ? fs.readdirSync(sets) : []) {
     if (!kept.includes(name)) fs.rmSync(path.join(sets, name), { recursive: true, force: true });
   }
-  const used = new Set(kept.flatMap((set) => Object.values(readInputs(tablesDir, set)).map((input) => `${input!.id}/${input!.file}`)));
+  const used = new Set(
+    kept.flatMap((set) => Object.values(readInputs(tablesDir, set)).map((input) => `${input!.id}/${input!.file.split('/')[0]}`)),
+  );
   const sources = path.join(tablesDir, SOURCES_FOLDER);
   for (const id of fs.existsSync(sources) ? fs.readdirSync(sources) : []) {
     for (const name of fs.readdirSync(path.join(sources, id))) {
-      if (!used.has(`${id}/${name}`)) fs.rmSync(path.join(sources, id, name), { force: true });
+      if (!used.has(`${id}/${name}`)) fs.rmSync(path.join(sources, id, name), { recursive: true, force: true });
     }
   }
 }
@@ -145,12 +151,22 @@ interface Fetched {
   input: SourceInput | null;
 }
 
-async function fetchSource(source: SourceDefinition, inForce: SourceInput | undefined, options: UpdateOptions, now: Date): Promise<Fetched> {
+async function fetchSource(
+  source: SourceDefinition,
+  inForce: SourceInput | undefined,
+  options: UpdateOptions,
+  now: Date,
+): Promise<Fetched> {
   const mirror = options.mirror ?? null;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const folder = path.join(options.tablesDir, SOURCES_FOLDER, source.id);
   fs.mkdirSync(folder, { recursive: true });
-  const status = (outcome: SourceStatus['outcome'], message: string | null, url: string, input: SourceInput | undefined | null): SourceStatus => ({
+  const status = (
+    outcome: SourceStatus['outcome'],
+    message: string | null,
+    url: string,
+    input: SourceInput | undefined | null,
+  ): SourceStatus => ({
     name: source.name,
     url,
     outcome,
@@ -162,7 +178,10 @@ async function fetchSource(source: SourceDefinition, inForce: SourceInput | unde
   });
   // A source named with --only is fetched now, whatever its cadence: the operator asked for it.
   if (!options.force && !options.only && inForce && now.getTime() - Date.parse(inForce.fetched_at) < source.cadenceMs) {
-    return { status: status('skipped', `fetched ${inForce.fetched_at}, within the publisher's cadence`, inForce.url, inForce), input: null };
+    return {
+      status: status('skipped', `fetched ${inForce.fetched_at}, within the publisher's cadence`, inForce.url, inForce),
+      input: null,
+    };
   }
   let urls = source.urls(now);
   if (source.index) {
@@ -194,11 +213,14 @@ async function fetchSource(source: SourceDefinition, inForce: SourceInput | unde
       break;
     }
     if (!fetched.changed) return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null };
-    options.progress?.(`${source.id}: downloading`, fetched.bytes, fetched.bytes);
     try {
       if (source.checksum) {
         const checksumUrl = source.checksum.url(url);
-        const text = await downloadText(mirroredUrl(checksumUrl, mirror), { maxBytes: 64 * 1024, idleTimeoutMs }, path.join(folder, 'checksum.download'));
+        const text = await downloadText(
+          mirroredUrl(checksumUrl, mirror),
+          { maxBytes: 64 * 1024, idleTimeoutMs },
+          path.join(folder, 'checksum.download'),
+        );
         const stated = source.checksum.md5(text, path.basename(new URL(url).pathname), checksumUrl);
         if (stated.toLowerCase() !== fetched.md5) throw new Error(`MD5 ${fetched.md5} differs from the ${stated} the publisher states`);
       }
@@ -206,14 +228,17 @@ async function fetchSource(source: SourceDefinition, inForce: SourceInput | unde
         return { status: status('unchanged', 'the same file as in force', url, inForce), input: null };
       }
       options.progress?.(`${source.id}: checking`, 0, 1);
-      const checked = await source.check(target, url, !options.force);
+      // The floors guard a first fetch; later ones are held to the file in force by the shrink rule.
+      const checked = await source.check(target, url, !options.force && !inForce);
       options.progress?.(`${source.id}: checking`, 1, 1);
       if (checked.rows === 0) throw new Error('no rows');
       if (inForce && !options.force && checked.rows < inForce.rows * (1 - SHRINK_LIMIT)) {
         const message = `${checked.rows} rows against ${inForce.rows} in force: more than ${SHRINK_LIMIT * 100}% fewer (run with --force to accept)`;
         return { status: status('refused', message, url, inForce), input: null };
       }
-      const file = `${fetched.sha256.slice(0, 16)}-${path.basename(new URL(url).pathname)}`;
+      // each version in a folder of its own, under the publisher's file name (some name the data's date)
+      const file = `${fetched.sha256.slice(0, 16)}/${path.basename(new URL(url).pathname)}`;
+      fs.mkdirSync(path.join(folder, path.dirname(file)), { recursive: true });
       fs.renameSync(target, path.join(folder, file));
       const input: SourceInput = {
         id: source.id,
@@ -352,7 +377,11 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
       options.progress?.('loading the new set', 1, 1);
       const shrunk = options.force ? [] : shrunkTables(tablesDir, inForceSet, staging);
       if (shrunk.length > 0) {
-        return finish('failed', inForceSet, `the new tables are more than ${TABLE_SHRINK_LIMIT * 100}% smaller than the set in force (${shrunk.join('; ')}); run with --force to accept`);
+        return finish(
+          'failed',
+          inForceSet,
+          `the new tables are more than ${TABLE_SHRINK_LIMIT * 100}% smaller than the set in force (${shrunk.join('; ')}); run with --force to accept`,
+        );
       }
       fs.renameSync(staging, path.join(tablesDir, SETS_FOLDER, name));
     } catch (error) {
@@ -376,12 +405,19 @@ export function rollback(tablesDir: string, now: Date = new Date()): { from: str
     const current = readPointer(tablesDir, CURRENT_POINTER)!;
     const previous = readPointer(tablesDir, PREVIOUS_POINTER);
     if (previous === null) throw new Error('there is no earlier table set to return to');
-    if (!fs.existsSync(path.join(setFolder(tablesDir, previous), 'manifest.json'))) throw new Error(`the earlier set ${previous} is not complete`);
+    if (!fs.existsSync(path.join(setFolder(tablesDir, previous), 'manifest.json')))
+      throw new Error(`the earlier set ${previous} is not complete`);
     writePointer(tablesDir, PREVIOUS_POINTER, current);
     writePointer(tablesDir, CURRENT_POINTER, previous);
     const status = readUpdateStatus(tablesDir);
     if (status) {
-      status.last_attempt = { started_at: now.toISOString(), finished_at: now.toISOString(), outcome: 'rolled_back', message: `from ${current} to ${previous}`, set: previous };
+      status.last_attempt = {
+        started_at: now.toISOString(),
+        finished_at: now.toISOString(),
+        outcome: 'rolled_back',
+        message: `from ${current} to ${previous}`,
+        set: previous,
+      };
       writeStatus(tablesDir, status);
     }
     return { from: current, to: previous };

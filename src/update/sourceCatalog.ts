@@ -6,7 +6,7 @@
  * is one the builder can read; it returns the row count (compared with the file in force) and the
  * date the publisher gives the data.
  */
-import { readAsOrg2Info, newestAsOrgFile } from '../tables/sources/asOrganizations.js';
+import { AS_ORG_MAX_LINE_LENGTH, newestAsOrgFile, readAsOrg2Info } from '../tables/sources/asOrganizations.js';
 import { readDbipCityCsv, dbipCityFileNames, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
 import { readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
 import { md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
@@ -18,17 +18,9 @@ const DAY = 24 * HOUR;
 const MB = 1024 * 1024;
 
 export type SourceId =
-  | 'dbip-city'
-  | 'ris-ipv4'
-  | 'ris-ipv6'
-  | 'caida-as2org'
-  | `rir-${Rir}`
-  | 'ieee-ma-l'
-  | 'ieee-ma-m'
-  | 'ieee-ma-s'
-  | 'ieee-iab';
+  'dbip-city' | 'ris-ipv4' | 'ris-ipv6' | 'caida-as2org' | `rir-${Rir}` | 'ieee-ma-l' | 'ieee-ma-m' | 'ieee-ma-s' | 'ieee-iab';
 
-export interface SourceCheck {
+interface SourceCheck {
   rows: number;
   /** the publisher's date of the data (YYYY-MM-DD or an ISO time); null when the file states none */
   date: string | null;
@@ -136,23 +128,21 @@ export const SOURCES: readonly SourceDefinition[] = [
       return { rows: counts.ipv4Rows + counts.ipv6Rows, date: month ? `${month[1]}-${month[2]}-01` : null };
     },
   },
-  ...([4, 6] as const).map(
-    (family): SourceDefinition => ({
-      id: `ris-ipv${family}`,
-      name: `RIPE RIS routing table (IPv${family})`,
-      feeds: 'routing',
-      urls: () => [`https://www.ris.ripe.net/dumps/riswhoisdump.IPv${family}.gz`],
-      maxBytes: 512 * MB,
-      cadenceMs: 8 * HOUR,
-      licence: 'RIPE NCC RIS data, RIPE NCC terms of use for RIS raw data',
-      attribution: 'Routing data: RIPE NCC Routing Information Service (RIS)',
-      about: 'https://ris.ripe.net',
-      check: async (file, url) => {
-        const dump = await readRisWhoisDump(linesOfFile(file), family, fileNameOf(url));
-        return { rows: dump.announcements.length, date: dump.dumpedAt };
-      },
-    }),
-  ),
+  ...([4, 6] as const).map((family): SourceDefinition => ({
+    id: `ris-ipv${family}`,
+    name: `RIPE RIS routing table (IPv${family})`,
+    feeds: 'routing',
+    urls: () => [`https://www.ris.ripe.net/dumps/riswhoisdump.IPv${family}.gz`],
+    maxBytes: 512 * MB,
+    cadenceMs: 8 * HOUR,
+    licence: 'RIPE NCC RIS data, RIPE NCC terms of use for RIS raw data',
+    attribution: 'Routing data: RIPE NCC Routing Information Service (RIS)',
+    about: 'https://ris.ripe.net',
+    check: async (file, url) => {
+      const dump = await readRisWhoisDump(linesOfFile(file), family, fileNameOf(url));
+      return { rows: dump.announcements.length, date: dump.dumpedAt };
+    },
+  })),
   {
     id: 'caida-as2org',
     name: 'CAIDA AS Organizations',
@@ -165,14 +155,10 @@ export const SOURCES: readonly SourceDefinition[] = [
     attribution: 'The CAIDA UCSD AS to Organization Mapping Dataset, https://www.caida.org/catalog/datasets/as-organizations',
     about: 'https://www.caida.org/catalog/datasets/as-organizations/',
     check: async (file, url) => {
-      const read = await readAsOrg2Info(linesOfFile(file), fileNameOf(url));
+      const read = await readAsOrg2Info(linesOfFile(file, { maxLineLength: AS_ORG_MAX_LINE_LENGTH }), fileNameOf(url));
       return { rows: read.byAsn.size, date: read.date };
     },
   },
   ...(['afrinic', 'apnic', 'arin', 'lacnic', 'ripencc'] as const).map(rirSource),
   ...(['MA-L', 'MA-M', 'MA-S', 'IAB'] as const).map(ieeeSource),
 ];
-
-export function sourceById(id: string): SourceDefinition | undefined {
-  return SOURCES.find((s) => s.id === id);
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildIpTable } from '../../src/tables/build/ipTableBuilder.js';
+import { buildIpTable, mmdbLocations } from '../../src/tables/build/ipTableBuilder.js';
 import type { CuratedAsn } from '../../src/tables/sources/curated.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import type { MmdbFile } from '../../src/tables/sources/mmdb.js';
@@ -13,7 +13,7 @@ const ip = (text: string) => BigInt(text.split('.').reduce((n, octet) => n * 256
 function build(curated: Map<number, CuratedAsn>) {
   const { parts, stats } = buildIpTable({
     family: 4,
-    locations: { file: noLocations, schema: 'dbip-flat' },
+    locations: mmdbLocations(noLocations, 'dbip-flat'),
     asn: [
       { start: ip('41.32.0.0'), end: ip('41.47.255.255'), asn: 8452, organization: 'TE-AS' },
       { start: ip('64.0.0.0'), end: ip('64.0.0.255'), asn: 64500, organization: 'Universidad Nacional Autonoma de Mexico' },
@@ -77,7 +77,7 @@ describe('location rows of a built ip table', () => {
   } as unknown as MmdbFile;
   const { parts } = buildIpTable({
     family: 4,
-    locations: { file, schema: 'dbip-flat' },
+    locations: mmdbLocations(file, 'dbip-flat'),
     asn: [],
     curatedAsn: new Map(),
     anycast: [{ family: 4, start: ip('1.1.1.0'), end: ip('1.1.1.255'), operator: 'Example DNS' }],

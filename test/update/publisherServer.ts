@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../http/harness.js';
 
-export type Fault = { status: number } | { stall: true } | { cutAfter: number };
+type Fault = { status: number } | { stall: true } | { cutAfter: number };
 
 export interface PublisherServer {
   /** the --mirror URL */
@@ -25,7 +25,7 @@ export interface PublisherServer {
   close(): Promise<void>;
 }
 
-export const FIXTURES = path.join(projectRoot, 'test', 'fixtures', 'publishers');
+const FIXTURES = path.join(projectRoot, 'test', 'fixtures', 'publishers');
 
 export async function startPublishers(): Promise<PublisherServer> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-publishers-'));
@@ -46,7 +46,8 @@ export async function startPublishers(): Promise<PublisherServer> {
       res.writeHead(fault.status).end();
       return;
     }
-    const file = path.join(root, wanted);
+    // a folder is served as its index page, as the publishers' web servers do
+    const file = path.join(root, wanted.endsWith('/') ? `${wanted}index.html` : wanted);
     if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404).end();
       return;
@@ -54,12 +55,17 @@ export async function startPublishers(): Promise<PublisherServer> {
     const stat = fs.statSync(file);
     const lastModified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000);
     const since = req.headers['if-modified-since'];
-    if (since && !Number.isNaN(Date.parse(since)) && lastModified.getTime() <= Date.parse(since)) {
+    // a body cut short is what the fault is about: it is sent whatever the client holds
+    if (!(fault && 'cutAfter' in fault) && since && !Number.isNaN(Date.parse(since)) && lastModified.getTime() <= Date.parse(since)) {
       res.writeHead(304, { 'last-modified': lastModified.toUTCString() }).end();
       return;
     }
     const body = fs.readFileSync(file);
-    res.writeHead(200, { 'content-length': body.length, 'last-modified': lastModified.toUTCString(), 'content-type': 'application/octet-stream' });
+    res.writeHead(200, {
+      'content-length': body.length,
+      'last-modified': lastModified.toUTCString(),
+      'content-type': 'application/octet-stream',
+    });
     if (fault && 'cutAfter' in fault) {
       res.write(body.subarray(0, fault.cutAfter));
       res.socket?.destroy();
@@ -84,7 +90,12 @@ export async function startPublishers(): Promise<PublisherServer> {
 }
 
 /** Rewrites a served file (bytes or text) and moves its modification time on, as a publisher's new release. */
-export function publish(server: PublisherServer, servedPath: string, body: string | Uint8Array, modified = new Date(Date.now() + 60_000)): void {
+export function publish(
+  server: PublisherServer,
+  servedPath: string,
+  body: string | Uint8Array,
+  modified = new Date(Date.now() + 60_000),
+): void {
   const file = path.join(server.root, servedPath);
   fs.writeFileSync(file, body);
   fs.utimesSync(file, modified, modified);

@@ -6,14 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  INSTALLED_SET,
-  readPointer,
-  setFolder,
-  setInForce,
-  setNameOfTables,
-  writePointer,
-} from '../../src/tables/tableSets.js';
+import { INSTALLED_SET, readPointer, setFolder, setInForce, setNameOfTables, writePointer } from '../../src/tables/tableSets.js';
 import { download, DownloadError, mirroredUrl } from '../../src/update/download.js';
 import { takeUpdateLock, UpdateLockedError } from '../../src/update/updateLock.js';
 
@@ -61,7 +54,9 @@ describe('mirroredUrl', () => {
   it('takes <mirror>/<host>/<path> of the publisher URL', () => {
     const url = 'https://download.db-ip.com/free/dbip-city-lite-2026-11.csv.gz';
     expect(mirroredUrl(url, null)).toBe(url);
-    expect(mirroredUrl(url, 'http://mirror.local/data/')).toBe('http://mirror.local/data/download.db-ip.com/free/dbip-city-lite-2026-11.csv.gz');
+    expect(mirroredUrl(url, 'http://mirror.local/data/')).toBe(
+      'http://mirror.local/data/download.db-ip.com/free/dbip-city-lite-2026-11.csv.gz',
+    );
     expect(mirroredUrl('https://ftp.ripe.net:8443/a/b', 'http://m')).toBe('http://m/ftp.ripe.net:8443/a/b');
   });
 });

@@ -4,7 +4,7 @@
  * AS organisations as network ranges, and the IEEE CSVs as the MAC registry.
  */
 import type { SourceCredit } from '../format/tableMeta.js';
-import { readAsOrg2Info } from '../sources/asOrganizations.js';
+import { AS_ORG_MAX_LINE_LENGTH, readAsOrg2Info } from '../sources/asOrganizations.js';
 import type { AsnRange } from '../sources/asnCsv.js';
 import { readDbipCityCsv } from '../sources/dbipCityCsv.js';
 import type { IabBlock } from '../sources/iabRegistry.js';
@@ -99,7 +99,7 @@ export async function readRegistrations(files: Record<Rir, PublisherFile>): Prom
 
 /** RIS routes as network ranges, each origin AS named by CAIDA's AS organisations. */
 export async function readRoutedNetworks(routing: NonNullable<PublisherInputs['routing']>): Promise<Record<4 | 6, AsnRange[]>> {
-  const organisations = await readAsOrg2Info(linesOfFile(routing.asOrganizations.file), routing.asOrganizations.file);
+  const organisations = await readAsOrg2Info(linesOfFile(routing.asOrganizations.file, { maxLineLength: AS_ORG_MAX_LINE_LENGTH }), routing.asOrganizations.file);
   const networks = { 4: [] as AsnRange[], 6: [] as AsnRange[] };
   for (const family of [4, 6] as const) {
     const source = family === 4 ? routing.ipv4 : routing.ipv6;
