@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { find as zonesAt } from 'geo-tz/all';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Reader, type CityResponse } from 'maxmind';
@@ -24,6 +25,7 @@ import { isRegistryHandle } from '../src/tables/sources/connectionTypeRules.js';
 import { countryAreaKm2 } from '../src/tables/sources/countries.js';
 import { icuRegionOfZone } from '../test/engine/differential/reference.js';
 import { prng } from './inputs.js';
+import { serveMirror } from './mirrorServer.js';
 
 const SEED = Number(process.env.BENCH_SEED ?? 20261124);
 const V4_SAMPLES = Number(process.env.BENCH_DATA_V4 ?? 25_000);
@@ -484,6 +486,102 @@ function connectionTypes(family: 4 | 6, engine: LookupEngine, rows: AsnRows): Se
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Currency: how old each source is, and what a table set says where nobody routes
+
+/** Each source of the loaded tables with the date it states and its age today. */
+function sourceAges(engine: LookupEngine, now: Date): Section {
+  const sources = new Map<string, string | null>();
+  for (const table of engine.tables()) for (const source of table.meta.sources) sources.set(source.name, source.date);
+  const rows = [...sources].map(([name, date]) => [
+    name,
+    date ?? 'not stated',
+    date ? Math.floor((now.getTime() - Date.parse(date)) / 86_400_000) : '—',
+  ]);
+  return {
+    title: 'Source ages (the loaded tables)',
+    figures: [{ name: 'sources', value: rows.length }],
+    detail: { header: ['source', 'date it states', 'age in days'], rows },
+  };
+}
+
+/** Uniform over all public space (IPv4) or over 2000::/3 (IPv6): every address equally likely, routed or not. */
+function uniformAddresses(family: 4 | 6, count: number, seed: number): string[] {
+  const random = prng(seed);
+  const out: string[] = [];
+  while (out.length < count) {
+    if (family === 4) {
+      const address = random() >>> 0;
+      if (!reservedIPv4(address)) out.push(formatIPv4(address));
+    } else {
+      const words = Uint32Array.from([0x20000000 | (random() & 0x1fffffff), random(), random(), random()]);
+      if (!reservedIPv6(words)) out.push(formatIPv6([...words]));
+    }
+  }
+  return out;
+}
+
+/**
+ * Found, located (a city) and located without a route (no network) on uniform samples, for each
+ * table set: a located answer outside announced space is a place the data cannot know (goal 0).
+ */
+function coverage(sets: { name: string; engine: LookupEngine }[]): Section {
+  const rows: (string | number)[][] = [];
+  const figures: Figure[] = [];
+  for (const family of [4, 6] as const) {
+    const addresses = uniformAddresses(family, family === 4 ? 20_000 : 20_000, SEED + 10 + family);
+    for (const { name, engine } of sets) {
+      let found = 0;
+      let located = 0;
+      let unrouted = 0;
+      for (const ip of addresses) {
+        const answer = engine.lookupIp(ip);
+        if (answer.status !== 'found') continue;
+        found++;
+        if (answer.location?.city) {
+          located++;
+          if (!answer.network?.asn) unrouted++;
+        }
+      }
+      rows.push([
+        name,
+        `IPv${family}${family === 6 ? ' (2000::/3)' : ''}`,
+        pct(found, addresses.length),
+        pct(located, addresses.length),
+        pct(unrouted, Math.max(1, located)),
+      ]);
+      figures.push({
+        name: `${name}: located answers without a route, IPv${family}`,
+        value: `${pct(unrouted, Math.max(1, located))}%`,
+        target: '0%',
+        pass: unrouted === 0,
+      });
+    }
+  }
+  return {
+    title: 'Coverage on uniform samples of all public space, before and after an update from the publisher fixtures',
+    figures,
+    detail: { header: ['set', 'family', 'found %', 'located (city) %', 'of the located: no route %'], rows },
+  };
+}
+
+/** `netlookup update` from the publisher fixtures (test/fixtures/publishers) into a fresh tables folder. */
+async function updatedFromFixtures(): Promise<{ engine: LookupEngine; cleanup: () => void }> {
+  const tables = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-data-update-'));
+  const mirror = await serveMirror(path.join(packageRoot, 'test', 'fixtures', 'publishers'));
+  try {
+    const run = spawnSync(process.execPath, ['dist/cli/main.js', 'update', '--mirror', mirror.url, '--force'], {
+      cwd: packageRoot,
+      env: { ...process.env, NETLOOKUP_TABLES: tables },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`update from the fixtures failed: ${run.stderr}`);
+  } finally {
+    await mirror.close();
+  }
+  return { engine: await loadEngine({ tablesDir: tables }), cleanup: () => fs.rmSync(tables, { recursive: true, force: true }) };
+}
+
 function markdown(report: { generated_at: string; seed: number; machine: string; tables: unknown; sections: Section[] }): string {
   const lines = [
     '# Data accuracy report',
@@ -530,6 +628,18 @@ async function main(): Promise<void> {
     sections.push(connectionTypes(family, engine, rows));
   }
   sections.push(countryFacts(everySample), macRegistries(engine));
+  sections.unshift(sourceAges(engine, now));
+  const updated = await updatedFromFixtures();
+  try {
+    sections.push(
+      coverage([
+        { name: 'installed', engine },
+        { name: 'updated from the fixtures', engine: updated.engine },
+      ]),
+    );
+  } finally {
+    updated.cleanup();
+  }
   const report = {
     generated_at: now.toISOString(),
     seed: SEED,

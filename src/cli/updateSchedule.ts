@@ -5,12 +5,12 @@
  * servers take the new set by following the `current` pointer (src/http/server.ts).
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readUpdateStatus } from '../tables/tableSets.js';
 
 /** The first run waits this long after start, so an update never competes with start-up. */
-const FIRST_RUN_DELAY_MS = 30_000;
+const FIRST_RUN_DELAY_MS = 5_000;
+/** The build holds a second table set beside the first: the serving heap's limit would be too tight for it. */
+const UPDATE_HEAP = '--max-old-space-size=4096';
 
 export interface UpdateSchedule {
   stop(): void;
@@ -21,7 +21,9 @@ export function scheduleUpdates(
   intervalMs: number,
   log: (level: 'info' | 'warn', message: string) => void,
 ): UpdateSchedule {
-  const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'main.js');
+  // the same entry and loader flags as this process (dist/cli/main.js, or the sources through tsx), with the update's heap
+  const nodeFlags = [...process.execArgv.filter((flag) => !flag.startsWith('--max-old-space-size')), UPDATE_HEAP];
+  const cli = process.argv[1];
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const next = (delayMs: number) => {
@@ -31,7 +33,7 @@ export function scheduleUpdates(
   };
   const run = () => {
     log('info', 'scheduled update starting');
-    const child = spawn(process.execPath, ['--max-old-space-size=4096', cli, 'update'], {
+    const child = spawn(process.execPath, [...nodeFlags, cli, 'update'], {
       env: { ...process.env, NETLOOKUP_TABLES: tablesDir },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

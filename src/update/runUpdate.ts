@@ -385,6 +385,8 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
       }
       fs.renameSync(staging, path.join(tablesDir, SETS_FOLDER, name));
     } catch (error) {
+      // the files fetched for a set that was not built are not kept
+      prune(tablesDir);
       return finish('failed', inForceSet, `the new set was not built: ${(error as Error).message}`);
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });

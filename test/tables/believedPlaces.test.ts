@@ -44,8 +44,13 @@ const routes: AsnRange[] = [
 
 describe('believedLocations', () => {
   it('keeps announced places, gives unannounced registered space its country, and drops unregistered space', () => {
-    const counts = { 4: { unregistered: 0, unannounced: 0 }, 6: { unregistered: 0, unannounced: 0 } };
-    const believed = believedLocations(source, { 4: registered, 6: [] }, { 4: routes, 6: [] }, counts);
+    const counts = {
+      4: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 },
+      6: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 },
+    };
+    const believed = believedLocations(source, { 4: registered, 6: [] }, { 4: routes, 6: [] }, counts, (name) =>
+      name === 'Reunion' ? 'RE' : null,
+    );
     const seen: [string, string, string | null, string | null][] = [];
     believed.walk(4, (start, end, record) => {
       const fields = believed.record(4, record);
@@ -55,10 +60,23 @@ describe('believedLocations', () => {
       [ip('10.0.0.0').toString(), ip('10.0.0.255').toString(), 'FR', 'Paris'],
       [ip('10.0.1.0').toString(), ip('10.0.1.255').toString(), 'FR', null],
       [ip('10.0.4.0').toString(), ip('10.0.5.255').toString(), 'RE', null],
-      [ip('10.0.6.0').toString(), ip('10.0.6.255').toString(), 'FR', 'La Reunion'],
+      // the village of "La Reunion", France, in space registered to and announced in Réunion: the name collision
+      [ip('10.0.6.0').toString(), ip('10.0.6.255').toString(), 'RE', null],
       [ip('10.0.7.0').toString(), ip('10.0.7.255').toString(), 'RE', null],
     ]);
-    expect(counts[4]).toEqual({ unregistered: 512, unannounced: 256 + 512 + 256 });
+    expect(counts[4]).toEqual({ unregistered: 512, unannounced: 256 + 512 + 256, namedAfterRegistration: 256 });
+  });
+
+  it('leaves a place registered elsewhere alone when it does not bear the registration country name', () => {
+    const counts = {
+      4: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 },
+      6: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 },
+    };
+    const believed = believedLocations(source, { 4: registered, 6: [] }, { 4: routes, 6: [] }, counts, () => null);
+    const cities: (string | null)[] = [];
+    believed.walk(4, (_start, _end, record) => cities.push(believed.record(4, record).city));
+    expect(cities).toContain('La Reunion');
+    expect(counts[4].namedAfterRegistration).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { runBuiltCli } from '../cli/cliProcess.js';
 import { Harness } from '../http/harness.js';
 import { publish, startPublishers, type PublisherServer } from './publisherServer.js';
 import { SWAP_PROBE } from './fixtureFacts.js';
+import { killChildren, serve } from '../http/serveProcess.js';
 
 let publishers: PublisherServer;
 let tables: string;
@@ -26,6 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  killChildren();
   await h?.stop();
   await publishers.close();
   fs.rmSync(tables, { recursive: true, force: true });
@@ -71,4 +73,27 @@ it('swaps the new set in under load with zero failed requests', async () => {
   const health = (await h.call('/health')).body;
   expect(health.data.update.last_attempt.outcome).toBe('updated');
   expect(health.data.sources.find((s: { id: string }) => s.id === 'dbip-city').outcome).toBe('fetched');
+});
+
+it('serve runs the update on its schedule, in a child process, and reports it', async () => {
+  const child = await serve(path.join(tables, 'data'), h.plansFile, {
+    NETLOOKUP_TABLES: tables,
+    NETLOOKUP_UPDATE_INTERVAL: '10m',
+    NETLOOKUP_UPDATE_MIRROR: publishers.url,
+  });
+  const before = (await fetch(`${child.url}/health`).then((r) => r.json())).data.update.last_attempt.finished_at;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const attempt = (await fetch(`${child.url}/health`).then((r) => r.json())).data.update.last_attempt;
+    if (attempt.finished_at !== before && attempt.outcome !== 'running') {
+      // every source was fetched moments ago: within its cadence, nothing to do
+      expect(attempt.outcome).toBe('unchanged');
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`no scheduled update within 60 s:\n${child.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(child.output()).toMatch(/scheduled update ended \(0\)/);
+  child.process.kill('SIGTERM');
+  await child.exited;
 });

@@ -9,6 +9,12 @@
  *
  * A route is believed only inside registered space: an announcement of space its registry has not
  * given out is a leak or a hijack, not a network to name.
+ *
+ * One place the registration overrules in announced space: a place in another country whose city
+ * or region bears the registration country's own name. That is a geocoder's name collision (DB-IP
+ * places Réunion's mobile operator at "La Reunion", a village in Lot-et-Garonne, France, on
+ * Europe/Paris); the registry's country is given instead. The rule is narrow on purpose: blocks
+ * registered in one country and used in another are common (clouds, multinationals) and stand.
  */
 import { NONE } from '../format/ipTableLayout.js';
 import type { AsnRange } from '../sources/asnCsv.js';
@@ -47,6 +53,17 @@ export interface BelievedPlacesCounts {
   unregistered: number;
   /** … replaced by the registry's country in registered space no route announces */
   unannounced: number;
+  /** … replaced by the registry's country where the place's name is that country's (the name collision) */
+  namedAfterRegistration: number;
+}
+
+/** "La Reunion" → "Reunion": a leading article is not part of a country's name. */
+const withoutArticle = (name: string) => name.replace(/^(la|le|les|l'|el|the|al)\s*/i, '');
+
+/** Whether a place in another country bears the registration country's name (see the module comment). */
+function namedAfter(place: LocationFields, registered: string | null, countryOfName: (name: string) => string | null): boolean {
+  if (registered === null || place.country_code === null || place.country_code === registered) return false;
+  return [place.city, place.region].some((name) => name !== null && (countryOfName(name) === registered || countryOfName(withoutArticle(name)) === registered));
 }
 
 /** The location source seen through the registrations and routes (see the module comment). */
@@ -55,6 +72,7 @@ export function believedLocations(
   registered: Record<4 | 6, readonly RegisteredBlock[]>,
   routes: Record<4 | 6, readonly AsnRange[]>,
   counts: Record<4 | 6, BelievedPlacesCounts>,
+  countryOfName: (name: string) => string | null,
 ): LocationSource {
   const countries: string[] = [];
   const countryRecord = (code: string | null): number | null => {
@@ -97,11 +115,18 @@ export function believedLocations(
           if (place !== NONE) counts[family].unregistered += Number(end - start + 1n) / unit;
           return;
         }
+        const block = blocks[stretch >> 1];
         if (stretch % 2 === 1) {
-          if (place !== NONE) visit(start, end, place);
+          if (place === NONE) return;
+          if (!namedAfter(source.record(family, place), block.country_code, countryOfName)) {
+            visit(start, end, place);
+            return;
+          }
+          counts[family].namedAfterRegistration += Number(end - start + 1n) / unit;
+          visit(start, end, countryRecord(block.country_code)!);
           return;
         }
-        const country = countryRecord(blocks[stretch >> 1].country_code);
+        const country = countryRecord(block.country_code);
         if (place !== NONE) counts[family].unannounced += Number(end - start + 1n) / unit;
         if (country !== null) visit(start, end, country);
       });

@@ -260,8 +260,8 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
   const { locations, credit: city } = await locationSource(options, publishers);
   const networks = await networkSource(publishers);
   const registrations = publishers.registrations && networks.routed ? await readRegistrations(publishers.registrations) : null;
-  const believed = { 4: { unregistered: 0, unannounced: 0 }, 6: { unregistered: 0, unannounced: 0 } };
-  const placed = registrations ? believedLocations(locations, registrations, networks.ranges, believed) : locations;
+  const believed = { 4: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 }, 6: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 } };
+  const placed = registrations ? believedLocations(locations, registrations, networks.ranges, believed, countryCodeOfName) : locations;
   // The npm ASN data's credit goes where the publishers' routes replace it.
   const networkOnly = new Set<SourceCredit>([...networks.credits, ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : [])]);
   const credits = [
