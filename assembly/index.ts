@@ -6,6 +6,7 @@
 export { v4Configure, v4Find, v4FindBatch, v6Configure, v6FindWords, v6FindBatch } from './ipRange';
 export { ouiConfigure, ouiFind, ouiFindBatch } from './ouiBlock';
 export { macFlags, macFlagsBatch } from './macBits';
+export { specialConfigure, specialFind } from './macSpecial';
 export { checksumReset, checksumUpdate, checksumHigh, checksumLow } from './checksum';
 export { firstRowAtOrAbove, firstBadKey4, firstBadKey6 } from './tableCheck';
 export { jsonOutput } from './jsonWriter';

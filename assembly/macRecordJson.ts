@@ -4,13 +4,17 @@
 // per field level and found / not found) and the fragments it rendered (country names, block
 // types, virtualisation platforms). The holes, in order:
 //
-//   mac, oui, normalized, is_multicast, is_local, is_randomized, then, when found,
+//   mac, oui, normalized, is_multicast, is_local, is_randomized, special, then, when found,
 //   vendor.{company, country_code} and at the full level vendor.{short_name, website, country,
 //   address, total_ouis, is_private}, block.{type, start, end, size}; at the full level, found or
 //   not, device.{is_virtual_machine, vm_platform}.
+//
+// `special` is null, or the special range's object written from its own parts around name,
+// protocol, assigned_by, reference, start and end.
 
 import { macFlags, LOCAL, MULTICAST, RANDOMIZED } from './macBits';
 import { ouiFind } from './ouiBlock';
+import { specialFind, specialRowAt } from './macSpecial';
 import { mapGet } from './smallMap';
 import { begin, byte, colonHex24, countryCode, finish, fragment, poolString, quoted, unsigned, upperHex48, writeBool, writeNull } from './jsonWriter';
 
@@ -29,6 +33,12 @@ const COMPANY_TOTAL_OUIS_AT: usize = 12;
 const COMPANY_SHORT_NAME_AT: usize = 16;
 const COMPANY_WEBSITE_AT: usize = 20;
 const COMPANY_PRIVATE: u32 = 1;
+const SPECIAL_FIRST_AT: usize = 0;
+const SPECIAL_LAST_AT: usize = 8;
+const SPECIAL_NAME_AT: usize = 16;
+const SPECIAL_PROTOCOL_AT: usize = 20;
+const SPECIAL_ASSIGNED_BY_AT: usize = 24;
+const SPECIAL_REFERENCE_AT: usize = 28;
 
 // The description of the MAC table, u32 fields written by the host (src/engine/recordJson.ts).
 const BLOCK_ROWS: usize = 0;
@@ -45,6 +55,7 @@ const TEMPLATE_MISSING_FULL: usize = 40;
 const BLOCK_TYPES: usize = 44;
 const VM_PREFIXES: usize = 48;
 const VM_PREFIX_COUNT: usize = 52;
+const SPECIAL_PARTS: usize = 56;
 
 // A virtualisation prefix: the prefix left-aligned in 48 bits u64, its hex digits u32, 4 zero
 // bytes, the fragment of its platform name.
@@ -114,7 +125,11 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
   at = fragment(at, parts + 40);
   at = writeBool(at, (flags & RANDOMIZED) != 0);
   at = fragment(at, parts + 48);
-  let next = parts + 56;
+  const special = specialFind(hi24, lo24, digits);
+  if (special < 0) at = writeNull(at);
+  else at = specialObject(at, specialRowAt(special), offsets, bytes);
+  at = fragment(at, parts + 56);
+  let next = parts + 64;
   if (block != 0) {
     at = poolString(at, offsets, bytes, load<u32>(company));
     at = fragment(at, next);
@@ -164,6 +179,24 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
     at = fragment(at, next + 8);
   }
   return finish(at);
+}
+
+/** A special range row as the record's object, from the parts around its six values. */
+function specialObject(at: usize, row: usize, offsets: usize, bytes: usize): usize {
+  const parts = field(SPECIAL_PARTS);
+  at = fragment(at, parts);
+  at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_NAME_AT));
+  at = fragment(at, parts + 8);
+  at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_PROTOCOL_AT));
+  at = fragment(at, parts + 16);
+  at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_ASSIGNED_BY_AT));
+  at = fragment(at, parts + 24);
+  at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_REFERENCE_AT));
+  at = fragment(at, parts + 32);
+  at = byte(upperHex48(byte(at, 0x22), load<u64>(row + SPECIAL_FIRST_AT)), 0x22);
+  at = fragment(at, parts + 40);
+  at = byte(upperHex48(byte(at, 0x22), load<u64>(row + SPECIAL_LAST_AT)), 0x22);
+  return fragment(at, parts + 48);
 }
 
 /** The platform fragment of the first virtualisation prefix the address starts with, or 0. */

@@ -54,6 +54,22 @@ export interface MacVendor {
   is_private: boolean;
 }
 
+/**
+ * The special range that holds an address (for a prefix: every address of it): a group, broadcast
+ * or special-purpose unicast range a registry or standard assigns (data/curated/mac-group-addresses.csv).
+ */
+export interface MacSpecial {
+  name: string;
+  /** the protocols that use it, where the source names them */
+  protocol: string | null;
+  /** who gives it its meaning: IANA, IEEE, IETF or the vendor */
+  assigned_by: string;
+  reference: string;
+  /** first and last address of the range, 12 upper-case hex digits as in `block` */
+  start: string;
+  end: string;
+}
+
 export interface MacAnswer {
   mac: string;
   oui: string;
@@ -61,6 +77,8 @@ export interface MacAnswer {
   is_multicast: boolean;
   is_local: boolean;
   is_randomized: boolean;
+  /** the most specific special range, null for an ordinary address */
+  special: MacSpecial | null;
   found: boolean;
   /** type as SPEC 2.5 names it (IAB blocks are 36-bit, shown as MA-S); registry keeps IAB apart */
   block: { type: Exclude<BlockType, 'IAB'>; registry: BlockType; start: string; end: string; size: number } | null;

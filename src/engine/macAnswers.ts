@@ -4,7 +4,7 @@
  * address it leaves out.
  */
 import { blockBits, type MacTable } from '../tables/format/macTable.js';
-import type { MacAnswer, MacVendor } from './answers.js';
+import type { MacAnswer, MacSpecial, MacVendor } from './answers.js';
 import { formatMac, formatOui, invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import type { WasmExports } from './wasmEngine.js';
 
@@ -26,6 +26,8 @@ export class MacAnswers {
   private readonly blocks: MacAnswer['block'][];
   private readonly vendors: (MacVendor | CompactMacVendor | null)[];
   private readonly vendorAnswers: (MacVendor | CompactMacVendor | undefined)[];
+  /** the answers of special range rows, made on a row's first answer */
+  private readonly specials: (MacSpecial | undefined)[];
 
   constructor(
     private readonly exports: WasmExports,
@@ -36,6 +38,7 @@ export class MacAnswers {
     this.blocks = new Array<MacAnswer['block']>(table.blockCount).fill(null);
     this.vendors = new Array<MacVendor | CompactMacVendor | null>(table.blockCount).fill(null);
     this.vendorAnswers = new Array<MacVendor | CompactMacVendor | undefined>(table.companyCount).fill(undefined);
+    this.specials = new Array<MacSpecial | undefined>(table.specialCount).fill(undefined);
   }
 
   /** Answers a MAC address or OUI prefix in text; the vendor has an address only with the full table. */
@@ -46,6 +49,7 @@ export class MacAnswers {
     const flags = exports.macFlags(parts.hi24);
     const row = exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
     const oui = row < 0 ? formatOui(parts.hi24) : (this.ouis[row] ?? this.knowRow(row));
+    const special = exports.specialFind(parts.hi24, parts.lo24, parts.digits);
     return {
       mac: text,
       oui,
@@ -53,6 +57,7 @@ export class MacAnswers {
       is_multicast: (flags & MULTICAST) !== 0,
       is_local: (flags & LOCAL) !== 0,
       is_randomized: (flags & RANDOMIZED) !== 0,
+      special: special < 0 ? null : (this.specials[special] ?? this.knowSpecial(special)),
       found: row >= 0,
       block: row < 0 ? null : this.blocks[row],
       vendor: row < 0 ? null : this.vendors[row],
@@ -79,6 +84,13 @@ export class MacAnswers {
     const oui = formatOui(block.hi24);
     this.ouis[row] = oui;
     return oui;
+  }
+
+  private knowSpecial(row: number): MacSpecial {
+    const { first, last, ...facts } = this.table.special(row);
+    const special = Object.freeze({ ...facts, start: hex12(first), end: hex12(last) });
+    this.specials[row] = special;
+    return special;
   }
 
   private vendorAnswer(companyRow: number): MacVendor | CompactMacVendor {

@@ -50,6 +50,8 @@ export interface MacJsonShape {
   blockTypes: readonly string[];
   /** JSON of a virtualisation platform's name */
   platform(name: string): string;
+  /** the JSON of a special range's object split at its values: name, protocol, assigned_by, reference, start, end */
+  special: readonly string[];
 }
 
 const OUTPUT_BYTES = 64 << 10;
@@ -445,7 +447,7 @@ export class IpJsonWriter {
 
 /** The virtualisation prefixes of the MAC writer: value u64, digits u32, 4 zero bytes, platform fragment. */
 const VM_PREFIX_BYTES = 24;
-const MAC_DESCRIPTION_WORDS = 14;
+const MAC_DESCRIPTION_WORDS = 15;
 
 /** MAC records of one loaded MAC table (kind mac) as JSON text, written by the WASM engine. */
 export class MacJsonWriter {
@@ -485,6 +487,7 @@ export class MacJsonWriter {
       area.fragments(shape.blockTypes),
       vm,
       table.vmPrefixes.length,
+      area.fragments(shape.special),
     ];
     const d = area.allocate(4 * MAC_DESCRIPTION_WORDS);
     words.forEach((word, i) => area.setU32(d + 4 * i, word));

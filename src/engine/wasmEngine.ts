@@ -28,6 +28,8 @@ export interface WasmExports {
   ouiFindBatch(input: number, output: number, count: number): void;
   macFlags(hi24: number): number;
   macFlagsBatch(input: number, output: number, count: number): void;
+  specialConfigure(table: number, count: number): void;
+  specialFind(hi24: number, lo24: number, digits: number): number;
   checksumReset(): void;
   checksumUpdate(ptr: number, length: number): void;
   checksumHigh(): number;
@@ -258,6 +260,7 @@ function configure(placed: PlacedTables<RangeTable>, indexBits: Readonly<Record<
   if (ip6) exports.v6Configure(ip6.index.byteOffset, ip6.keysHi!.byteOffset, ip6.keysLo!.byteOffset, indexBits[6]);
   if (mac) {
     exports.ouiConfigure(mac.bytes.byteOffset + mac.sectionOffset(MAC_SECTION.hash), mac.slotBits);
+    exports.specialConfigure(mac.bytes.byteOffset + mac.sectionOffset(MAC_SECTION.specialRows), mac.specialCount);
     // The hash is only trusted once every block is found again through it.
     for (let row = 0; row < mac.blockCount; row++) {
       const block = mac.block(row);

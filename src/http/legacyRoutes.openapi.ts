@@ -49,6 +49,17 @@ export function legacySchemas(): Record<string, JsonSchema> {
       isRandomized: bool('locally administered unicast: a privacy (random) address'),
       transmission: stringEnum(['unicast', 'multicast']),
       administration: stringEnum(['UAA', 'LAA'], 'universally or locally administered'),
+      special: orNull(
+        record<NonNullable<LegacyMacAnswer['macAddress']['special']>>(
+          "what a group, broadcast or special-purpose unicast address is (the v1 record's special); null for any other address",
+          {
+            name: str('what the address is (IPv4 multicast, Bridge Group Address, Broadcast)'),
+            protocol: strOrNull('the protocols that use it, where known'),
+            assignedBy: str('IANA, IEEE, IETF or the vendor'),
+            reference: str('the standard or document that assigns it'),
+          },
+        ),
+      ),
     }),
     vendor: orNull(
       record<NonNullable<LegacyMacAnswer['vendor']>>('the registered company (null when not found)', {

@@ -29,11 +29,17 @@ import type { MacSearchResult } from '../records/macRecord.js';
 
 type Family = 'mac' | 'blacklist';
 
-/** SPEC 4.9: the legacy MAC lookup answer. */
+/** SPEC 4.9: the legacy MAC lookup answer, and what a special address is (the v1 record's `special`, in this format's case). */
 export interface LegacyMacAnswer {
   success: true;
   found: boolean;
-  macAddress: { oui: string; isRandomized: boolean; transmission: 'unicast' | 'multicast'; administration: 'UAA' | 'LAA' };
+  macAddress: {
+    oui: string;
+    isRandomized: boolean;
+    transmission: 'unicast' | 'multicast';
+    administration: 'UAA' | 'LAA';
+    special: { name: string; protocol: string | null; assignedBy: string; reference: string } | null;
+  };
   /** company null: a private registration (the registry does not name the assignee) */
   vendor: { company: string | null; website: string | null; country: string | null; countryName: string | null } | null;
 }
@@ -114,10 +120,14 @@ async function allowed(ctx: Context, deps: ServiceDeps, family: Family, serve: (
   }
 }
 
-/** SPEC 4.9 lookup by MAC: success, found, macAddress {oui, isRandomized, transmission, administration}, vendor. */
+/**
+ * SPEC 4.9 lookup by MAC: success, found, macAddress {oui, isRandomized, transmission, administration},
+ * vendor; macAddress.special added (null for an ordinary address).
+ */
 function legacyMac(deps: ServiceDeps, mac: string): LegacyMacAnswer {
   const answer = deps.engine.engine.lookupMac(mac);
   const vendor = answer.found ? answer.vendor : null;
+  const special = answer.special;
   return {
     success: true,
     found: answer.found,
@@ -126,6 +136,7 @@ function legacyMac(deps: ServiceDeps, mac: string): LegacyMacAnswer {
       isRandomized: answer.is_randomized,
       transmission: answer.is_multicast ? 'multicast' : 'unicast',
       administration: answer.is_local ? 'LAA' : 'UAA',
+      special: special && { name: special.name, protocol: special.protocol, assignedBy: special.assigned_by, reference: special.reference },
     },
     vendor: vendor && { company: vendor.company, website: vendor.website, country: vendor.country_code, countryName: vendor.country },
   };

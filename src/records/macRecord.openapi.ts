@@ -1,6 +1,6 @@
 /** OpenAPI schemas of the MAC record (SPEC 2.5): vendor, block and device at each field level. */
 import { blockTypes } from '../tables/format/macTable.js';
-import type { MacBlockType, MacRecordBasic, MacRecordFull, MacVendorBasic, MacVendorFull } from './macRecord.js';
+import type { MacBlockType, MacRecordBasic, MacRecordFull, MacSpecialRecord, MacVendorBasic, MacVendorFull } from './macRecord.js';
 import { withMeta } from './metaRecord.openapi.js';
 import {
   COUNTRY_CODE,
@@ -34,7 +34,21 @@ export function macRecordSchemas(): Record<string, JsonSchema> {
     is_multicast: bool('group address (I/G bit set)'),
     is_local: bool('locally administered (U/L bit set)'),
     is_randomized: bool('locally administered unicast (MAC randomisation pattern)'),
+    special: orNull(ref('MacSpecial')),
   };
+  schemas.MacSpecial = record<MacSpecialRecord>(
+    'What a group, broadcast or special-purpose unicast address is: the most specific range a registry or standard assigns ' +
+      'that holds the address (for a prefix, every address of it), from our curated table of IANA, IEEE, IETF and vendor ' +
+      'assignments. null for any other address. found and vendor stay about the registrant of the first three bytes.',
+    {
+      name: str('what the address is, in the words of the registry or standard (IPv4 multicast, Bridge Group Address, Broadcast)'),
+      protocol: strOrNull('the protocols that use it, where the source names them (CDP, VTP, DTP, PAgP, UDLD)'),
+      assigned_by: str('who gives it its meaning: IANA, IEEE, IETF or the vendor (Cisco, Microsoft)'),
+      reference: str('the standard or document that assigns it (RFC 1112, IEEE Std 802.1Q)'),
+      start: str('first address of the range, 12 hex digits', HEX12),
+      end: str('last address of the range, 12 hex digits', HEX12),
+    },
+  );
   const vendorBasic: Properties<MacVendorBasic> = {
     company: strOrNull('registered company; null for a private registration (the IEEE lists the block as "Private", without its assignee)'),
     country_code: strOrNull('country code of the company', COUNTRY_CODE),

@@ -21,8 +21,15 @@
  *   02:42:xx is locally administered); is_virtual_machine = vm_platform is known.
  * - registry_updated: the registries carry no record dates, so null unless the caller knows one
  *   (YYYY/MM/DD).
+ * - special (every level): what a group, broadcast or special-purpose unicast address is, from our
+ *   curated table of IANA, IEEE, IETF and vendor assignments (data/curated/mac-group-addresses.csv):
+ *   the most specific range holding the address (for a prefix, every address of it), null for any
+ *   other. found and vendor stay about the registrant of the first three bytes as given: a group
+ *   address whose three bytes (I/G bit set) are no registered block is not found, even when they
+ *   are with the bit cleared (01-00-5E, IANA's 00-00-5E); who assigns its meaning is
+ *   special.assigned_by.
  */
-import type { MacAnswer } from '../engine/answers.js';
+import type { MacAnswer, MacSpecial } from '../engine/answers.js';
 import { formatMacPrefix, formatOui } from '../address/macAddress.js';
 import type { BlockType } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
@@ -49,6 +56,9 @@ export interface MacVendorFull extends MacVendorBasic {
   is_private: boolean;
 }
 
+/** What a special address is (MacSpecial): name, protocol, assigned_by, reference, start, end. */
+export type MacSpecialRecord = MacSpecial;
+
 export interface MacRecordBasic {
   success: true;
   mac: string;
@@ -58,6 +68,7 @@ export interface MacRecordBasic {
   is_multicast: boolean;
   is_local: boolean;
   is_randomized: boolean;
+  special: MacSpecialRecord | null;
   vendor: MacVendorBasic | null;
 }
 
@@ -70,6 +81,7 @@ export interface MacRecordFull {
   is_multicast: boolean;
   is_local: boolean;
   is_randomized: boolean;
+  special: MacSpecialRecord | null;
   vendor: MacVendorFull | null;
   block: { type: MacBlockType; start: string; end: string; size: number } | null;
   device: { type: string | null; interface: string | null; is_virtual_machine: boolean; vm_platform: string | null };
@@ -83,6 +95,7 @@ export function macRecord(answer: MacAnswer, level: 'full', registryUpdated?: st
 export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated?: string | null): MacRecord;
 export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated: string | null = null): MacRecord {
   const v = answer.found ? answer.vendor : null;
+  const s = answer.special;
   const base = {
     success: true as const,
     mac: answer.mac,
@@ -92,6 +105,9 @@ export function macRecord(answer: MacAnswer, level: FieldLevel, registryUpdated:
     is_multicast: answer.is_multicast,
     is_local: answer.is_local,
     is_randomized: answer.is_randomized,
+    special: s
+      ? { name: s.name, protocol: s.protocol, assigned_by: s.assigned_by, reference: s.reference, start: s.start, end: s.end }
+      : null,
   };
   if (level === 'basic') return { ...base, vendor: v ? { company: v.company, country_code: v.country_code } : null };
   const b = answer.found ? answer.block : null;

@@ -11,7 +11,8 @@ import type { FieldLevel } from './ipRecord.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import { macRecord } from './macRecord.js';
 
-const INPUT_HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized'];
+const INPUT_HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized', 'special'];
+const SPECIAL_HOLES = ['name', 'protocol', 'assigned_by', 'reference', 'start', 'end'];
 const VENDOR_FULL_HOLES = ['short_name', 'website', 'country', 'address', 'total_ouis', 'is_private'].map((key) => `vendor.${key}`);
 const BLOCK_HOLES = ['type', 'start', 'end', 'size'].map((key) => `block.${key}`);
 const DEVICE_HOLES = ['device.is_virtual_machine', 'device.vm_platform'];
@@ -32,6 +33,7 @@ function answer(found: boolean): MacAnswer {
     is_multicast: false,
     is_local: false,
     is_randomized: false,
+    special: null,
     found,
     block: found ? { type: 'MA-L', registry: 'MA-L', start: '', end: '', size: 1 } : null,
     vendor: found
@@ -62,6 +64,12 @@ const SHAPE: MacJsonShape = {
   // IAB blocks show as MA-S (src/engine/macAnswers.ts)
   blockTypes: blockTypes.map((type) => JSON.stringify(type === 'IAB' ? 'MA-S' : type)),
   platform: (name) => JSON.stringify(name),
+  // the object path's special object (macRecord), split at its values
+  special: JsonTemplate.compile(
+    macRecord({ ...answer(false), special: { name: '', protocol: null, assigned_by: '', reference: '', start: '', end: '' } }, 'basic')
+      .special!,
+    SPECIAL_HOLES,
+  ).parts,
 };
 
 /**

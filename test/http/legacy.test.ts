@@ -30,7 +30,7 @@ describe('legacy MAC lookup', () => {
     expect(r.body).toEqual({
       success: true,
       found: true,
-      macAddress: { oui: '00:00:0C', isRandomized: false, transmission: 'unicast', administration: 'UAA' },
+      macAddress: { oui: '00:00:0C', isRandomized: false, transmission: 'unicast', administration: 'UAA', special: null },
       vendor: { company: v1.vendor.company, website: v1.vendor.website, country: v1.vendor.country_code, countryName: v1.vendor.country },
     });
     expect(r.body.vendor.company).toMatch(/cisco/i);
@@ -48,6 +48,7 @@ describe('legacy MAC lookup', () => {
       isRandomized: true,
       transmission: 'unicast',
       administration: 'LAA',
+      special: null,
     });
     expect((await legacy('/lookup.php?mac=01:00:5e:00:00:01')).body.macAddress).toMatchObject({ transmission: 'multicast' });
     const unknown = await legacy('/lookup.php?mac=0e:ee:ee:00:00:00');

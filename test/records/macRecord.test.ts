@@ -31,6 +31,7 @@ describe('MAC records over the real table', () => {
       is_multicast: false,
       is_local: false,
       is_randomized: false,
+      special: null,
       vendor: { company: 'VMware, Inc.', country_code: 'US' },
     });
     const full = macRecord(answer, 'full');
@@ -83,6 +84,26 @@ describe('MAC records over the real table', () => {
     const multicast = macRecord(engine.lookupMac('01:00:5e:00:00:01'), 'full');
     expectShape(multicast, macFullSchema);
     expect(multicast).toMatchObject({ found: false, is_multicast: true, is_local: false, is_randomized: false, vendor: null, block: null });
+    expect(multicast.special).toMatchObject({ name: 'IPv4 multicast', assigned_by: 'IANA', start: '01005E000000', end: '01005E7FFFFF' });
+  });
+
+  it('special addresses: the most specific range, at both levels; found and vendor stay the registrant of the three bytes', () => {
+    const vrrp = macRecord(engine.lookupMac('00:00:5e:00:01:07'), 'basic');
+    expectShape(vrrp, macBasicSchema);
+    expect(vrrp).toMatchObject({ found: true, is_multicast: false, vendor: { company: 'ICANN, IANA Department' } });
+    expect(vrrp.special).toEqual({
+      name: 'VRRP virtual router address (IPv4)',
+      protocol: 'VRRP (last byte: the virtual router ID)',
+      assigned_by: 'IANA',
+      reference: 'RFC 5798',
+      start: '00005E000100',
+      end: '00005E0001FF',
+    });
+    // a prefix answers the range that holds every address it covers
+    expect(macRecord(engine.lookupMac('01005e'), 'full').special).toMatchObject({ name: 'IANA multicast address block' });
+    expect(macRecord(engine.lookupMac('01:00:5e:8'), 'full').special).toMatchObject({ name: 'MPLS multicast' });
+    expect(macRecord(engine.lookupMac('0180c2'), 'full').special).toBeNull();
+    expect(macRecord(engine.lookupMac('00:00:0c:12:34:56'), 'full').special).toBeNull();
   });
 
   it('every record of random addresses fits its level exactly', () => {

@@ -176,7 +176,20 @@ describe('the WASM record writer on hostile table contents', () => {
           is_private: i === 1,
           country_code: i === 0 ? country : company.country_code,
         }));
-        const mac = writeMacTable({ ...parts, companies, countries: [germany, { code: country, ...fact }], strings: strings.sections() });
+        const specialRanges = parts.specialRanges.map((range, i) => ({
+          ...range,
+          name: strings.intern(texts[i] || 'n'),
+          protocol: strings.intern(texts[(i + 3) % 8]),
+          assigned_by: strings.intern(texts[(i + 6) % 8] || 'a'),
+          reference: strings.intern(texts[(i + 1) % 8] || 'r'),
+        }));
+        const mac = writeMacTable({
+          ...parts,
+          companies,
+          specialRanges,
+          countries: [germany, { code: country, ...fact }],
+          strings: strings.sections(),
+        });
         const engine = await LookupEngine.create(wasm, { mac });
         for (const text of [
           '00:00:0c:12:34:56',
@@ -186,6 +199,11 @@ describe('the WASM record writer on hostile table contents', () => {
           '525400123456',
           '00000c1',
           'ff:ff:ff:ff:ff:ff',
+          '00:00:0c:07:ac:01',
+          '01:00:5e:00:00:fb',
+          '01-00-5E-80-00-00',
+          '01:80:c2:00:00:00',
+          '01005e',
         ])
           for (const level of ['basic', 'full'] as const) {
             const json = JSON.stringify(macRecord(engine.lookupMac(text), level));

@@ -145,6 +145,7 @@ const macCommon = {
   is_multicast: 'boolean',
   is_local: 'boolean',
   is_randomized: 'boolean',
+  special: nullable({ name: s, protocol: sn, assigned_by: s, reference: s, start: s, end: s }),
 };
 
 export const macBasicSchema: Schema = { ...macCommon, vendor: nullable({ company: sn, country_code: sn }) };

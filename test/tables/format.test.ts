@@ -151,6 +151,8 @@ describe('mac table round trip', () => {
       ...parts,
       sourceDate: null,
       companies: [...names, iabCompany, privateCompany],
+      // the special ranges' string ids are the tiny table's pool, not this one's
+      specialRanges: [],
       blocks: [
         ...parts.blocks,
         { hi24: 0x0050c2, lo24: 0x7d5000, type: 'IAB', company: 4 },
@@ -188,6 +190,68 @@ describe('mac table round trip', () => {
       /^unnamed\.nlt: company row 5: /,
     );
   });
+});
+
+describe('mac table special ranges', () => {
+  it('round-trips the ranges in order, with their strings and a null protocol', () => {
+    const table = new MacTable(aligned(writeMacTable(tinyMac())), 'tiny-mac.nlt');
+    expect(table.specialCount).toBe(5);
+    expect(table.special(0)).toEqual({
+      first: 0x00000c07ac00,
+      last: 0x00000c07acff,
+      name: 'HSRP virtual router address',
+      protocol: 'HSRP',
+      assigned_by: 'Cisco',
+      reference: 'RFC 2281',
+    });
+    expect(table.special(1)).toMatchObject({ first: 0x01005e000000, last: 0x01005effffff, protocol: null });
+    expect(table.special(4)).toMatchObject({ first: 0xffffffffffff, last: 0xffffffffffff, name: 'Broadcast' });
+  });
+
+  it('round-trips any apart or nested ranges at the edges of the 48-bit space', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 2 ** 48 - 1 }), { minLength: 1, maxLength: 12 }), (points) => {
+        // sorted distinct points paired from the outside in are nested ranges; a middle one stands alone
+        const sorted = [...points].sort((a, b) => a - b);
+        const ranges: { first: number; last: number }[] = [];
+        for (let i = 0, j = sorted.length - 1; i <= j; i++, j--) ranges.push({ first: sorted[i], last: sorted[j] });
+        const parts = tinyMac();
+        const name = parts.specialRanges[0].name;
+        parts.specialRanges = ranges.map((r) => ({ ...r, name, protocol: 0, assigned_by: name, reference: name }));
+        const table = new MacTable(aligned(writeMacTable(parts)), 'nested.nlt');
+        expect(Array.from({ length: table.specialCount }, (_, r) => table.special(r)).map(({ first, last }) => ({ first, last }))).toEqual(
+          ranges,
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  /** The tiny table with its special ranges changed by `change`. */
+  const withSpecial = (change: (ranges: MacTableParts['specialRanges']) => void): Uint8Array => {
+    const parts = tinyMac();
+    change(parts.specialRanges);
+    return aligned(writeMacTable(parts));
+  };
+  const refusals: [string, (ranges: MacTableParts['specialRanges']) => void, RegExp][] = [
+    ['a range past 48 bits', (r) => (r[4].last = 2 ** 48), /row 4 does not hold 48-bit bounds in order/],
+    ['last before first', (r) => (r[3].last = r[3].first - 1), /row 3 does not hold 48-bit bounds in order/],
+    ['rows out of order', (r) => r.reverse(), /row 1 is out of order/],
+    ['an inner range before its outer one', (r) => ([r[1], r[2]] = [r[2], r[1]]), /row 2 is out of order/],
+    ['the same range twice', (r) => (r[2] = { ...r[1] }), /row 2 is out of order/],
+    [
+      'overlapping ranges',
+      (r) => Object.assign(r[2], { first: 0x01005e800000, last: 0x0180c2000000 }),
+      /row 2 overlaps row 1 without being inside it/,
+    ],
+    ['a range without a name', (r) => (r[0].name = 0), /row 0 has a bad or missing string id/],
+    ['a string id past the pool', (r) => (r[0].protocol = 99_999), /row 0 has a bad or missing string id/],
+  ];
+  for (const [name, change, reason] of refusals) {
+    it(`refuses ${name}`, () => {
+      expect(() => new MacTable(withSpecial(change), 'special.nlt')).toThrow(new RegExp(`^special\\.nlt: special range ${reason.source}`));
+    });
+  }
 });
 
 describe('string pool', () => {

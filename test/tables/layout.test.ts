@@ -16,6 +16,7 @@ import {
   macSectionLayout,
   NO_ROW,
   OUI_BITS,
+  SPECIAL_ROW,
 } from '../../src/tables/format/macTableLayout.js';
 
 /** The `const NAME: type = number;` declarations of an assembly source file. */
@@ -79,6 +80,23 @@ describe('table layouts', () => {
     });
     expect(blockBits['MA-L']).toBe(OUI_BITS);
     expect(blockBits.IAB).toBe(blockBits['MA-S']);
+  });
+
+  it('the WASM engine names the special range row as macTableLayout.ts does', () => {
+    expect(Object.fromEntries(assemblyConstants('macSpecial.ts'))).toEqual({
+      SPECIAL_ROW_BYTES: BigInt(SPECIAL_ROW.bytes),
+      SPECIAL_FIRST_AT: BigInt(SPECIAL_ROW.first),
+      SPECIAL_LAST_AT: BigInt(SPECIAL_ROW.last),
+    });
+    const writer = [...assemblyConstants('macRecordJson.ts')].filter(([name]) => name.startsWith('SPECIAL_') && name.endsWith('_AT'));
+    expect(Object.fromEntries(writer)).toEqual({
+      SPECIAL_FIRST_AT: BigInt(SPECIAL_ROW.first),
+      SPECIAL_LAST_AT: BigInt(SPECIAL_ROW.last),
+      SPECIAL_NAME_AT: BigInt(SPECIAL_ROW.name),
+      SPECIAL_PROTOCOL_AT: BigInt(SPECIAL_ROW.protocol),
+      SPECIAL_ASSIGNED_BY_AT: BigInt(SPECIAL_ROW.assignedBy),
+      SPECIAL_REFERENCE_AT: BigInt(SPECIAL_ROW.reference),
+    });
   });
 
   it('the WASM load-time checks name the absent row reference as ipTableLayout.ts does', () => {

@@ -104,7 +104,11 @@ export function tinyIp6(): IpTableParts {
   };
 }
 
-/** mac: MA-L 00000C (Cisco), MA-M 1C87741 only (no MA-L parent), MA-S 70B3D5001 under MA-L 70B3D5. */
+/**
+ * mac: MA-L 00000C (Cisco), MA-M 1C87741 only (no MA-L parent), MA-S 70B3D5001 under MA-L 70B3D5;
+ * special ranges: HSRP inside Cisco's block, IANA's multicast block with IPv4 multicast inside it,
+ * the Bridge Group Address and broadcast.
+ */
 export function tinyMac(): MacTableParts {
   const strings = new StringPoolBuilder();
   const company = (name: string, country: string | null, total: number) => ({
@@ -134,8 +138,26 @@ export function tinyMac(): MacTableParts {
       { hi24: 0x70b3d5, lo24: 0x001000, type: 'MA-S', company: 3 },
     ],
     vmPrefixes: [{ prefix: '525400', platform: 'QEMU/KVM', source: 'test' }],
+    specialRanges: [
+      special(0x00000c07ac00, 0x00000c07acff, 'HSRP virtual router address', 'HSRP', 'Cisco', 'RFC 2281'),
+      special(0x01005e000000, 0x01005effffff, 'IANA multicast address block', null, 'IANA', 'RFC 7042'),
+      special(0x01005e000000, 0x01005e7fffff, 'IPv4 multicast', 'IPv4', 'IANA', 'RFC 1112'),
+      special(0x0180c2000000, 0x0180c2000000, 'Bridge Group Address', 'STP, RSTP, MSTP', 'IEEE', 'IEEE Std 802.1D'),
+      special(0xffffffffffff, 0xffffffffffff, 'Broadcast', null, 'IEEE', 'IEEE Std 802'),
+    ],
     strings: strings.sections(),
   };
+
+  function special(first: number, last: number, name: string, protocol: string | null, assignedBy: string, reference: string) {
+    return {
+      first,
+      last,
+      name: strings.intern(name),
+      protocol: strings.intern(protocol),
+      assigned_by: strings.intern(assignedBy),
+      reference: strings.intern(reference),
+    };
+  }
 }
 
 /** A copy of `bytes` at a 16-byte aligned offset, as the readers require. */

@@ -19,6 +19,7 @@ import { readAsnCsv, type AsnRange } from '../sources/asnCsv.js';
 import { countryAreaKm2, countryCodeOfName, loadCountryFacts } from '../sources/countries.js';
 import { loadCuratedAsns, loadCuratedVendors, loadVmPrefixes } from '../sources/curated.js';
 import { loadIabRegistry, type IabBlock, type IabSource } from '../sources/iabRegistry.js';
+import { loadMacGroupAddresses } from '../sources/macGroupAddresses.js';
 import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
 import { timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
@@ -320,6 +321,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
     countryCodeOfName,
     vendors: loadCuratedVendors(path.join(options.curatedDir, 'vendors.csv')),
     vmPrefixes: loadVmPrefixes(path.join(options.curatedDir, 'vm-ouis.csv')),
+    specialRanges: loadMacGroupAddresses(path.join(options.curatedDir, 'mac-group-addresses.csv')),
     countries,
     meta: { kind: 'mac', built_at: builtAt.toISOString(), builder_version: BUILDER_VERSION, sources: macCredits, counts: {} },
     builtAt,

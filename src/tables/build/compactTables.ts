@@ -2,7 +2,8 @@
  * The compact sets, derived from the built full tables (so their answers are the full tables'
  * answers, reduced): ip4c/ip6c keep country and AS of every range and merge neighbouring ranges
  * whose reduced answer is equal; macc keeps every MA-L/MA-M/MA-S/IAB block with company, country,
- * short name and website, leaving out company addresses (the bulk of the full MAC table).
+ * short name and website and every special address range, leaving out company addresses (the bulk
+ * of the full MAC table).
  * Written with a gzip copy beside each file (what the demo serves, and what size-limited hosts pay).
  */
 import { createHash } from 'node:crypto';
@@ -129,6 +130,17 @@ export function compactMacTable(full: MacTable, builtAt: Date): BuiltCompact {
     const c = full.company(r);
     companies.push({ name: strings.intern(c.name), address: 0, country_code: c.country_code, total_ouis: c.total_ouis, short_name: strings.intern(c.short_name), website: strings.intern(c.website), is_private: c.is_private });
   }
+  const specialRanges = Array.from({ length: full.specialCount }, (_, r) => {
+    const special = full.special(r);
+    return {
+      first: special.first,
+      last: special.last,
+      name: strings.intern(special.name),
+      protocol: strings.intern(special.protocol),
+      assigned_by: strings.intern(special.assigned_by),
+      reference: strings.intern(special.reference),
+    };
+  });
   const counts = { ...full.meta.counts, strings: strings.size };
   const bytes = writeMacTable(
     {
@@ -139,6 +151,7 @@ export function compactMacTable(full: MacTable, builtAt: Date): BuiltCompact {
       blocks,
       companies,
       vmPrefixes: full.vmPrefixes,
+      specialRanges,
       strings: strings.sections(),
     },
     'macc',

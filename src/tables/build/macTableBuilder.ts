@@ -2,18 +2,20 @@
  * Builds the MAC vendor table from the IEEE registries: MA-L, MA-M and MA-S as packaged by
  * `oui-data` (keys of 6, 7 and 9 hex digits; values: company, address lines, country name), the
  * closed IAB registry from our copy of IEEE's listing (data/registry, read by iabRegistry.ts), and
- * our curated vendor names, websites and virtualisation prefixes.
+ * our curated vendor names, websites, virtualisation prefixes and special address ranges (group,
+ * broadcast and special-purpose unicast addresses, macGroupAddresses.ts), kept in the file's order.
  *
  * Companies: the spellings of one company are joined by the rule of companyNames.ts, so that
  * `total_ouis` counts every block of the company and one curated row covers every spelling.
  * Private registrations (the registry names the assignee "Private") answer as registered blocks
  * of no named company: a company row flagged private, without name, short name or count.
  */
-import type { BlockType, CompanyInput, MacBlockInput, MacTableParts, VmPrefix } from '../format/macTable.js';
+import type { BlockType, CompanyInput, MacBlockInput, MacSpecialInput, MacTableParts, VmPrefix } from '../format/macTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { CuratedVendor } from '../sources/curated.js';
 import { IAB_PARENTS, PRIVATE_NAME, type IabBlock } from '../sources/iabRegistry.js';
+import type { MacGroupAddress } from '../sources/macGroupAddresses.js';
 import { companiesOf, displayName, type Spelling } from './companyNames.js';
 
 export interface MacBuildInput {
@@ -25,6 +27,8 @@ export interface MacBuildInput {
   /** curated vendors by the registered spelling their row names (company_match) */
   vendors: Map<string, CuratedVendor>;
   vmPrefixes: VmPrefix[];
+  /** special address ranges (loadMacGroupAddresses), in the file's order */
+  specialRanges: MacGroupAddress[];
   countries: CountryFacts[];
   meta: TableMeta;
   builtAt: Date;
@@ -220,6 +224,14 @@ export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; sta
     if (e.company === null) stats.privateBlocks++;
   }
   stats.companyRows = companies.length;
+  const specialRanges: MacSpecialInput[] = input.specialRanges.map((r) => ({
+    first: r.first,
+    last: r.last,
+    name: strings.intern(r.name),
+    protocol: strings.intern(r.protocol),
+    assigned_by: strings.intern(r.assigned_by),
+    reference: strings.intern(r.reference),
+  }));
   const meta: TableMeta = {
     ...input.meta,
     counts: {
@@ -233,6 +245,7 @@ export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; sta
       companies: stats.companies,
       company_rows: stats.companyRows,
       vm_prefixes: input.vmPrefixes.length,
+      special_ranges: specialRanges.length,
     },
   };
   return {
@@ -244,6 +257,7 @@ export function buildMacTable(input: MacBuildInput): { parts: MacTableParts; sta
       blocks,
       companies,
       vmPrefixes: input.vmPrefixes,
+      specialRanges,
       strings: strings.sections(),
     },
     stats,

@@ -3,7 +3,9 @@
  *
  * Blocks of the IEEE registries (MA-L 24 bits, MA-M 28, MA-S 36, IAB 36) sit in one
  * open-addressing hash table keyed by prefix length and prefix, probed by the WASM engine
- * (assembly/ouiBlock.ts) most specific first.
+ * (assembly/ouiBlock.ts) most specific first. Special address ranges (group, broadcast and
+ * special-purpose unicast addresses) are rows ordered by first address, apart or nested, searched
+ * by the WASM engine (assembly/macSpecial.ts) for the most specific one.
  */
 import {
   jsonBytes,
@@ -30,6 +32,7 @@ import {
   MIN_SLOT_BITS,
   NO_ROW,
   OUI_BITS,
+  SPECIAL_ROW,
 } from './macTableLayout.js';
 import { stringPoolOf, stringPoolSections, type StringPool } from './stringPool.js';
 import { jsTableChecks, type TableChecks } from './tableChecks.js';
@@ -73,6 +76,21 @@ export interface CompanyInput {
   is_private: boolean;
 }
 
+/**
+ * A range of special addresses: a group, broadcast or special-purpose unicast range that a registry
+ * or standard assigns (data/curated/mac-group-addresses.csv). Strings are string ids.
+ */
+export interface MacSpecialInput {
+  /** first and last address, 48-bit */
+  first: number;
+  last: number;
+  name: number;
+  /** 0: the source names no protocol */
+  protocol: number;
+  assigned_by: number;
+  reference: number;
+}
+
 export interface MacTableParts {
   builtAt: Date;
   sourceDate: Date | null;
@@ -81,6 +99,8 @@ export interface MacTableParts {
   blocks: MacBlockInput[];
   companies: CompanyInput[];
   vmPrefixes: VmPrefix[];
+  /** ordered by first address, a range before the ranges inside it; apart or nested */
+  specialRanges: MacSpecialInput[];
   strings: { offsets: Uint32Array; bytes: Uint8Array };
 }
 
@@ -90,6 +110,15 @@ export interface MacBlockRow {
   bits: number;
   type: BlockType;
   company: number;
+}
+
+export interface MacSpecialRow {
+  first: number;
+  last: number;
+  name: string;
+  protocol: string | null;
+  assigned_by: string;
+  reference: string;
 }
 
 export interface CompanyRow {
@@ -161,6 +190,17 @@ export function writeMacTable(parts: MacTableParts, kind: MacKind = 'mac'): Uint
     cv.setUint32(at + COMPANY_ROW.shortName, c.short_name, true);
     cv.setUint32(at + COMPANY_ROW.website, c.website, true);
   });
+  const special = new Uint8Array(parts.specialRanges.length * SPECIAL_ROW.bytes);
+  const sv = new DataView(special.buffer);
+  parts.specialRanges.forEach((r, row) => {
+    const at = row * SPECIAL_ROW.bytes;
+    setU48(sv, at + SPECIAL_ROW.first, r.first);
+    setU48(sv, at + SPECIAL_ROW.last, r.last);
+    sv.setUint32(at + SPECIAL_ROW.name, r.name, true);
+    sv.setUint32(at + SPECIAL_ROW.protocol, r.protocol, true);
+    sv.setUint32(at + SPECIAL_ROW.assignedBy, r.assigned_by, true);
+    sv.setUint32(at + SPECIAL_ROW.reference, r.reference, true);
+  });
   return writeContainer(kind, parts.builtAt, parts.sourceDate, [
     { id: SHARED_SECTION.meta, count: 0, bytes: jsonBytes(parts.meta) },
     { id: SHARED_SECTION.countries, count: parts.countries.length, bytes: jsonBytes(parts.countries) },
@@ -168,8 +208,21 @@ export function writeMacTable(parts: MacTableParts, kind: MacKind = 'mac'): Uint
     { id: MAC_SECTION.hash, count: slotCount, bytes: hash },
     { id: MAC_SECTION.blockRows, count: parts.blocks.length, bytes: blocks },
     { id: MAC_SECTION.companyRows, count: parts.companies.length, bytes: companies },
+    { id: MAC_SECTION.specialRows, count: parts.specialRanges.length, bytes: special },
     ...stringPoolSections(parts.strings),
   ]);
+}
+
+/** A 48-bit value as a u64 (little-endian: low u32, then high u32). */
+function setU48(view: DataView, at: number, value: number): void {
+  view.setUint32(at, value % 2 ** 32, true);
+  view.setUint32(at + 4, Math.floor(value / 2 ** 32), true);
+}
+
+/** The u64 at `at`, or -1 when it does not fit in 48 bits. */
+function u48(view: DataView, at: number): number {
+  const high = view.getUint32(at + 4, true);
+  return high > 0xffff ? -1 : high * 2 ** 32 + view.getUint32(at, true);
 }
 
 /** A validated MAC table. */
@@ -181,9 +234,11 @@ export class MacTable {
   readonly slotBits: number;
   readonly blockCount: number;
   readonly companyCount: number;
+  readonly specialCount: number;
   readonly strings: StringPool;
   private readonly blocks: DataView;
   private readonly companies: DataView;
+  private readonly specials: DataView;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -213,10 +268,13 @@ export class MacTable {
     }
     this.blockCount = s(MAC_SECTION.blockRows).count;
     this.companyCount = s(MAC_SECTION.companyRows).count;
+    this.specialCount = s(MAC_SECTION.specialRows).count;
     this.blocks = view(MAC_SECTION.blockRows);
     this.companies = view(MAC_SECTION.companyRows);
+    this.specials = view(MAC_SECTION.specialRows);
     this.strings = stringPoolOf(bytes, header, file);
     this.validate(view(MAC_SECTION.hash));
+    this.validateSpecial();
   }
 
   sectionOffset(id: string): number {
@@ -260,6 +318,52 @@ export class MacTable {
         fail(`company row ${r}: a private row has no name, count, short name or website, and any other row has the first three`);
       }
     }
+  }
+
+  /**
+   * Special ranges: 48-bit bounds in order, first before last; ordered by first, a range before the
+   * ranges inside it (the search takes the last that holds an address as the most specific); apart
+   * or nested; name, assigned by and reference named, every string id in range.
+   */
+  private validateSpecial(): void {
+    const fail = (row: number, problem: string): never => {
+      throw new TableFormatError(this.file, `special range row ${row} ${problem}`);
+    };
+    const open: { row: number; last: number }[] = [];
+    let previous = { first: -1, last: -1 };
+    for (let r = 0; r < this.specialCount; r++) {
+      const at = r * SPECIAL_ROW.bytes;
+      const v = this.specials;
+      const first = u48(v, at + SPECIAL_ROW.first);
+      const last = u48(v, at + SPECIAL_ROW.last);
+      if (first < 0 || last < 0 || last < first) fail(r, 'does not hold 48-bit bounds in order');
+      for (const field of [SPECIAL_ROW.name, SPECIAL_ROW.protocol, SPECIAL_ROW.assignedBy, SPECIAL_ROW.reference]) {
+        const id = v.getUint32(at + field, true);
+        if (!this.strings.has(id) || (id === 0 && field !== SPECIAL_ROW.protocol)) fail(r, 'has a bad or missing string id');
+      }
+      if (first < previous.first || (first === previous.first && last >= previous.last)) {
+        fail(r, 'is out of order (by first address, a range before the ranges inside it)');
+      }
+      while (open.length > 0 && open.at(-1)!.last < first) open.pop();
+      const holder = open.at(-1);
+      if (holder && last > holder.last) fail(r, `overlaps row ${holder.row} without being inside it`);
+      open.push({ row: r, last });
+      previous = { first, last };
+    }
+  }
+
+  /** Special range `row` (0 to specialCount − 1). */
+  special(row: number): MacSpecialRow {
+    const v = this.specials;
+    const at = row * SPECIAL_ROW.bytes;
+    return {
+      first: u48(v, at + SPECIAL_ROW.first),
+      last: u48(v, at + SPECIAL_ROW.last),
+      name: this.strings.get(v.getUint32(at + SPECIAL_ROW.name, true))!,
+      protocol: this.strings.get(v.getUint32(at + SPECIAL_ROW.protocol, true)),
+      assigned_by: this.strings.get(v.getUint32(at + SPECIAL_ROW.assignedBy, true))!,
+      reference: this.strings.get(v.getUint32(at + SPECIAL_ROW.reference, true))!,
+    };
   }
 
   block(row: number): MacBlockRow {

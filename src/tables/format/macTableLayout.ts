@@ -1,6 +1,6 @@
 /**
  * The byte layout of the MAC vendor table, kinds mac and macc: src/tables/FORMAT.md, "mac" ("macc:
- * the mac layout, every block and company kept, with company address ids all 0").
+ * the mac layout, every block, company and special range kept, with company address ids all 0").
  */
 import { metaAndCountriesLayout, stringPoolLayout, type SectionLayout } from './containerLayout.js';
 
@@ -11,6 +11,8 @@ export const MAC_SECTION = {
   hash: 'HASH',
   blockRows: 'BROW',
   companyRows: 'CROW',
+  /** "special address ranges" */
+  specialRows: 'SPCL',
 } as const;
 
 /** "Hash slot: key u64, value u32, 4 zero bytes; key 0 = empty." `keyHigh`: the key's high u32, whose top byte is the prefix length. */
@@ -52,6 +54,12 @@ export const COMPANY_ROW = {
 /** Company row flag bit 0: "private registration". */
 export const COMPANY_PRIVATE = 1;
 
+/**
+ * "Special range row: first address u64, last address u64 (48-bit values), name, protocol, assigned
+ * by and reference string ids (u32 each)."
+ */
+export const SPECIAL_ROW = { bytes: 32, first: 0, last: 8, name: 16, protocol: 20, assignedBy: 24, reference: 28 } as const;
+
 /** The sections of mac and macc, in directory order, with their element sizes. */
 export const macSectionLayout: SectionLayout = {
   ...metaAndCountriesLayout,
@@ -59,5 +67,6 @@ export const macSectionLayout: SectionLayout = {
   [MAC_SECTION.hash]: { elementBytes: HASH_SLOT.bytes },
   [MAC_SECTION.blockRows]: { elementBytes: BLOCK_ROW.bytes },
   [MAC_SECTION.companyRows]: { elementBytes: COMPANY_ROW.bytes },
+  [MAC_SECTION.specialRows]: { elementBytes: SPECIAL_ROW.bytes },
   ...stringPoolLayout,
 };

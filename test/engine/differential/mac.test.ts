@@ -3,7 +3,9 @@
  * published (the `oui-data` keys of 6, 7 and 9 hex digits, and IEEE's CSV of the IAB registry in
  * data/registry, read by csv-parse rather than by the builder's reader of the text listing) and
  * against the IEEE 802 bit definitions of the first octet. Every block must answer its own
- * assignee; a block registered as "Private" must answer found, with no company.
+ * assignee; a block registered as "Private" must answer found, with no company. Special addresses
+ * against a naive search over data/curated/mac-group-addresses.csv read by csv-parse (not the
+ * builder's reader): the smallest range holding the input's addresses.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import fs from 'node:fs';
@@ -194,5 +196,85 @@ describe('MAC differential (oui-data and the IAB registry)', () => {
     }
     console.log(`[mac partial] ${PARTIAL_CASES} lookups (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     expect(checker.report()).toBe(0);
+  });
+});
+
+describe('MAC special addresses (data/curated/mac-group-addresses.csv)', () => {
+  /** The curated ranges as csv-parse reads them, with 48-bit bounds. */
+  const rows = parseCsv(fs.readFileSync(path.join(ROOT, 'data', 'curated', 'mac-group-addresses.csv')), { columns: true }) as Record<
+    string,
+    string
+  >[];
+  const ranges = rows.map((row) => ({
+    first: parseInt(row.first.replaceAll('-', ''), 16),
+    last: parseInt(row.last.replaceAll('-', ''), 16),
+    name: row.name,
+    protocol: row.protocol,
+    assigned_by: row.assigned_by,
+    reference: row.reference,
+  }));
+  const hex12 = (n: number) => n.toString(16).toUpperCase().padStart(12, '0');
+
+  /** The smallest range holding every address of the `digits` first hex digits of `hex`. */
+  function naive(hex: string): (typeof ranges)[number] | null {
+    const start = parseInt(hex.padEnd(12, '0'), 16);
+    const end = parseInt(hex.padEnd(12, 'F'), 16);
+    let best: (typeof ranges)[number] | null = null;
+    for (const r of ranges) if (r.first <= start && end <= r.last && (!best || r.last - r.first < best.last - best.first)) best = r;
+    return best;
+  }
+
+  function check(mismatches: Mismatches, hex: string, text: string): void {
+    const expected = naive(hex);
+    const special = engine.lookupMac(text).special;
+    const facts = (
+      s: { name: string; protocol: string | null; assigned_by: string; reference: string; start: string; end: string } | null,
+    ) => JSON.stringify(s && [s.name, s.protocol, s.assigned_by, s.reference, s.start, s.end]);
+    mismatches.check(
+      text,
+      'special',
+      facts(special),
+      facts(
+        expected && {
+          ...expected,
+          protocol: expected.protocol || null,
+          start: hex12(expected.first),
+          end: hex12(expected.last),
+        },
+      ),
+    );
+  }
+
+  it('every range: its first, last and middle address, and prefixes of them', () => {
+    const random = new Random((SEED ^ 0x27d4eb2f) >>> 0);
+    const mismatches = new Mismatches('mac special ranges');
+    let cases = 0;
+    for (const r of ranges) {
+      for (const value of [r.first, r.last, r.first + Math.floor((r.last - r.first) / 2)]) {
+        const hex = hex12(value);
+        check(mismatches, hex, writeMac(hex, random));
+        const prefix = hex.slice(0, 6 + random.int(6));
+        check(mismatches, prefix, prefix);
+        cases += 2;
+      }
+    }
+    mismatches.report(cases);
+    expect(mismatches.count).toBe(0);
+  });
+
+  it(`${RANDOM_CASES} random MACs near the ranges (their first 16 bits) and uniform`, () => {
+    const random = new Random((SEED ^ 0x165667b1) >>> 0);
+    const mismatches = new Mismatches('mac special random');
+    let special = 0;
+    for (let k = 0; k < RANDOM_CASES; k++) {
+      const near = hex12(random.pick(ranges).first).slice(0, 4 + random.int(8));
+      const hex = (k % 4 === 0 ? '' : near) + random.hex(12 - (k % 4 === 0 ? 0 : near.length));
+      if (naive(hex)) special++;
+      check(mismatches, hex, writeMac(hex, random));
+    }
+    console.log(`  [mac special random] ${special} of ${RANDOM_CASES} in a special range`);
+    mismatches.report(RANDOM_CASES);
+    expect(special).toBeGreaterThan(RANDOM_CASES / 10);
+    expect(mismatches.count).toBe(0);
   });
 });

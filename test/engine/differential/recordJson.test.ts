@@ -88,4 +88,25 @@ describe('record JSON written by the engine, every row of the built tables', () 
     }
     expect(mismatches).toBe(0);
   });
+
+  it('MAC: every special range, by its first and last address and by prefixes of its first, both levels', () => {
+    const table = engine.macTable!;
+    expect(table.specialCount).toBeGreaterThan(0);
+    let mismatches = 0;
+    for (let row = 0; row < table.specialCount; row++) {
+      const { first, last } = table.special(row);
+      const [hi, lo] = [Math.floor(first / 2 ** 24), first % 2 ** 24];
+      const texts = [formatMac(hi, lo), formatMac(Math.floor(last / 2 ** 24), last % 2 ** 24)];
+      for (let digits = 6; digits < 12; digits++) texts.push(formatMacPrefix(hi, lo, digits));
+      for (const text of texts) {
+        for (const level of ['basic', 'full'] as const) {
+          const json = macRecordJson(engine, text, level);
+          const expected = JSON.stringify(macRecord(engine.lookupMac(text), level));
+          if (json !== expected && mismatches++ < 5) expect(json, `${text} ${level}`).toBe(expected);
+          if (mismatches === 0 && text === texts[0]) expect(JSON.parse(json).special, text).not.toBeNull();
+        }
+      }
+    }
+    expect(mismatches).toBe(0);
+  });
 });
