@@ -76,6 +76,11 @@ it('swaps the new set in under load with zero failed requests', async () => {
 });
 
 it('serve runs the update on its schedule, in a child process, and reports it', async () => {
+  // the last update succeeded a day ago: with a 10-minute interval the next one is due at start
+  const statusFile = path.join(tables, 'update-status.json');
+  const state = JSON.parse(fs.readFileSync(statusFile, 'utf8'));
+  state.last_success = new Date(Date.now() - 86_400_000).toISOString();
+  fs.writeFileSync(statusFile, JSON.stringify(state));
   const child = await serve(path.join(tables, 'data'), h.plansFile, {
     NETLOOKUP_TABLES: tables,
     NETLOOKUP_UPDATE_INTERVAL: '10m',

@@ -84,7 +84,11 @@ describe('download', () => {
     const missing = await download(`${base}/missing`, path.join(dir, 'x'), options).catch((e: DownloadError) => e);
     expect(missing).toBeInstanceOf(DownloadError);
     expect((missing as DownloadError).status).toBe(404);
-    await expect(download('http://127.0.0.1:1/x', path.join(dir, 'x'), options)).rejects.toThrow(/not reachable/);
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(download(`http://127.0.0.1:${port}/x`, path.join(dir, 'x'), options)).rejects.toThrow(/not reachable \(ECONNREFUSED\)/);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
