@@ -294,6 +294,8 @@ function identity(family: 4 | 6, sample: Located[]): Section {
   const share = (k: number) => `${pct(k, n)}% (${k} of ${n})`;
   const differ = count((net) => !(net.isp === net.organization && net.organization === net.asn_name));
   const copied = count((net) => net.asn_name !== null && net.asn_name === net.organization);
+  const ispApart = count((net) => net.isp !== net.organization);
+  const threeApart = count((net) => net.asn_name !== null && new Set([net.isp, net.organization, net.asn_name]).size > 1);
   const withAsName = count((net) => net.asn_name !== null);
   const domains = count((net) => net.org_domain !== null && net.org_domain !== net.domain);
   const holding = count((net) => net.holding !== null);
@@ -307,6 +309,8 @@ function identity(family: 4 | 6, sample: Located[]): Section {
         target: '> 0',
         pass: differ > 0,
       },
+      { name: 'records with all three present (asn_name not null) and not all one string', value: share(threeApart) },
+      { name: 'records whose isp is not the organisation (a curated provider name)', value: share(ispApart) },
       { name: 'records whose asn_name is a copy of the organisation', value: share(copied) },
       { name: 'records with a registered AS name', value: share(withAsName) },
       { name: 'records with an org_domain apart from the domain', value: share(domains) },
