@@ -9,8 +9,8 @@
 //   ip, location.{continent, continent_code, country, country_code, region, city, district,
 //   postal_code, latitude, longitude, accuracy_radius_km, is_eu}, timezone.id (basic) or timezone
 //   (full), network.{asn, isp, organization, domain, connection_type}; full level only:
-//   network.{asn_name, org_domain, range.start, range.end, range.size (IPv4) or range.prefix
-//   (IPv6)}, country_info, security.
+//   network.{asn_name, org_domain, holding, holding_domain, usage, range.start, range.end,
+//   range.size (IPv4) or range.prefix (IPv6)}, country_info, security.
 //
 // Answers without table data (not found) and values this writer does not print return a code and
 // leave the record to the object path.
@@ -53,10 +53,15 @@ const NETWORK_ROW4_BYTES: usize = 16;
 const NETWORK_ROW6_BYTES: usize = 40;
 const NETWORK_AS_ROW4_AT: usize = 8;
 const NETWORK_AS_ROW6_AT: usize = 32;
-const AS_ROW_BYTES: usize = 16;
+const AS_ROW_BYTES: usize = 40;
 const AS_ORGANIZATION_AT: usize = 4;
 const AS_DOMAIN_AT: usize = 8;
 const AS_CONNECTION_TYPE_AT: usize = 12;
+const AS_NAME_AT: usize = 16;
+const AS_ISP_AT: usize = 20;
+const AS_ORG_DOMAIN_AT: usize = 24;
+const AS_HOLDING_AT: usize = 28;
+const AS_HOLDING_DOMAIN_AT: usize = 32;
 const HOSTING: u32 = 4;
 
 // The description of one family, u32 fields written by the host (src/engine/recordJson.ts).
@@ -79,6 +84,7 @@ const TEMPLATE_BASIC: usize = 60;
 const TEMPLATE_FULL: usize = 64;
 const CONNECTION_TYPES: usize = 68;
 const QUIET_SECURITY: usize = 72;
+const USAGES: usize = 76;
 
 // A country's fragments: continent, continent_code, country, is_eu, country_info.
 const CONTINENT: usize = 0;
@@ -187,6 +193,7 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32,
   const connectionType: u32 = as == 0 ? 0 : <u32>load<u8>(as + AS_CONNECTION_TYPE_AT);
   const organization: u32 = as == 0 ? 0 : load<u32>(as + AS_ORGANIZATION_AT);
   const domain: u32 = as == 0 ? 0 : load<u32>(as + AS_DOMAIN_AT);
+  const isp: u32 = as == 0 ? 0 : load<u32>(as + AS_ISP_AT);
   // The strings' first bytes, all asked for before any is written, so that their misses overlap.
   if (location != 0) {
     touch(offsets, bytes, load<u32>(location + REGION_AT));
@@ -195,6 +202,7 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32,
     touch(offsets, bytes, load<u32>(location + POSTAL_CODE_AT));
     if (level == 0) touch(offsets, bytes, zone);
   }
+  touch(offsets, bytes, isp);
   touch(offsets, bytes, organization);
   touch(offsets, bytes, domain);
 
@@ -240,37 +248,38 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32,
   if (asn == 0) at = writeNull(at);
   else at = unsigned(at, asn);
   at = fragment(at, parts + 120);
-  // organization and domain appear twice: the second time copied from the first
-  const organizationAt = at;
-  at = poolString(at, offsets, bytes, organization);
-  const organizationLength = at - organizationAt;
+  at = poolString(at, offsets, bytes, isp);
   at = fragment(at, parts + 128);
-  at = copy(at, organizationAt, organizationLength);
+  at = poolString(at, offsets, bytes, organization);
   at = fragment(at, parts + 136);
-  const domainAt = at;
   at = poolString(at, offsets, bytes, domain);
-  const domainLength = at - domainAt;
   at = fragment(at, parts + 144);
   at = fragment(at, field(d, CONNECTION_TYPES) + (<usize>connectionType << 3));
   at = fragment(at, parts + 152);
   if (level == 0) return finish(at);
 
-  at = copy(at, organizationAt, organizationLength);
+  at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_NAME_AT));
   at = fragment(at, parts + 160);
-  at = copy(at, domainAt, domainLength);
+  at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_ORG_DOMAIN_AT));
   at = fragment(at, parts + 168);
-  if (family == 4) at = block4(at, d, range, network);
-  else at = block6(at, d, range, network, hi, lo, parts + 176);
+  at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_HOLDING_AT));
+  at = fragment(at, parts + 176);
+  at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_HOLDING_DOMAIN_AT));
+  at = fragment(at, parts + 184);
+  at = fragment(at, field(d, USAGES) + (<usize>connectionType << 3));
   at = fragment(at, parts + 192);
+  if (family == 4) at = block4(at, d, range, network);
+  else at = block6(at, d, range, network, hi, lo, parts + 200);
+  at = fragment(at, parts + 216);
   at = fragment(at, country + COUNTRY_INFO);
-  at = fragment(at, parts + 200);
+  at = fragment(at, parts + 224);
   const hostingState: u32 = connectionType == 0 ? 2 : connectionType == HOSTING ? 1 : 0;
   if (quiet == 0) {
     hosting = hostingState;
     return finish(at);
   }
   at = fragment(at, field(d, QUIET_SECURITY) + (<usize>hostingState << 3));
-  at = fragment(at, parts + 208);
+  at = fragment(at, parts + 232);
   return finish(at);
 }
 
@@ -297,7 +306,7 @@ function clock(at: usize, slot: usize, ms: f64, minute: f64): usize {
 
 /**
  * IPv4 network.range: the network block when a network row covers the range, else the range
- * itself (to the next range's start, or the end of the space). Parts 22 and 23 separate the values.
+ * itself (to the next range's start, or the end of the space). Parts 25 and 26 separate the values.
  */
 function block4(at: usize, d: usize, range: i32, network: usize): usize {
   let first: u32;
@@ -312,9 +321,9 @@ function block4(at: usize, d: usize, range: i32, network: usize): usize {
   }
   const parts = field(d, TEMPLATE_FULL);
   at = byte(ipv4(byte(at, 0x22), first), 0x22);
-  at = fragment(at, parts + 176);
+  at = fragment(at, parts + 200);
   at = byte(ipv4(byte(at, 0x22), last), 0x22);
-  at = fragment(at, parts + 184);
+  at = fragment(at, parts + 208);
   return unsigned(at, <u64>last - <u64>first + 1);
 }
 

@@ -285,6 +285,43 @@ function names(family: 4 | 6, sample: Located[]): Section {
   };
 }
 
+/**
+ * The network identity of the paid record: how often its parts say different things (before the
+ * identity of networkIdentity.ts, isp, organization and asn_name were one string in every record).
+ */
+function identity(family: 4 | 6, sample: Located[]): Section {
+  const networked = sample.filter((s) => s.record.network.asn !== null);
+  const n = networked.length;
+  const count = (test: (network: Located['record']['network']) => boolean) => networked.filter((s) => test(s.record.network)).length;
+  const share = (k: number) => `${pct(k, n)}% (${k} of ${n})`;
+  const differ = count((net) => !(net.isp === net.organization && net.organization === net.asn_name));
+  const copied = count((net) => net.asn_name !== null && net.asn_name === net.organization);
+  const ispApart = count((net) => net.isp !== net.organization);
+  const threeApart = count((net) => net.asn_name !== null && new Set([net.isp, net.organization, net.asn_name]).size > 1);
+  const withAsName = count((net) => net.asn_name !== null);
+  const domains = count((net) => net.org_domain !== null && net.org_domain !== net.domain);
+  const holding = count((net) => net.holding !== null);
+  const usage = count((net) => net.usage !== null);
+  return {
+    title: `Network identity, IPv${family} (paid records with an AS)`,
+    figures: [
+      {
+        name: 'records where isp, organization and asn_name are not all one string',
+        value: share(differ),
+        target: '> 0',
+        pass: differ > 0,
+      },
+      { name: 'records with all three present (asn_name not null) and not all one string', value: share(threeApart) },
+      { name: 'records whose isp is not the organisation (a curated provider name)', value: share(ispApart) },
+      { name: 'records whose asn_name is a copy of the organisation', value: share(copied) },
+      { name: 'records with a registered AS name', value: share(withAsName) },
+      { name: 'records with an org_domain apart from the domain', value: share(domains) },
+      { name: 'records with a holding', value: share(holding) },
+      { name: 'records with a usage (estimated from the connection type)', value: share(usage) },
+    ],
+  };
+}
+
 function unknowns(sample: Located[]): Section {
   const claims = sample.filter(
     (s) => s.record.security.is_vpn !== null || s.record.security.is_proxy !== null || s.record.security.is_tor !== null,
@@ -623,7 +660,13 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`IPv${family}: ${addresses.length} addresses sampled, ${sample.length} found\n`);
     everySample.push(...sample);
-    sections.push(timeZones(family, sample, regionOfZone), radii(family, sample), names(family, sample), countryAgreement(family, sample));
+    sections.push(
+      timeZones(family, sample, regionOfZone),
+      radii(family, sample),
+      names(family, sample),
+      identity(family, sample),
+      countryAgreement(family, sample),
+    );
     if (family === 4) sections.push(unknowns(sample));
     sections.push(connectionTypes(family, engine, rows));
   }

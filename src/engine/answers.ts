@@ -15,6 +15,13 @@ export interface NetworkAnswer {
   organization: string | null;
   domain: string | null;
   connection_type: ConnectionType | null;
+  /** the AS name as registered */
+  asn_name: string | null;
+  /** the provider as people call it */
+  isp: string | null;
+  org_domain: string | null;
+  holding: string | null;
+  holding_domain: string | null;
 }
 
 /** IPv4: start, end and size; IPv6: the CIDR block within the network that holds the address. */

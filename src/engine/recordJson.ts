@@ -31,6 +31,8 @@ export interface IpJsonShape {
   country(facts: CountryFacts | null): readonly string[] | null;
   /** JSON of each connection type, by its code in the tables (0: unknown) */
   connectionTypes: readonly string[];
+  /** JSON of network.usage for each connection type, by its code in the tables (0: unknown) */
+  usages: readonly string[];
   /** the security block without any feed or threat facts, for is_hosting false, true and null */
   quietSecurity: readonly [string, string, string];
   /**
@@ -288,7 +290,7 @@ function areaOf(placed: PlacedTables): JsonArea | null {
 const areas = new WeakMap<PlacedTables, JsonArea>();
 
 /** What the WASM record writer needs of one IP family; assembly/ipRecordJson.ts names the fields. */
-const IP_DESCRIPTION_WORDS = 19;
+const IP_DESCRIPTION_WORDS = 20;
 
 class FamilyWriter {
   /** zone string id → its slot, in WASM memory */
@@ -333,6 +335,7 @@ class FamilyWriter {
       area.fragments(templates.full),
       area.fragments(shape.connectionTypes),
       area.fragments(shape.quietSecurity),
+      area.fragments(shape.usages),
     ];
     words.forEach((word, i) => area.setU32(d + 4 * i, word));
     exports.ipJsonConfigure(table.family, d);

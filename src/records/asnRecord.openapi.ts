@@ -53,7 +53,9 @@ export function asnRecordSchemas(): Record<string, JsonSchema> {
     success: constant(true),
     asn: ASN,
     found: constant(true),
-    name: strOrNull('the AS name: the AS organisation of the ASN data (as network.asn_name of the IP record)'),
+    name: strOrNull(
+      'the AS name as registered (as network.asn_name of the IP record); null where the network source gives only the organisation',
+    ),
     organization: strOrNull('the AS organisation (as network.organization of the IP record)'),
     domain: strOrNull('domain of the organisation, where curated'),
     country: strOrNull('country name of country_code'),

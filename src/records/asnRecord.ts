@@ -2,8 +2,8 @@
  * AS records (`GET /v1/asn/{asn}`) from the engine's AS answers (src/engine/asnIndex.ts). Pure, like
  * the IP record: the caller appends `meta` and applies `fields`.
  *
- * - name, organization: the AS organisation of the ASN data, as the IP record's network.asn_name and
- *   network.organization give it (that source's registered AS name; no separate registry).
+ * - name, organization: the AS name as registered and the registered organisation, as the IP
+ *   record's network.asn_name and network.organization give them (src/tables/sources/networkIdentity.ts).
  * - domain, connection_type: the AS row's, as the IP record's network.domain and connection_type.
  * - country, country_code: where most of the AS's addresses are located by the location table
  *   (IPv4 first; IPv6 for an AS without located IPv4); null when none is located.
@@ -79,7 +79,7 @@ export function asnRecord(
     success: true,
     asn,
     found: true,
-    name: network.organization,
+    name: network.asn_name,
     organization: network.organization,
     domain: network.domain,
     country: answer.country?.name ?? null,

@@ -89,7 +89,7 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
   });
   const networkBasic: Properties<NetworkBasic> = {
     asn: { type: ['integer', 'null'], minimum: 0, description: 'autonomous system number announcing the address' },
-    isp: strOrNull('service provider'),
+    isp: strOrNull('service provider as people call it: a curated brand (WE, Jio), else the registered organisation'),
     organization: strOrNull('registered organisation'),
     domain: strOrNull('website domain of the organisation'),
     connection_type: stringEnumOrNull(connectionTypeValues, 'connection type; VPN ranges report hosting'),
@@ -107,11 +107,11 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
   });
   schemas.IpNetworkFull = record<NetworkFull>('Network (full level).', {
     ...networkBasic,
-    asn_name: strOrNull('registered name of the AS'),
-    org_domain: strOrNull('domain of the organisation'),
-    holding: strOrNull('parent company owning the ISP'),
+    asn_name: strOrNull('registered name of the AS (a handle such as TE-AS); null where the network source gives only the organisation'),
+    org_domain: strOrNull('domain of the organisation, where a source gives one apart from network.domain'),
+    holding: strOrNull('parent company owning the ISP, or the organisation that groups several ASNs (CAIDA)'),
     holding_domain: strOrNull('domain of the parent company'),
-    usage: strOrNull('what the range is used for'),
+    usage: strOrNull('what the range is used for: an estimate from connection_type (consumer access, hosting/cloud, …)'),
     hostname: strOrNull('reverse DNS (PTR) name'),
     range: { oneOf: [ref('Ipv4Range'), ref('Ipv6Range'), { type: 'null' }], description: 'the block of the address' },
     rpki: stringEnumOrNull(rpkiStates, 'RPKI state of the route; IPv4 only, null for IPv6 and when unknown'),

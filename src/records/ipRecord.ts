@@ -25,11 +25,15 @@
  *   utc_offset/is_dst/current_time are null too. utc_offset/is_dst/current_time are computed for
  *   `now` from the IANA zone with Intl (see zoneTime below). A zone the runtime's ICU does not know
  *   keeps its id and gets null for the three computed fields.
- * - network.isp, network.organization, network.asn_name: the AS organisation of the ASN source
- *   (in that source it is the registered AS name; we have no separate ISP or org registry).
- * - network.domain, network.org_domain: the curated domain of the AS (data/curated).
- * - network.holding, holding_domain, usage, hostname, speed_mbps: null, no source. (hostname would
- *   need a PTR query per request, which this pure, synchronous layer does not make.)
+ * - network.asn_name, organization, isp, domain, org_domain, holding, holding_domain: the network
+ *   identity of the AS row, each field one source's fact by the rules of
+ *   src/tables/sources/networkIdentity.ts (docs/tables.md "Network identity"): asn_name the AS name
+ *   as registered, organization the registered organisation, isp a curated brand else the
+ *   organisation, org_domain and holding only where a source names them.
+ * - network.usage: an estimate from the connection type by the mapping of usageOf (docs/tables.md
+ *   "Estimates and rules"); null where the type is unknown.
+ * - network.hostname, speed_mbps: null, no source. (hostname would need a PTR query per request,
+ *   which this pure, synchronous layer does not make.)
  * - network.range: the engine's block: {start, end, size} for IPv4, {start, end, prefix} for IPv6.
  * - network.rpki: null for IPv6 (SPEC). For IPv4 null as well unless the caller passes an RPKI
  *   state from a loaded ROA feed (feeds.rpki). Without a feed, "not_found" would claim that no ROA
@@ -245,6 +249,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
   const zone = loc?.timezone ?? null;
   const organization = net?.organization ?? null;
   const domain = net?.domain ?? null;
+  const isp = net?.isp ?? null;
 
   if (level === 'basic') {
     return {
@@ -253,7 +258,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
       version: answer.version,
       location,
       timezone: { id: zone },
-      network: { asn: net?.asn ?? null, isp: organization, organization, domain, connection_type: connectionType },
+      network: { asn: net?.asn ?? null, isp, organization, domain, connection_type: connectionType },
     };
   }
 
@@ -265,15 +270,15 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
     timezone: timezoneFull(zone, now.getTime()),
     network: {
       asn: net?.asn ?? null,
-      isp: organization,
+      isp,
       organization,
       domain,
       connection_type: connectionType,
-      asn_name: organization,
-      org_domain: domain,
-      holding: null,
-      holding_domain: null,
-      usage: null,
+      asn_name: net?.asn_name ?? null,
+      org_domain: net?.org_domain ?? null,
+      holding: net?.holding ?? null,
+      holding_domain: net?.holding_domain ?? null,
+      usage: usageOf(connectionType),
       hostname: null,
       range: rangeOf(answer.block, answer.version),
       rpki: answer.version === 4 ? (feeds?.rpki ?? null) : null,
@@ -301,6 +306,33 @@ export function timezoneFull(zone: string | null, ms: number): TimezoneFull {
     is_dst: clock ? clock.isDst : null,
     current_time: clock ? clock.prefix + TWO_DIGITS[Math.floor((ms - clock.minute * 60000) / 1000)] + clock.offsetText : null,
   };
+}
+
+/**
+ * network.usage, an estimate from the connection type (docs/tables.md "Estimates and rules"): what
+ * the addresses of such a network are mostly used for. null where the type is unknown.
+ */
+const USAGE: Readonly<Record<ConnectionType, string>> = {
+  residential: 'consumer access',
+  cable: 'consumer access',
+  fixed_wireless: 'consumer access',
+  mobile: 'mobile access',
+  satellite: 'satellite access',
+  hosting: 'hosting/cloud',
+  business: 'business network',
+  backbone: 'transit/backbone',
+  education: 'education',
+  research: 'research and education network',
+  government: 'government',
+  military: 'military',
+  financial: 'financial services',
+  healthcare: 'healthcare',
+  media: 'media',
+  ixp: 'internet exchange',
+};
+
+export function usageOf(connectionType: ConnectionType | null): string | null {
+  return connectionType === null ? null : USAGE[connectionType];
 }
 
 /** SPEC 2.2 is_hosting from the connection type (a VPN range already reads as hosting); null when unknown. */

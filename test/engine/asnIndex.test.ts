@@ -64,7 +64,17 @@ describe('AS answers', () => {
     expect(answer).toMatchObject({
       asn: 3320,
       found: true,
-      network: { asn: 3320, organization: 'Deutsche Telekom AG', domain: 'telekom.de', connection_type: 'residential' },
+      network: {
+        asn: 3320,
+        organization: 'Deutsche Telekom AG',
+        domain: 'telekom.de',
+        connection_type: 'residential',
+        asn_name: 'DTAG',
+        isp: 'Telekom',
+        org_domain: null,
+        holding: null,
+        holding_domain: null,
+      },
       country_code: 'DE',
       ipv4: { prefixes: 1, addresses: 256n },
       ipv6: { prefixes: 1, addresses: 1n << 96n },

@@ -58,6 +58,11 @@ describe('engine over tiny tables', () => {
       organization: 'Deutsche Telekom AG',
       domain: 'telekom.de',
       connection_type: 'residential',
+      asn_name: 'DTAG',
+      isp: 'Telekom',
+      org_domain: null,
+      holding: null,
+      holding_domain: null,
     });
     expect(answer.block).toEqual({ start: '81.0.0.0', end: '81.0.0.255', size: 256, prefix: null });
     expect(answer.country?.name).toBe('Germany');

@@ -6,7 +6,8 @@ import { formatIPv6 } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import type { ReservedType } from '../../src/address/reservedRange.js';
-import { ipRecord, NOT_FOUND_MESSAGE, type IpRecordFull, type IpRecordBasic } from '../../src/records/ipRecord.js';
+import { ipRecord, NOT_FOUND_MESSAGE, usageOf, type IpRecordFull, type IpRecordBasic } from '../../src/records/ipRecord.js';
+import { connectionTypes } from '../../src/tables/format/ipTable.js';
 import { NONE } from '../../src/tables/format/ipTableLayout.js';
 import { ipBasicSchema, ipFullSchema, notFoundSchema, reservedSchema, schemaPaths, shapeErrors, type Schema } from './schema.js';
 
@@ -66,12 +67,13 @@ describe('found IP records over the real tables', () => {
       is_dst: false,
       current_time: '2026-11-22T05:05:09-08:00',
     });
+    // the npm ASN data gives one name, not a handle: no registered AS name, nor an organisation domain apart
     expect(record.network).toMatchObject({
-      asn_name: 'Google LLC',
-      org_domain: 'google.com',
+      asn_name: null,
+      org_domain: null,
       holding: null,
       holding_domain: null,
-      usage: null,
+      usage: 'hosting/cloud',
       hostname: null,
       range: { start: '8.8.8.0', end: '8.8.8.255', size: 256 },
       rpki: null,
@@ -176,6 +178,7 @@ describe('found IP records over the real tables', () => {
       connection_type: null,
       asn_name: null,
       org_domain: null,
+      usage: null,
     });
     expect(n.security.is_hosting).toBeNull();
 
@@ -308,5 +311,27 @@ describe('every record of random addresses fits its level exactly', () => {
     );
     expect(seen.has('found')).toBe(true);
     expect(seen.has('reserved')).toBe(true);
+  });
+});
+
+describe('network.usage: the documented estimate from the connection type (docs/tables.md "Estimates and rules")', () => {
+  it('maps every connection type, and unknown to null', () => {
+    for (const type of connectionTypes) {
+      if (type === null) expect(usageOf(type)).toBeNull();
+      else expect(typeof usageOf(type), type).toBe('string');
+    }
+    expect(usageOf('hosting')).toBe('hosting/cloud');
+    expect(usageOf('residential')).toBe('consumer access');
+    expect(usageOf('cable')).toBe('consumer access');
+    expect(usageOf('mobile')).toBe('mobile access');
+    expect(usageOf('backbone')).toBe('transit/backbone');
+  });
+
+  it('follows a VPN feed: a listed range reads as hosting, so as hosting/cloud', () => {
+    const answer = engine.lookupIp('41.32.0.1');
+    const vpn = ipRecord(answer, 'full', NOW, {
+      security: { is_vpn: true, vpn_provider: 'X', is_proxy: null, is_tor: null },
+    }) as IpRecordFull;
+    expect(vpn.network).toMatchObject({ connection_type: 'hosting', usage: 'hosting/cloud' });
   });
 });

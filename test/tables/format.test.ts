@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { instantiateEngine, wasmTableChecks } from '../../src/engine/wasmEngine.js';
 import { jsTableChecks } from '../../src/tables/format/tableChecks.js';
 import { bucketIndex } from '../../src/tables/format/ipTable.js';
-import { INDEX_BITS, NONE } from '../../src/tables/format/ipTableLayout.js';
+import { AS_ROW, INDEX_BITS, NONE } from '../../src/tables/format/ipTableLayout.js';
 import { defaultWasmPath } from '../../src/engine/node.js';
 import { tableChecksum } from '../../src/tables/format/checksum.js';
 import { TableFormatError, writeContainer } from '../../src/tables/format/container.js';
@@ -60,6 +60,11 @@ describe('ip4 table round trip', () => {
       organization: 'Deutsche Telekom AG',
       domain: 'telekom.de',
       connection_type: 'residential',
+      asn_name: 'DTAG',
+      isp: 'Telekom',
+      org_domain: null,
+      holding: null,
+      holding_domain: null,
     });
     const start = new Uint32Array(1);
     const end = new Uint32Array(1);
@@ -315,8 +320,9 @@ describe('refusals', () => {
 
       it('is refused in an unsupported format version', () => {
         const copy = aligned(kind.bytes);
-        new DataView(copy.buffer).setUint16(HEADER.formatVersion, 2, true);
-        refuse(copy, /format version 2 is not supported/);
+        // version 1: the AS rows of 16 bytes, before the network identity
+        new DataView(copy.buffer).setUint16(HEADER.formatVersion, 1, true);
+        refuse(copy, /format version 1 is not supported \(this build reads version 2\)/);
       });
 
       it('is refused when it is not a table at all', () => {
@@ -348,6 +354,19 @@ describe('refusals', () => {
     expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-row.nlt', 4)).toThrow(
       /^bad-row\.nlt: range 2 points to location row 7 of 2$/,
     );
+  });
+
+  it('validates the AS rows: every identity string id in range, the zero bytes zero', () => {
+    for (const [field, value, reason] of [
+      [AS_ROW.holdingDomain, 0xffff, /^bad-as\.nlt: AS row 0 has a bad string id$/],
+      [AS_ROW.asName, 0xffff, /^bad-as\.nlt: AS row 0 has a bad string id$/],
+      [AS_ROW.bytes - 4, 1, /^bad-as\.nlt: AS row 0 has bytes set that must be zero$/],
+      [AS_ROW.connectionType + 1, 0x100, /^bad-as\.nlt: AS row 0 has bytes set that must be zero$/],
+    ] as const) {
+      const parts = tinyIp4();
+      new DataView(parts.asRows.buffer).setUint32(field, value, true);
+      expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-as.nlt', 4)).toThrow(reason);
+    }
   });
 
   it('refuses a missing section', () => {

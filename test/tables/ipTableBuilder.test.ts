@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildIpTable, mmdbLocations } from '../../src/tables/build/ipTableBuilder.js';
+import type { AsnRange } from '../../src/tables/sources/asnCsv.js';
 import type { CuratedAsn } from '../../src/tables/sources/curated.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import type { MmdbFile } from '../../src/tables/sources/mmdb.js';
@@ -10,16 +11,18 @@ const noLocations = { walk: () => {}, record: () => ({}) } as unknown as MmdbFil
 
 const ip = (text: string) => BigInt(text.split('.').reduce((n, octet) => n * 256 + Number(octet), 0));
 
-function build(curated: Map<number, CuratedAsn>) {
+const CSV_RANGES: AsnRange[] = [
+  { start: ip('41.32.0.0'), end: ip('41.47.255.255'), asn: 8452, organization: 'TE-AS' },
+  { start: ip('64.0.0.0'), end: ip('64.0.0.255'), asn: 64500, organization: 'Universidad Nacional Autonoma de Mexico' },
+  { start: ip('65.0.0.0'), end: ip('65.0.3.255'), asn: 64501, organization: 'Net Global Srl' },
+  { start: ip('66.0.0.0'), end: ip('66.0.0.255'), asn: 64502, organization: 'NAL-AS' },
+];
+
+function build(curated: Map<number, CuratedAsn>, asn: AsnRange[] = CSV_RANGES) {
   const { parts, stats } = buildIpTable({
     family: 4,
     locations: mmdbLocations(noLocations, 'dbip-flat'),
-    asn: [
-      { start: ip('41.32.0.0'), end: ip('41.47.255.255'), asn: 8452, organization: 'TE-AS' },
-      { start: ip('64.0.0.0'), end: ip('64.0.0.255'), asn: 64500, organization: 'Universidad Nacional Autonoma de Mexico' },
-      { start: ip('65.0.0.0'), end: ip('65.0.3.255'), asn: 64501, organization: 'Net Global Srl' },
-      { start: ip('66.0.0.0'), end: ip('66.0.0.255'), asn: 64502, organization: 'NAL-AS' },
-    ],
+    asn,
     curatedAsn: curated,
     anycast: [],
     countries: [germany],
@@ -36,15 +39,44 @@ function build(curated: Map<number, CuratedAsn>) {
 }
 
 describe('network rows of a built ip table', () => {
-  const curated = new Map<number, CuratedAsn>([[8452, { connection_type: 'residential', domain: 'te.eg', organization: 'Telecom Egypt' }]]);
+  const curated = new Map<number, CuratedAsn>([
+    [
+      8452,
+      {
+        connection_type: 'residential',
+        domain: 'te.eg',
+        organization: 'Telecom Egypt',
+        isp: 'WE',
+        org_domain: null,
+        holding: null,
+        holding_domain: null,
+      },
+    ],
+  ]);
+  const identity = { asn_name: null, isp: null, org_domain: null, holding: null, holding_domain: null };
   const { stats, asRows } = build(curated);
 
   it('takes the curated type, else the name rule, else none, and the curated name in place of a handle', () => {
     expect(asRows).toEqual([
-      { asn: 8452, organization: 'Telecom Egypt', domain: 'te.eg', connection_type: 'residential' },
-      { asn: 64500, organization: 'Universidad Nacional Autonoma de Mexico', domain: null, connection_type: 'education' },
-      { asn: 64501, organization: 'Net Global Srl', domain: null, connection_type: null },
-      { asn: 64502, organization: 'NAL-AS', domain: null, connection_type: null },
+      {
+        ...identity,
+        asn: 8452,
+        organization: 'Telecom Egypt',
+        domain: 'te.eg',
+        connection_type: 'residential',
+        asn_name: 'TE-AS',
+        isp: 'WE',
+      },
+      {
+        ...identity,
+        asn: 64500,
+        organization: 'Universidad Nacional Autonoma de Mexico',
+        domain: null,
+        connection_type: 'education',
+        isp: 'Universidad Nacional Autonoma de Mexico',
+      },
+      { ...identity, asn: 64501, organization: 'Net Global Srl', domain: null, connection_type: null, isp: 'Net Global Srl' },
+      { ...identity, asn: 64502, organization: 'NAL-AS', domain: null, connection_type: null, asn_name: 'NAL-AS', isp: 'NAL-AS' },
     ]);
   });
 
@@ -55,9 +87,55 @@ describe('network rows of a built ip table', () => {
   });
 
   it('lets a curated row win over a rule', () => {
-    const overridden = build(new Map([[64500, { connection_type: 'research', domain: null, organization: null }]]));
+    const overridden = build(
+      new Map<number, CuratedAsn>([
+        [
+          64500,
+          {
+            connection_type: 'research',
+            domain: null,
+            organization: null,
+            isp: null,
+            org_domain: null,
+            holding: null,
+            holding_domain: null,
+          },
+        ],
+      ]),
+    );
     expect(overridden.asRows[1].connection_type).toBe('research');
     expect(overridden.stats.connectionTypeAddresses.rule).toBe(0n);
+  });
+
+  it('stores what a routed source says apart: the AS name, the organisation, the holding of a group of ASNs', () => {
+    const routed = build(new Map(), [
+      {
+        start: ip('41.32.0.0'),
+        end: ip('41.47.255.255'),
+        asn: 8452,
+        organization: 'Telecom Egypt',
+        asName: 'TE-AS',
+        organizationId: 'ORG-TE1-RIPE',
+        holding: 'Telecom Egypt',
+      },
+      {
+        start: ip('64.0.0.0'),
+        end: ip('64.0.0.255'),
+        asn: 64500,
+        organization: 'Example Org',
+        asName: 'EXAMPLE',
+        organizationId: 'X-1',
+        holding: null,
+      },
+    ]);
+    expect(routed.asRows[0]).toMatchObject({
+      organization: 'Telecom Egypt',
+      asn_name: 'TE-AS',
+      isp: 'Telecom Egypt',
+      holding: 'Telecom Egypt',
+      holding_domain: null,
+    });
+    expect(routed.asRows[1]).toMatchObject({ organization: 'Example Org', asn_name: 'EXAMPLE', holding: null });
   });
 });
 

@@ -51,6 +51,8 @@ function asRows(strings: StringPoolBuilder): Uint8Array {
   v.setUint32(AS_ROW.organization, strings.intern('Deutsche Telekom AG'), true);
   v.setUint32(AS_ROW.domain, strings.intern('telekom.de'), true);
   v.setUint8(AS_ROW.connectionType, 1);
+  v.setUint32(AS_ROW.asName, strings.intern('DTAG'), true);
+  v.setUint32(AS_ROW.isp, strings.intern('Telekom'), true);
   return rows;
 }
 

@@ -4,7 +4,7 @@
  */
 import { packCountryCode } from '../format/containerLayout.js';
 import { connectionTypes, type Family, type IpTableParts } from '../format/ipTable.js';
-import { ADDRESS6, AS_ROW, LOCATION_ROW, NETWORK_ROW, NONE } from '../format/ipTableLayout.js';
+import { ADDRESS6, AS_ROW, AS_STRING_FIELDS, LOCATION_ROW, NETWORK_ROW, NONE } from '../format/ipTableLayout.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../format/tableMeta.js';
 import type { AsnRange } from '../sources/asnCsv.js';
@@ -13,6 +13,7 @@ import { connectionTypeOfAs, isRegistryHandle, type AsConnectionType } from '../
 import type { CuratedAsn } from '../sources/curated.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
+import { networkIdentity } from '../sources/networkIdentity.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import type { BelievedPlacesCounts } from './believedPlaces.js';
 import { PlaceNames } from './placeNames.js';
@@ -256,14 +257,16 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
 }
 
 /**
- * One network row per ASN CSV row and one AS row per distinct AS number and organisation. The
- * connection type is the curated row's, else the organisation-name rule's, else unknown; a
- * curated organisation name replaces a registry handle (`TE-AS`) from the ASN data.
+ * One network row per network range and one AS row per distinct AS number and network identity
+ * (what the source says of the AS: organisation, AS name, holding). The connection type is the
+ * curated row's, else the organisation-name rule's, else unknown; the identity follows the rules
+ * of networkIdentity.ts (a curated organisation name replaces a registry handle such as `TE-AS`,
+ * which stays the AS name).
  */
 function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const { family } = input;
   const asRowOf = new Map<string, number>();
-  const asList: ({ asn: number; organization: number; domain: number; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
+  const asList: ({ asn: number; strings: number[]; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
   const layout = NETWORK_ROW[family];
   const networkRows = new Uint8Array(input.asn.length * layout.bytes);
@@ -274,18 +277,21 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     handleAddresses: { source: 0n, table: 0n },
   };
   input.asn.forEach((range, networkRow) => {
-    const key = `${range.asn}\u0000${range.organization ?? ''}`;
+    const key = `${range.asn}\u0000${range.organization ?? ''}\u0000${range.asName ?? ''}\u0000${range.holding ?? ''}`;
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
       const curated = input.curatedAsn.get(range.asn);
       const typed = connectionTypeOfAs(curated?.connection_type, range.organization);
       const isHandle = range.organization === null || isRegistryHandle(range.organization);
-      const named = isHandle && curated?.organization ? curated.organization : range.organization;
+      const identity = networkIdentity(range, curated);
+      const named = identity.organization;
       asRow = asList.length;
       asList.push({
         asn: range.asn,
-        organization: strings.intern(named),
-        domain: strings.intern(curated?.domain ?? null),
+        // in the order of AS_STRING_FIELDS
+        strings: [identity.organization, identity.domain, identity.asName, identity.isp, identity.orgDomain, identity.holding, identity.holdingDomain].map(
+          (text) => strings.intern(text),
+        ),
         type: typed.type ? connectionTypes.indexOf(typed.type) : 0,
         provenance: typed.provenance,
         rule: typed.rule,
@@ -319,8 +325,7 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   asList.forEach((a, row) => {
     const at = row * AS_ROW.bytes;
     av.setUint32(at + AS_ROW.asn, a.asn, true);
-    av.setUint32(at + AS_ROW.organization, a.organization, true);
-    av.setUint32(at + AS_ROW.domain, a.domain, true);
+    AS_STRING_FIELDS.forEach((field, i) => av.setUint32(at + field, a.strings[i], true));
     av.setUint8(at + AS_ROW.connectionType, a.type);
   });
   return { networkRanges, networkRows, asRows, coverage };

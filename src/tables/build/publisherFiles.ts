@@ -97,16 +97,30 @@ export async function readRegistrations(files: Record<Rir, PublisherFile>): Prom
   return byFamily;
 }
 
-/** RIS routes as network ranges, each origin AS named by CAIDA's AS organisations. */
+/**
+ * RIS routes as network ranges, each origin AS named by CAIDA's AS organisations: its registered AS
+ * name, its organisation and organisation id, and as holding the organisation's name where CAIDA
+ * groups two or more ASNs under that organisation id (src/tables/sources/networkIdentity.ts).
+ */
 export async function readRoutedNetworks(routing: NonNullable<PublisherInputs['routing']>): Promise<Record<4 | 6, AsnRange[]>> {
   const organisations = await readAsOrg2Info(linesOfFile(routing.asOrganizations.file, { maxLineLength: AS_ORG_MAX_LINE_LENGTH }), routing.asOrganizations.file);
+  const asnsOfOrganisation = new Map<string, number>();
+  for (const as of organisations.byAsn.values()) asnsOfOrganisation.set(as.organizationId, (asnsOfOrganisation.get(as.organizationId) ?? 0) + 1);
   const networks = { 4: [] as AsnRange[], 6: [] as AsnRange[] };
   for (const family of [4, 6] as const) {
     const source = family === 4 ? routing.ipv4 : routing.ipv6;
     const dump = await readRisWhoisDump(linesOfFile(source.file), family, source.file);
     for (const range of routedRanges(dump.announcements, family)) {
       const named = organisations.byAsn.get(range.asn);
-      networks[family].push({ start: range.start, end: range.end, asn: range.asn, organization: named?.organization ?? named?.asName ?? null });
+      networks[family].push({
+        start: range.start,
+        end: range.end,
+        asn: range.asn,
+        organization: named?.organization ?? null,
+        asName: named?.asName ?? null,
+        organizationId: named?.organizationId ?? null,
+        holding: named && (asnsOfOrganisation.get(named.organizationId) ?? 0) >= 2 ? named.organization : null,
+      });
     }
   }
   return networks;

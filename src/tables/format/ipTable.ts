@@ -23,6 +23,7 @@ import { HIGH_WORD_OF_U64, SHARED_SECTION, unpackCountryCode, type SectionLayout
 import {
   ADDRESS6,
   AS_ROW,
+  AS_STRING_FIELDS,
   INDEX_BITS,
   IP_SECTION,
   ipSectionLayout,
@@ -90,9 +91,20 @@ export interface LocationRow {
 
 export interface AsRow {
   asn: number;
+  /** the registered organisation */
   organization: string | null;
+  /** the network's website domain */
   domain: string | null;
   connection_type: ConnectionType | null;
+  /** the AS name as registered (a handle such as TE-AS) */
+  asn_name: string | null;
+  /** the provider as people call it */
+  isp: string | null;
+  /** the organisation's own domain, where a source gives it apart from the network's */
+  org_domain: string | null;
+  /** the parent organisation of a group */
+  holding: string | null;
+  holding_domain: string | null;
 }
 
 /** INDX[b] = first range whose key's top `bits` bits are >= b; INDX[2^bits] = range count. */
@@ -264,11 +276,12 @@ export class IpTable extends RangeTable {
     }
     for (let r = 0; r < this.asCount; r++) {
       const at = r * AS_ROW.bytes;
-      const organization = this.asRows.getUint32(at + AS_ROW.organization, true);
-      if (!this.strings.has(organization) || !this.strings.has(this.asRows.getUint32(at + AS_ROW.domain, true))) {
-        fail(`AS row ${r} has a bad string id`);
+      for (const field of AS_STRING_FIELDS) {
+        if (!this.strings.has(this.asRows.getUint32(at + field, true))) fail(`AS row ${r} has a bad string id`);
       }
       if (this.asRows.getUint8(at + AS_ROW.connectionType) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
+      if (this.asRows.getUint32(at + AS_ROW.connectionType, true) >>> 8 !== 0 || this.asRows.getUint32(at + AS_ROW.bytes - 4, true) !== 0)
+        fail(`AS row ${r} has bytes set that must be zero`);
     }
   }
 
@@ -349,6 +362,11 @@ export class IpTable extends RangeTable {
       organization: this.strings.get(v.getUint32(at + AS_ROW.organization, true)),
       domain: this.strings.get(v.getUint32(at + AS_ROW.domain, true)),
       connection_type: connectionTypes[v.getUint8(at + AS_ROW.connectionType)],
+      asn_name: this.strings.get(v.getUint32(at + AS_ROW.asName, true)),
+      isp: this.strings.get(v.getUint32(at + AS_ROW.isp, true)),
+      org_domain: this.strings.get(v.getUint32(at + AS_ROW.orgDomain, true)),
+      holding: this.strings.get(v.getUint32(at + AS_ROW.holding, true)),
+      holding_domain: this.strings.get(v.getUint32(at + AS_ROW.holdingDomain, true)),
     };
   }
 }

@@ -65,8 +65,27 @@ export const NETWORK_ROW = {
 /** Offsets of the halves of an ip6 address in a network row: "high u64, low u64". */
 export const ADDRESS6 = { high: 0, low: 8 } as const;
 
-/** "AS row: AS number u32, organisation string id, domain string id, connection type u8 ..., 3 zero bytes." */
-export const AS_ROW = { bytes: 16, asn: 0, organization: 4, domain: 8, connectionType: 12 } as const;
+/**
+ * "AS row: AS number u32, organisation string id, domain string id, connection type u8 ..., 3 zero
+ * bytes, AS name, ISP, organisation domain, holding and holding domain string ids, 4 zero bytes."
+ */
+export const AS_ROW = {
+  bytes: 40,
+  asn: 0,
+  organization: 4,
+  domain: 8,
+  connectionType: 12,
+  asName: 16,
+  isp: 20,
+  orgDomain: 24,
+  holding: 28,
+  holdingDomain: 32,
+} as const;
+
+/** The string id fields of an AS row. */
+export const AS_STRING_FIELDS = (['organization', 'domain', 'asName', 'isp', 'orgDomain', 'holding', 'holdingDomain'] as const).map(
+  (field) => AS_ROW[field],
+);
 
 const denseLowHalves: SectionLayout = { [IP_SECTION.keysLow]: { elementBytes: U64_BYTES } };
 

@@ -9,7 +9,14 @@ export interface AsnRange {
   start: bigint;
   end: bigint;
   asn: number;
+  /** the registered organisation (this CSV: its fourth field, sometimes a registry handle such as TE-AS) */
   organization: string | null;
+  /** the AS name as registered, where the source gives one apart from the organisation (CAIDA's) */
+  asName?: string | null;
+  /** the source's id of the organisation (CAIDA's organizationId) */
+  organizationId?: string | null;
+  /** the organisation that holds several ASNs, where the source groups them (CAIDA: one organisation id, two or more ASNs) */
+  holding?: string | null;
 }
 
 export interface AsnReadResult {

@@ -20,22 +20,65 @@ function rowsOf(file: string, columns: string[]): Record<string, string>[] {
 
 export interface CuratedAsn {
   connection_type: ConnectionType | null;
+  /** the network's website domain (network.domain) */
   domain: string | null;
-  /** the organisation's name where the ASN CSV gives only a registry handle */
+  /** the holder's name where the ASN data gives only a registry handle, or names another holder */
   organization: string | null;
+  /** the provider as people call it (network.isp), where it differs from the registered name */
+  isp: string | null;
+  /** the organisation's own domain where it is not the network's (network.org_domain) */
+  org_domain: string | null;
+  /** the parent organisation of a group (network.holding) and its domain */
+  holding: string | null;
+  holding_domain: string | null;
 }
+
+/** The columns of asn-connection-types.csv, in order. */
+export const CURATED_ASN_COLUMNS = [
+  'asn',
+  'connection_type',
+  'domain',
+  'organization',
+  'isp',
+  'org_domain',
+  'holding',
+  'holding_domain',
+  'identity_source',
+  'source',
+] as const;
+
+/** The columns that name the network's identity beyond its type: each needs `identity_source`. */
+const IDENTITY_COLUMNS = ['isp', 'org_domain', 'holding', 'holding_domain'] as const;
+const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/;
 
 export function loadCuratedAsns(file: string): Map<number, CuratedAsn> {
   const map = new Map<number, CuratedAsn>();
-  for (const row of rowsOf(file, ['asn', 'connection_type', 'domain', 'organization', 'source'])) {
+  for (const row of rowsOf(file, [...CURATED_ASN_COLUMNS])) {
     const asn = Number(row.asn);
     if (!Number.isInteger(asn) || asn <= 0) throw new Error(`${file}: bad AS number ${row.asn}`);
     const type = row.connection_type === '' ? null : (row.connection_type as ConnectionType);
     if (type !== null && !connectionTypes.includes(type)) throw new Error(`${file}: AS${asn} has unknown connection type ${type}`);
     if (map.has(asn)) throw new Error(`${file}: AS${asn} appears twice`);
-    if (row.organization !== row.organization.trim())
-      throw new Error(`${file}: AS${asn} has an organisation with leading or trailing spaces`);
-    map.set(asn, { connection_type: type, domain: row.domain || null, organization: row.organization || null });
+    for (const column of ['organization', 'isp', 'holding'] as const) {
+      if (row[column] !== row[column].trim()) throw new Error(`${file}: AS${asn} has a ${column} with leading or trailing spaces`);
+    }
+    for (const column of ['domain', 'org_domain', 'holding_domain'] as const) {
+      if (row[column] !== '' && !DOMAIN.test(row[column])) throw new Error(`${file}: AS${asn} has a ${column} that is not a domain name`);
+    }
+    const identity = IDENTITY_COLUMNS.some((column) => row[column] !== '');
+    if (identity && !/^https:\/\/\S+$/.test(row.identity_source))
+      throw new Error(`${file}: AS${asn} names an ISP, organisation domain or holding without an identity_source`);
+    if (!identity && row.identity_source !== '') throw new Error(`${file}: AS${asn} has an identity_source for no identity column`);
+    if (row.holding_domain !== '' && row.holding === '') throw new Error(`${file}: AS${asn} has a holding domain without a holding`);
+    map.set(asn, {
+      connection_type: type,
+      domain: row.domain || null,
+      organization: row.organization || null,
+      isp: row.isp || null,
+      org_domain: row.org_domain || null,
+      holding: row.holding || null,
+      holding_domain: row.holding_domain || null,
+    });
   }
   return map;
 }
