@@ -15,7 +15,6 @@ import { locationFields, type LocationFields, type LocationSchema } from '../sou
 import type { MmdbFile } from '../sources/mmdb.js';
 import { networkIdentity } from '../sources/networkIdentity.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
-import type { BelievedPlacesCounts } from './believedPlaces.js';
 import { PlaceNames } from './placeNames.js';
 import { tileRanges, type ValuedRanges } from './rangeMerge.js';
 
@@ -75,7 +74,7 @@ export interface IpBuildStats {
   /** addresses whose AS organisation is a registry handle, as the ASN data has it and as the table has it */
   handleAddresses: { source: bigint; table: bigint };
   /** where the registrations and routes overruled the location source (believedPlaces.ts); absent without them */
-  believed?: BelievedPlacesCounts;
+  believed?: { unregistered: number; unannounced: number; namedAfterRegistration: number };
 }
 
 const MASK64 = (1n << 64n) - 1n;
