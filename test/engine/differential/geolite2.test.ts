@@ -45,7 +45,7 @@ beforeAll(async () => {
   const unzipMs = Date.now() - unzipStarted;
   const buildStarted = Date.now();
   const tablesDir = path.join(tmp, 'tables');
-  buildTables({ outDir: tablesDir, cityMmdb: mmdbFile, curatedDir: path.join(ROOT, 'data', 'curated'), progress: () => {} });
+  await buildTables({ outDir: tablesDir, cityMmdb: mmdbFile, curatedDir: path.join(ROOT, 'data', 'curated'), progress: () => {} });
   const buildMs = Date.now() - buildStarted;
   console.log(
     `[geolite2] gunzip ${(unzipMs / 1000).toFixed(1)} s (${fs.statSync(mmdbFile).size} bytes); buildTables ${(buildMs / 1000).toFixed(1)} s`,
