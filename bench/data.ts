@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { find as zonesAt } from 'geo-tz/all';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Reader, type CityResponse } from 'maxmind';
@@ -607,12 +607,20 @@ async function updatedFromFixtures(): Promise<{ engine: LookupEngine; cleanup: (
   const tables = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-data-update-'));
   const mirror = await serveMirror(path.join(packageRoot, 'test', 'fixtures', 'publishers'));
   try {
-    const run = spawnSync(process.execPath, ['dist/cli/main.js', 'update', '--mirror', mirror.url, '--force'], {
-      cwd: packageRoot,
-      env: { ...process.env, NETLOOKUP_TABLES: tables },
-      encoding: 'utf8',
+    // asynchronous: the mirror answers from this process's event loop
+    const run = await new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['dist/cli/main.js', 'update', '--mirror', mirror.url, '--force'], {
+        cwd: packageRoot,
+        env: { ...process.env, NETLOOKUP_TABLES: tables },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stderr }));
     });
-    if (run.status !== 0) throw new Error(`update from the fixtures failed: ${run.stderr}`);
+    if (run.status !== 0 || !/is in force/.test(run.stderr)) throw new Error(`update from the fixtures failed: ${run.stderr}`);
+    if (/: (failed|refused)/.test(run.stderr)) throw new Error(`a fixture source was not taken: ${run.stderr}`);
   } finally {
     await mirror.close();
   }
