@@ -181,17 +181,7 @@ export function asnAnswer(engine: LookupEngine, asn: number): AsnAnswer {
   return {
     asn,
     found,
-    network: as && {
-      asn,
-      organization: as.organization,
-      domain: as.domain,
-      connection_type: as.connection_type,
-      asn_name: as.asn_name,
-      isp: as.isp,
-      org_domain: as.org_domain,
-      holding: as.holding,
-      holding_domain: as.holding_domain,
-    },
+    network: as && { ...as, asn },
     country_code,
     country: country_code === null ? null : (ip4.countries.get(country_code) ?? ip6.countries.get(country_code) ?? null),
     ipv4: totalsOf(ip4, rows4),

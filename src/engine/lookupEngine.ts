@@ -304,17 +304,8 @@ function reservedAnswer(ip: string, version: IpVersion, reserved: ReservedRange)
 
 function networkAnswer(table: IpTable, networkRow: number): NetworkAnswer {
   const as = table.asRow(table.asRowOfNetwork(networkRow));
-  return {
-    asn: as.asn === 0 ? null : as.asn,
-    organization: as.organization,
-    domain: as.domain,
-    connection_type: as.connection_type,
-    asn_name: as.asn_name,
-    isp: as.isp,
-    org_domain: as.org_domain,
-    holding: as.holding,
-    holding_domain: as.holding_domain,
-  };
+  // the AS row is the network answer, but for AS 0 (no AS) given as null
+  return { ...as, asn: as.asn === 0 ? null : as.asn };
 }
 
 function decrement(words: Uint32Array, family: 4 | 6): void {
