@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { zoneTime } from '../../src/records/ipRecord.js';
-import { timeZoneFinder, tzdbVersion, zoneCountry } from '../../src/tables/sources/timeZones.js';
+import { singleClockZone, timeZoneFinder, tzdbVersion, zoneCountry } from '../../src/tables/sources/timeZones.js';
 
 const zoneAt = timeZoneFinder(new Date('2026-11-22T12:00:00Z'));
 
@@ -76,5 +76,17 @@ describe('timeZoneFinder', () => {
     // each zone of the data set has its country in tzdb, but UTC
     expect(index.timezones.filter((z) => zoneCountry(z) === null)).toEqual(['Etc/UTC']);
     expect(tzdbVersion).toMatch(/^\d{4}[a-z]$/);
+  });
+});
+
+describe('singleClockZone', () => {
+  it("gives a one-clock country's zone and nothing for a country of several clocks", () => {
+    expect(singleClockZone('RE')).toBe('Indian/Reunion');
+    expect(singleClockZone('FR')).toBe('Europe/Paris');
+    expect(singleClockZone('JP')).toBe('Asia/Tokyo');
+    expect(singleClockZone('AU')).toBeNull();
+    expect(singleClockZone('US')).toBeNull();
+    expect(singleClockZone('ZZ')).toBeNull();
+    expect(singleClockZone(null)).toBeNull();
   });
 });

@@ -33,6 +33,21 @@ afterAll(async () => {
   fs.rmSync(tables, { recursive: true, force: true });
 });
 
+it('answers only where the registrations and routes say the data knows', async () => {
+  const key = await h.newKey('business');
+  // Réunion's mobile operator: DB-IP's village of "La Reunion", France, is the registry's Réunion, on its own clock
+  const reunion = await h.call('/v1/ip/109.122.189.152', { key });
+  expect(reunion.body.location).toMatchObject({ country_code: 'RE', city: null });
+  expect(reunion.body.timezone.id).toBe('Indian/Reunion');
+  expect(reunion.body.network.asn).toBe(49902);
+  // space no registry has given out, announced or not
+  for (const ip of ['2e00::1', '2800::1']) expect((await h.call(`/v1/ip/${ip}`, { key })).body.found, ip).toBe(false);
+  // announced, registered space keeps the location source's place and the route's network
+  const google = await h.call('/v1/ip/8.8.8.8', { key });
+  expect(google.body.location.city).toBe('Mountain View');
+  expect(google.body.network).toMatchObject({ asn: 15169 });
+});
+
 it('swaps the new set in under load with zero failed requests', async () => {
   const key = await h.newKey('business');
   const first = (await h.call('/health')).body.data.set;

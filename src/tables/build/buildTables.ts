@@ -22,7 +22,7 @@ import { loadIabRegistry, type IabBlock, type IabSource } from '../sources/iabRe
 import { loadMacGroupAddresses } from '../sources/macGroupAddresses.js';
 import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
-import { timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
+import { singleClockZone, timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
 import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
 import { believedLocations, believedNetworks } from './believedPlaces.js';
 import { buildIpTable, mmdbLocations, type IpBuildStats, type LocationSource } from './ipTableBuilder.js';
@@ -286,6 +286,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
       countries,
       countryAreaKm2,
       timezoneAt,
+      countryZone: singleClockZone,
       meta,
       builtAt,
       sourceDate,

@@ -54,6 +54,8 @@ export interface IpBuildInput {
   countries: CountryFacts[];
   countryAreaKm2: (code: string) => number | null;
   timezoneAt: (latitude: number, longitude: number, countryCode: string | null) => string | null;
+  /** the zone of a place known only by its country, where the country keeps one clock */
+  countryZone?: (countryCode: string | null) => string | null;
   meta: TableMeta;
   builtAt: Date;
   sourceDate: Date | null;
@@ -234,7 +236,9 @@ function completeLocation(fields: LocationFields, anycast: boolean, rowSize: num
   return {
     ...fields,
     ...name,
-    timezone: fields.timezone ?? (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!, fields.country_code) : null),
+    timezone:
+      fields.timezone ??
+      (hasPoint ? input.timezoneAt(fields.latitude!, fields.longitude!, fields.country_code) : (input.countryZone?.(fields.country_code) ?? null)),
     accuracy_radius_km: estimateRadiusKm(fields, { family: input.family, rowSize, anycast, countryAreaKm2: input.countryAreaKm2 }),
   };
 }

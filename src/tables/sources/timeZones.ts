@@ -65,6 +65,19 @@ function groupsByCountry(): Map<string, string[]> {
   return groups;
 }
 
+let countryGroups: Map<string, string[]> | null = null;
+
+/**
+ * The zone of a country whose zones all keep one clock (France, Réunion, Japan), for a place known
+ * only by its country; null where the country has several clocks (the zone would be a guess).
+ */
+export function singleClockZone(countryCode: string | null): string | null {
+  if (countryCode === null) return null;
+  countryGroups ??= groupsByCountry();
+  const groups = countryGroups.get(countryCode) ?? [];
+  return groups.length === 1 ? groups[0] : null;
+}
+
 export type TimeZoneAt = (latitude: number, longitude: number, countryCode: string | null) => string | null;
 
 /**
