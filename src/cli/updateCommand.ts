@@ -1,8 +1,9 @@
 /**
  * `netlookup update`: new data from the publishers into a new table set, swapped in for running
  * servers (src/update/runUpdate.ts); `--rollback` returns to the set before. Exit status 0 when
- * the set in force is current (updated or unchanged), 1 when the update failed or was refused
- * (the set in force keeps serving), 2 when it could not start (another update holds the lock).
+ * every source was taken or had nothing new; 1 when a source failed or was refused, or the new set
+ * was (the set in force keeps serving, with what could be taken); 2 when it could not start
+ * (another update holds the lock).
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -90,8 +91,10 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
         : result.outcome === 'unchanged'
           ? `no newer data: table set ${result.set} stays in force`
           : `update failed, table set ${result.set} stays in force: ${result.message}`;
+    const faults = Object.entries(result.sources).filter(([, source]) => source.outcome === 'failed' || source.outcome === 'refused');
+    if (faults.length > 0) process.stderr.write(`not taken: ${faults.map(([id, source]) => `${id} (${source.outcome})`).join(', ')}\n`);
     process.stderr.write(`${summary}\n`);
-    if (result.outcome === 'failed') process.exitCode = 1;
+    if (result.outcome === 'failed' || faults.length > 0) process.exitCode = 1;
   } catch (error) {
     if (error instanceof UpdateLockedError) {
       process.stderr.write(`netlookup: ${error.message}\n`);

@@ -81,6 +81,7 @@ export interface UpdateResult {
   outcome: 'updated' | 'unchanged' | 'failed';
   set: string;
   message: string | null;
+  /** the sources this run looked at (update-status.json keeps every source's last attempt) */
   sources: Record<string, SourceStatus>;
 }
 
@@ -229,9 +230,15 @@ async function fetchSource(
       }
       options.progress?.(`${source.id}: checking`, 0, 1);
       // The floors guard a first fetch; later ones are held to the file in force by the shrink rule.
-      const checked = await source.check(target, url, !options.force && !inForce);
+      const floors = !options.force && !inForce;
+      const checked = await source.check(target, url, floors);
       options.progress?.(`${source.id}: checking`, 1, 1);
       if (checked.rows === 0) throw new Error('no rows');
+      if (floors && source.minRows !== undefined && checked.rows < source.minRows) {
+        throw new Error(
+          `${checked.rows} rows, fewer than the ${source.minRows} of a whole file (a partial download? run with --force to accept)`,
+        );
+      }
       if (inForce && !options.force && checked.rows < inForce.rows * (1 - SHRINK_LIMIT)) {
         const message = `${checked.rows} rows against ${inForce.rows} in force: more than ${SHRINK_LIMIT * 100}% fewer (run with --force to accept)`;
         return { status: status('refused', message, url, inForce), input: null };
@@ -342,9 +349,11 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
     const inForce = readInputs(tablesDir, inForceSet);
     const next: Partial<Record<SourceId, SourceInput>> = { ...inForce };
     let changed = false;
+    const attempted: Record<string, SourceStatus> = {};
     for (const source of SOURCES.filter((s) => !options.only || options.only.includes(s.id))) {
       const fetched = await fetchSource(source, inForce[source.id], options, now);
       status.sources[source.id] = fetched.status;
+      attempted[source.id] = fetched.status;
       log(`${source.id}: ${fetched.status.outcome}${fetched.status.message ? ` (${fetched.status.message})` : ''}`);
       if (fetched.input) {
         next[source.id] = fetched.input;
@@ -355,9 +364,9 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
       status.last_attempt = { ...status.last_attempt, finished_at: new Date().toISOString(), outcome, message, set };
       if (outcome !== 'failed') status.last_success = status.last_attempt.finished_at;
       writeStatus(tablesDir, status);
-      return { outcome, set, message, sources: status.sources };
+      return { outcome, set, message, sources: attempted };
     };
-    if (!changed && !options.force) return finish('unchanged', inForceSet, 'no source has a newer file');
+    if (!changed && !options.force) return finish('unchanged', inForceSet, 'no source has a newer file that passed its checks');
     const name = newSetName(tablesDir, now);
     const staging = path.join(tablesDir, SETS_FOLDER, `.staging-${process.pid}`);
     fs.rmSync(staging, { recursive: true, force: true });
@@ -375,7 +384,9 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
       // The server's own loader validates every table (checksums, layouts) before the swap.
       await loadEngine({ tablesDir: staging, set: INSTALLED_SET });
       options.progress?.('loading the new set', 1, 1);
-      const shrunk = options.force ? [] : shrunkTables(tablesDir, inForceSet, staging);
+      // The installed set comes from other sources (the npm packages): a first update's tables are
+      // held to the per-source floors instead of to it.
+      const shrunk = options.force || inForceSet === INSTALLED_SET ? [] : shrunkTables(tablesDir, inForceSet, staging);
       if (shrunk.length > 0) {
         return finish(
           'failed',

@@ -41,6 +41,12 @@ export interface SourceDefinition {
   checksum?: { url(fileUrl: string): string; md5(text: string, fileName: string, url: string): string };
   /** the largest file accepted (counted while it streams in); a small or empty file is caught by the check and the shrink rule */
   maxBytes: number;
+  /**
+   * The floor of a first fetch: about half the rows the publisher's file had in 2026, so that a
+   * partial file is not taken when there is no file in force to compare it with. (The IEEE reader
+   * applies its own floors.)
+   */
+  minRows?: number;
   /** how often the publisher changes it: a file younger than this is not fetched again (unless forced) */
   cadenceMs: number;
   licence: string;
@@ -71,6 +77,9 @@ const IEEE_URLS: Record<IeeeRegistry, string> = {
 
 const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
 
+/** Half the records of each RIR's file of 2026-09-28. */
+const RIR_FLOORS: Record<Rir, number> = { afrinic: 10_000, apnic: 95_000, arin: 100_000, lacnic: 48_000, ripencc: 130_000 };
+
 function rirSource(rir: Rir): SourceDefinition {
   return {
     id: `rir-${rir}`,
@@ -79,6 +88,7 @@ function rirSource(rir: Rir): SourceDefinition {
     urls: () => [RIR_URLS[rir]],
     checksum: { url: (fileUrl) => `${fileUrl}.md5`, md5: (text, fileName, url) => md5OfChecksumFile(text, fileName, url) },
     maxBytes: 256 * MB,
+    minRows: RIR_FLOORS[rir],
     cadenceMs: DAY,
     licence: 'published by the RIR for public use (RIR statistics exchange format)',
     attribution: `Address and AS number registrations: ${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
@@ -117,6 +127,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     feeds: 'location',
     urls: (now) => dbipCityFileNames(now).map((name) => `https://download.db-ip.com/free/${name}`),
     maxBytes: 1024 * MB,
+    minRows: 4_000_000,
     cadenceMs: 7 * DAY,
     licence: 'CC BY 4.0',
     attribution: 'IP Geolocation by DB-IP (https://db-ip.com)',
@@ -134,6 +145,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     feeds: 'routing',
     urls: () => [`https://www.ris.ripe.net/dumps/riswhoisdump.IPv${family}.gz`],
     maxBytes: 512 * MB,
+    minRows: family === 4 ? 600_000 : 130_000,
     cadenceMs: 8 * HOUR,
     licence: 'RIPE NCC RIS data, RIPE NCC terms of use for RIS raw data',
     attribution: 'Routing data: RIPE NCC Routing Information Service (RIS)',
@@ -150,6 +162,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     urls: () => [],
     index: { url: ASORG_DIRECTORY, pick: (html, url) => new URL(newestAsOrgFile(html, url), ASORG_DIRECTORY).href },
     maxBytes: 256 * MB,
+    minRows: 50_000,
     cadenceMs: 7 * DAY,
     licence: 'CAIDA Acceptable Use Agreement for publicly accessible datasets',
     attribution: 'The CAIDA UCSD AS to Organization Mapping Dataset, https://www.caida.org/catalog/datasets/as-organizations',

@@ -113,6 +113,11 @@ it('serve runs the update on its schedule, in a child process, and reports it', 
     if (Date.now() > deadline) throw new Error(`no scheduled update within 60 s:\n${child.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  // the status is written before the child exits: the parent's line about its end comes just after
+  while (!/scheduled update ended/.test(child.output())) {
+    if (Date.now() > deadline) throw new Error(`no end of the scheduled update:\n${child.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   expect(child.output()).toMatch(/scheduled update ended \(0\)/);
   child.process.kill('SIGTERM');
   await child.exited;

@@ -62,7 +62,8 @@ describe('netlookup update', () => {
   it('refuses a first fetch below the floors of a real file unless forced', async () => {
     const tables = tablesFolder();
     const run = await update(tables, '--only', 'ieee-ma-l');
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('not taken: ieee-ma-l (refused)');
     expect(status(tables).sources['ieee-ma-l'].outcome).toBe('refused');
     expect(status(tables).sources['ieee-ma-l'].message).toMatch(/rows/);
     expect(fs.existsSync(path.join(tables, 'current'))).toBe(false);
@@ -121,7 +122,8 @@ describe('netlookup update', () => {
     publish(publishers, MA_L, maL.replace('Apple, Inc.', 'Apple Inc.'));
     try {
       const run = await update(tables, '--force');
-      expect(run.code, run.stderr).toBe(0);
+      // the sources that could not be taken make the exit status 1; the others still made a set
+      expect(run.code, run.stderr).toBe(1);
       const after = status(tables).sources;
       expect(after['rir-ripencc'].outcome).toBe('failed');
       expect(after['rir-ripencc'].message).toContain('HTTP 404');
@@ -155,17 +157,18 @@ describe('netlookup update', () => {
       const lines = maL.split('\n');
       publish(publishers, MA_L, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
       const run = await update(tables, '--force', '--only', 'dbip-city,rir-ripencc');
-      expect(run.code).toBe(0);
+      expect(run.code).toBe(1);
       const after = status(tables).sources;
       expect(after['dbip-city'].outcome).toBe('refused');
       expect(after['rir-ripencc'].outcome).toBe('refused');
       expect(after['rir-ripencc'].message).toMatch(/MD5/);
       // without --force a halved registry is refused by the shrink rule (--only fetches it within its cadence)
       const shrunk = await update(tables, '--only', 'ieee-ma-l');
-      expect(shrunk.code).toBe(0);
+      expect(shrunk.code).toBe(1);
       expect(status(tables).sources['ieee-ma-l'].outcome).toBe('refused');
       expect(status(tables).sources['ieee-ma-l'].message).toMatch(/more than 20% fewer/);
-      expect((await update(tables, '--only', 'ieee-ma-l', '--force')).code).toBe(0);
+      const forced = await update(tables, '--only', 'ieee-ma-l', '--force');
+      expect(forced.code, forced.stderr).toBe(0);
       expect(status(tables).sources['ieee-ma-l'].outcome).toBe('fetched');
     } finally {
       publish(publishers, DBIP, dbip);
@@ -232,7 +235,7 @@ describe('netlookup update', () => {
       bad[bad.length - 5] ^= 0xff; // the CRC no longer matches
       publish(publishers, RIS4, bad);
       const run = await update(tables, '--force', '--only', 'ris-ipv4');
-      expect(run.code).toBe(0);
+      expect(run.code).toBe(1);
       expect(status(tables).sources['ris-ipv4'].outcome).toBe('refused');
     } finally {
       publish(publishers, RIS4, original);
