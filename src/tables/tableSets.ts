@@ -63,7 +63,7 @@ export function setNameOfTables(tablesDir: string, tables: readonly { file: stri
   return path.dirname(folder) === path.resolve(tablesDir, SETS_FOLDER) && isSetName(name) ? name : null;
 }
 
-/** Replaces a file by a rename of a complete copy beside it: readers see the old bytes or the new ones. */
+/** Replaces a file by a rename of a complete copy beside it: readers (a running server, a loader) see the old bytes or the new ones. */
 export function replaceFile(file: string, bytes: string | Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(temporary, 'w');

@@ -24,6 +24,7 @@ import { detectSchema } from '../sources/locationRecord.js';
 import { MmdbFile } from '../sources/mmdb.js';
 import { singleClockZone, timeZoneFinder, tzdbVersion } from '../sources/timeZones.js';
 import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
+import { replaceFile } from '../tableSets.js';
 import { believedLocations, believedNetworks } from './believedPlaces.js';
 import { buildIpTable, mmdbLocations, type IpBuildStats, type LocationSource } from './ipTableBuilder.js';
 import { dbipCsvLocations, readIeeeRegistries, readRegistrations, readRoutedNetworks, type PublisherInputs } from './publisherFiles.js';
@@ -226,12 +227,6 @@ async function locationSource(options: BuildOptions, publishers: PublisherInputs
   };
 }
 
-function writeAtomically(file: string, bytes: Uint8Array | string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, bytes);
-  fs.renameSync(temporary, file);
-}
-
 function describe(file: string, bytes: Uint8Array, checksum: string, meta: TableMeta, sourceDate: Date | null): BuiltTable {
   return {
     file: path.basename(file),
@@ -295,7 +290,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
     options.progress(`ip${family}: writing`, 0, 1);
     const bytes = writeIpTable(parts);
     const out = path.join(options.outDir, TABLE_FILES[`ip${family}`]);
-    writeAtomically(out, bytes);
+    replaceFile(out, bytes);
     tables[`ip${family}`] = describe(out, bytes, checksumOf(bytes), parts.meta, sourceDate);
     ipStats[family] = { ...stats, believed: believed[family] };
     options.progress(`ip${family}: writing`, 1, 1);
@@ -330,7 +325,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
   });
   const macBytes = writeMacTable(mac.parts);
   const macOut = path.join(options.outDir, TABLE_FILES.mac);
-  writeAtomically(macOut, macBytes);
+  replaceFile(macOut, macBytes);
   tables.mac = describe(macOut, macBytes, checksumOf(macBytes), mac.parts.meta, macSourceDate);
   options.progress('mac: reading the registries', 1, 1);
   const manifest: Manifest = {
@@ -340,7 +335,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
     sources: [...sources, ...credits.filter((c) => c !== ouiCredit || !publishers.ieee), ...registryCredits.filter((c) => c !== ouiCredit)],
     tables,
   };
-  writeAtomically(path.join(options.outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+  replaceFile(path.join(options.outDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
   return { manifest, stats: { ip4: ipStats[4], ip6: ipStats[6], mac: mac.stats } };
 }
 

@@ -19,6 +19,7 @@ import { NONE } from '../format/ipTableLayout.js';
 import { writeMacTable, type CompanyInput, type MacBlockInput, type MacTable } from '../format/macTable.js';
 import { StringPoolBuilder } from '../format/stringPool.js';
 import type { TableMeta } from '../format/tableMeta.js';
+import { replaceFile } from '../tableSets.js';
 
 export interface BuiltCompact {
   bytes: Uint8Array;
@@ -167,12 +168,6 @@ export interface FullTables {
   manifest: { built_at: string; sources: TableMeta['sources']; tables: Record<string, { file: string; sha256: string }> };
 }
 
-function writeAtomically(file: string, bytes: Uint8Array | string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, bytes);
-  fs.renameSync(temporary, file);
-}
-
 /** Writes the compact files, their gzip copies and manifest.json into `outDir`. */
 export function buildCompactTables(
   full: FullTables,
@@ -192,8 +187,8 @@ export function buildCompactTables(
     const { bytes, counts } = build[kind]();
     const gzip = zlib.gzipSync(bytes, { level: 9 });
     const file = COMPACT_FILES[kind];
-    writeAtomically(path.join(outDir, file), bytes);
-    writeAtomically(path.join(outDir, `${file}.gz`), gzip);
+    replaceFile(path.join(outDir, file), bytes);
+    replaceFile(path.join(outDir, `${file}.gz`), gzip);
     tables[kind] = { file, bytes: bytes.byteLength, gzip_file: `${file}.gz`, gzip_bytes: gzip.byteLength, sha256: createHash('sha256').update(bytes).digest('hex'), counts };
   }
   const sets = {} as CompactManifest['sets'];
@@ -210,6 +205,6 @@ export function buildCompactTables(
     tables,
     sets,
   };
-  writeAtomically(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  replaceFile(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   return manifest;
 }
