@@ -30,6 +30,11 @@ export function mirroredUrl(url: string, mirror: string | null): string {
   return `${mirror.replace(/\/+$/, '')}/${publisher.host}${publisher.pathname}${publisher.search}`;
 }
 
+/** The publisher's name of the file at a URL (the last part of its path): some names carry the data's date. */
+export function publisherFileName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
+}
+
 export interface DownloadOptions {
   maxBytes: number;
   /** the longest wait for the answer's head and for each next chunk */

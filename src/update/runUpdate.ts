@@ -30,7 +30,7 @@ import {
   type SourceStatus,
   type UpdateStatus,
 } from '../tables/tableSets.js';
-import { download, downloadText, DownloadError, mirroredUrl } from './download.js';
+import { download, downloadText, DownloadError, mirroredUrl, publisherFileName } from './download.js';
 import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.js';
 import { takeUpdateLock } from './updateLock.js';
 
@@ -222,7 +222,7 @@ async function fetchSource(
           { maxBytes: 64 * 1024, idleTimeoutMs },
           path.join(folder, 'checksum.download'),
         );
-        const stated = source.checksum.md5(text, path.basename(new URL(url).pathname), checksumUrl);
+        const stated = source.checksum.md5(text, publisherFileName(url), checksumUrl);
         if (stated.toLowerCase() !== fetched.md5) throw new Error(`MD5 ${fetched.md5} differs from the ${stated} the publisher states`);
       }
       if (inForce && fetched.sha256 === inForce.sha256) {
@@ -230,11 +230,10 @@ async function fetchSource(
       }
       options.progress?.(`${source.id}: checking`, 0, 1);
       // The floors guard a first fetch; later ones are held to the file in force by the shrink rule.
-      const floors = !options.force && !inForce;
-      const checked = await source.check(target, url, floors);
+      const checked = await source.check(target, url);
       options.progress?.(`${source.id}: checking`, 1, 1);
       if (checked.rows === 0) throw new Error('no rows');
-      if (floors && source.minRows !== undefined && checked.rows < source.minRows) {
+      if (!options.force && !inForce && checked.rows < source.minRows) {
         throw new Error(
           `${checked.rows} rows, fewer than the ${source.minRows} of a whole file (a partial download? run with --force to accept)`,
         );
@@ -244,7 +243,7 @@ async function fetchSource(
         return { status: status('refused', message, url, inForce), input: null };
       }
       // each version in a folder of its own, under the publisher's file name (some name the data's date)
-      const file = `${fetched.sha256.slice(0, 16)}/${path.basename(new URL(url).pathname)}`;
+      const file = `${fetched.sha256.slice(0, 16)}/${publisherFileName(url)}`;
       fs.mkdirSync(path.join(folder, path.dirname(file)), { recursive: true });
       fs.renameSync(target, path.join(folder, file));
       const input: SourceInput = {

@@ -7,11 +7,12 @@
  * date the publisher gives the data.
  */
 import { AS_ORG_MAX_LINE_LENGTH, newestAsOrgFile, readAsOrg2Info } from '../tables/sources/asOrganizations.js';
-import { readDbipCityCsv, dbipCityFileNames, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
-import { readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
-import { md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
+import { DBIP_FREE_URL, dbipCityFileNames, readDbipCityCsv, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
+import { IEEE_REGISTRY_FILES, readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
+import { DELEGATED_EXTENDED_URLS, md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
 import { readRisWhoisDump } from '../tables/sources/routingTable.js';
 import { linesOfFile } from '../tables/sources/textLines.js';
+import { publisherFileName } from './download.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -42,40 +43,19 @@ export interface SourceDefinition {
   /** the largest file accepted (counted while it streams in); a small or empty file is caught by the check and the shrink rule */
   maxBytes: number;
   /**
-   * The floor of a first fetch: about half the rows the publisher's file had in 2026, so that a
-   * partial file is not taken when there is no file in force to compare it with. (The IEEE reader
-   * applies its own floors.)
+   * The floor of a first fetch: the fewest rows a whole file of the publisher has (about half the
+   * rows of its 2026 file; the IEEE reader's own minimums for its listings), so that a partial file
+   * is not taken when there is no file in force to compare it with.
    */
-  minRows?: number;
+  minRows: number;
   /** how often the publisher changes it: a file younger than this is not fetched again (unless forced) */
   cadenceMs: number;
   licence: string;
   attribution: string;
   /** the publisher's page about the data */
   about: string;
-  /**
-   * `floors`: also apply the reader's absolute floors (the least rows a real file of the source has),
-   * which guard a first fetch that has no file in force to be compared with; `--force` lifts them.
-   */
-  check(file: string, url: string, floors: boolean): Promise<SourceCheck>;
+  check(file: string, url: string): Promise<SourceCheck>;
 }
-
-const RIR_URLS: Record<Rir, string> = {
-  afrinic: 'https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest',
-  apnic: 'https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest',
-  arin: 'https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest',
-  lacnic: 'https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest',
-  ripencc: 'https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest',
-};
-
-const IEEE_URLS: Record<IeeeRegistry, string> = {
-  'MA-L': 'https://standards-oui.ieee.org/oui/oui.csv',
-  'MA-M': 'https://standards-oui.ieee.org/oui28/mam.csv',
-  'MA-S': 'https://standards-oui.ieee.org/oui36/oui36.csv',
-  IAB: 'https://standards-oui.ieee.org/iab/iab.csv',
-};
-
-const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
 
 /** Half the records of each RIR's file of 2026-09-28. */
 const RIR_FLOORS: Record<Rir, number> = { afrinic: 10_000, apnic: 95_000, arin: 100_000, lacnic: 48_000, ripencc: 130_000 };
@@ -85,7 +65,7 @@ function rirSource(rir: Rir): SourceDefinition {
     id: `rir-${rir}`,
     name: `${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
     feeds: 'registration',
-    urls: () => [RIR_URLS[rir]],
+    urls: () => [DELEGATED_EXTENDED_URLS[rir]],
     checksum: { url: (fileUrl) => `${fileUrl}.md5`, md5: (text, fileName, url) => md5OfChecksumFile(text, fileName, url) },
     maxBytes: 256 * MB,
     minRows: RIR_FLOORS[rir],
@@ -94,7 +74,7 @@ function rirSource(rir: Rir): SourceDefinition {
     attribution: `Address and AS number registrations: ${rir === 'ripencc' ? 'RIPE NCC' : rir.toUpperCase()} delegated-extended statistics`,
     about: 'https://www.nro.net/about/rirs/statistics/',
     check: async (file, url) => {
-      const read = await readDelegatedExtended(linesOfFile(file), fileNameOf(url), rir);
+      const read = await readDelegatedExtended(linesOfFile(file), publisherFileName(url), rir);
       return { rows: read.blocks.length + read.asns.length, date: read.published };
     },
   };
@@ -105,14 +85,16 @@ function ieeeSource(registry: IeeeRegistry): SourceDefinition {
     id: `ieee-${registry.toLowerCase()}` as SourceId,
     name: `IEEE ${registry} registry`,
     feeds: 'mac-registry',
-    urls: () => [IEEE_URLS[registry]],
+    urls: () => [IEEE_REGISTRY_FILES[registry].url],
     maxBytes: 64 * MB,
+    minRows: IEEE_REGISTRY_FILES[registry].minimumRows,
     cadenceMs: DAY,
     licence: 'IEEE public registry listing',
     attribution: 'MAC address block assignments: IEEE Registration Authority (https://standards.ieee.org/products-programs/regauth/)',
     about: 'https://regauth.standards.ieee.org/standards-ra-web/pub/view.html',
-    check: async (file, url, floors) => ({
-      rows: (await readIeeeRegistryCsv(linesOfFile(file), registry, fileNameOf(url), floors ? {} : { minimumRows: 1 })).length,
+    // the floor of a first fetch is applied by the update, as for every source
+    check: async (file, url) => ({
+      rows: (await readIeeeRegistryCsv(linesOfFile(file), registry, publisherFileName(url), { minimumRows: 1 })).length,
       date: null,
     }),
   };
@@ -125,7 +107,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     id: 'dbip-city',
     name: 'DB-IP IP to City Lite',
     feeds: 'location',
-    urls: (now) => dbipCityFileNames(now).map((name) => `https://download.db-ip.com/free/${name}`),
+    urls: (now) => dbipCityFileNames(now).map((name) => new URL(name, DBIP_FREE_URL).href),
     maxBytes: 1024 * MB,
     minRows: 4_000_000,
     cadenceMs: 7 * DAY,
@@ -134,7 +116,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     about: 'https://db-ip.com/db/download/ip-to-city-lite',
     check: async (file, url) => {
       const counts: DbipCityCounts = { ipv4Rows: 0, ipv6Rows: 0 };
-      for await (const row of readDbipCityCsv(linesOfFile(file), fileNameOf(url), counts)) void row;
+      for await (const row of readDbipCityCsv(linesOfFile(file), publisherFileName(url), counts)) void row;
       const month = /(\d{4})-(\d{2})\.csv/.exec(url);
       return { rows: counts.ipv4Rows + counts.ipv6Rows, date: month ? `${month[1]}-${month[2]}-01` : null };
     },
@@ -151,7 +133,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     attribution: 'Routing data: RIPE NCC Routing Information Service (RIS)',
     about: 'https://ris.ripe.net',
     check: async (file, url) => {
-      const dump = await readRisWhoisDump(linesOfFile(file), family, fileNameOf(url));
+      const dump = await readRisWhoisDump(linesOfFile(file), family, publisherFileName(url));
       return { rows: dump.announcements.length, date: dump.dumpedAt };
     },
   })),
@@ -168,7 +150,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     attribution: 'The CAIDA UCSD AS to Organization Mapping Dataset, https://www.caida.org/catalog/datasets/as-organizations',
     about: 'https://www.caida.org/catalog/datasets/as-organizations/',
     check: async (file, url) => {
-      const read = await readAsOrg2Info(linesOfFile(file, { maxLineLength: AS_ORG_MAX_LINE_LENGTH }), fileNameOf(url));
+      const read = await readAsOrg2Info(linesOfFile(file, { maxLineLength: AS_ORG_MAX_LINE_LENGTH }), publisherFileName(url));
       return { rows: read.byAsn.size, date: read.date };
     },
   },
