@@ -21,7 +21,7 @@ import type { AsnRange } from '../sources/asnCsv.js';
 import type { LocationFields } from '../sources/locationRecord.js';
 import type { LocationSource } from './ipTableBuilder.js';
 import type { RegisteredBlock } from './publisherFiles.js';
-import { tileRanges, type ValuedRanges } from './rangeMerge.js';
+import { tileEnd, tileRanges, type ValuedRanges } from './rangeMerge.js';
 
 /** Record ids of the registry-country places, above any record id of a source (MMDB data offsets are far below). */
 const COUNTRY_RECORDS = 2 ** 40;
@@ -39,7 +39,7 @@ export function believedNetworks(routes: readonly AsnRange[], registered: readon
   const out: AsnRange[] = [];
   tiled.keys.forEach((key, i) => {
     if (tiled.first[i] === NONE || tiled.second[i] === NONE) return;
-    const end = i + 1 < tiled.keys.length ? tiled.keys[i + 1] - 1n : last;
+    const end = tileEnd(tiled, i, last);
     const route = routes[tiled.first[i]];
     const previous = out[out.length - 1];
     if (previous && previous.end + 1n === key && previous.asn === route.asn && previous.organization === route.organization) previous.end = end;
@@ -103,12 +103,13 @@ export function believedLocations(
       state.keys.forEach((key, i) => {
         if (state.first[i] === NONE) return;
         states.start.push(key);
-        states.end.push(i + 1 < state.keys.length ? state.keys[i + 1] - 1n : last);
+        states.end.push(tileEnd(state, i, last));
         states.value.push(state.first[i] * 2 + (state.second[i] === NONE ? 0 : 1));
       });
       const tiled = tileRanges(places, states, last);
+      const collisions = new Map<string, boolean>();
       tiled.keys.forEach((start, i) => {
-        const end = i + 1 < tiled.keys.length ? tiled.keys[i + 1] - 1n : last;
+        const end = tileEnd(tiled, i, last);
         const place = tiled.first[i];
         const stretch = tiled.second[i];
         if (stretch === NONE) {
@@ -118,7 +119,14 @@ export function believedLocations(
         const block = blocks[stretch >> 1];
         if (stretch % 2 === 1) {
           if (place === NONE) return;
-          if (!namedAfter(source.record(family, place), block.country_code, countryOfName)) {
+          // one decision per place and registration country: a source record may be costly to decode
+          const key = `${place} ${block.country_code}`;
+          let collides = collisions.get(key);
+          if (collides === undefined) {
+            collides = namedAfter(source.record(family, place), block.country_code, countryOfName);
+            collisions.set(key, collides);
+          }
+          if (!collides) {
             visit(start, end, place);
             return;
           }

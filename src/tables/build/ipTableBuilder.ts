@@ -16,7 +16,7 @@ import type { MmdbFile } from '../sources/mmdb.js';
 import { networkIdentity } from '../sources/networkIdentity.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
-import { tileRanges, type ValuedRanges } from './rangeMerge.js';
+import { tileEnd, tileRanges, type ValuedRanges } from './rangeMerge.js';
 
 /**
  * Where the builder reads places from: a city MMDB (npm's DB-IP Lite, or a MaxMind City file) or
@@ -173,7 +173,7 @@ function markAnycast(ranges: ValuedRanges, anycast: AnycastPrefix[], last: bigin
   tiled.keys.forEach((key, i) => {
     if (tiled.first[i] === NONE) return;
     out.start.push(key);
-    out.end.push(i + 1 < tiled.keys.length ? tiled.keys[i + 1] - 1n : last);
+    out.end.push(tileEnd(tiled, i, last));
     out.value.push(placeOf(tiled.first[i], tiled.second[i] !== NONE));
   });
   return out;

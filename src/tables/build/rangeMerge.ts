@@ -42,3 +42,8 @@ export function tileRanges(a: ValuedRanges, b: ValuedRanges, last: bigint): Tile
   }
   return out;
 }
+
+/** The last address of tile `i`: the one before the next tile's key, or the last address of the space. */
+export function tileEnd(tiled: TiledRanges, i: number, last: bigint): bigint {
+  return i + 1 < tiled.keys.length ? tiled.keys[i + 1] - 1n : last;
+}
