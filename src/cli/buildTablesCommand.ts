@@ -24,14 +24,14 @@ const percent = (part: bigint, whole: bigint) => `${whole === 0n ? '0.00' : (Num
 
 /** Where the connection types of one table's addresses come from, and how many answer a registry handle. */
 function coverageLine(name: string, stats: IpBuildStats): string {
-  const { curated, rule, none } = stats.connectionTypeAddresses;
-  const all = curated + rule + none;
+  const { curated, rule, peeringdb, none } = stats.connectionTypeAddresses;
+  const all = curated + rule + peeringdb + none;
   const { source, table } = stats.handleAddresses;
   const rules = Object.entries(stats.ruleAddresses)
     .sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))
     .map(([rule, addresses]) => `${rule} ${percent(addresses, all)}`);
   return [
-    `  ${name} addresses with an AS: connection type curated ${percent(curated, all)}, by name rule ${percent(rule, all)}, unknown ${percent(none, all)}; organisation a registry handle ${percent(source, all)} in the ASN data, ${percent(table, all)} in the table`,
+    `  ${name} addresses with an AS: connection type curated ${percent(curated, all)}, by name rule ${percent(rule, all)}, by PeeringDB type ${percent(peeringdb, all)}, unknown ${percent(none, all)}; organisation a registry handle ${percent(source, all)} in the ASN data, ${percent(table, all)} in the table`,
     `    by rule: ${rules.join(', ')}`,
   ].join('\n');
 }

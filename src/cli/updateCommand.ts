@@ -19,6 +19,7 @@ interface UpdateFlags {
   mirror?: string;
   force?: boolean;
   only?: SourceId[];
+  peeringdb?: boolean;
   rollback?: boolean;
   timeout: number;
 }
@@ -38,6 +39,10 @@ export function registerUpdateCommand(program: Command): void {
     )
     .option('--mirror <url>', 'take every source from <url>/<host>/<path> of its publisher URL (default: $NETLOOKUP_UPDATE_MIRROR)')
     .option('--force', 'accept sources and tables that shrank past the limit, and fetch sources younger than their cadence')
+    .option(
+      '--peeringdb',
+      "fetch PeeringDB's networks and organisations too, where your use is within PeeringDB's Acceptable Use Policy (default: $NETLOOKUP_UPDATE_PEERINGDB)",
+    )
     .addOption(
       new Option('--timeout <seconds>', "the longest wait for a publisher's answer and between its bytes")
         .argParser(wholeNumber(1, 3600))
@@ -47,7 +52,13 @@ export function registerUpdateCommand(program: Command): void {
       new Option('--only <ids>', `only these sources, comma-separated (${SOURCES.map((s) => s.id).join(', ')})`).argParser(sourceList),
     )
     .addOption(
-      new Option('--rollback', 'return to the table set in force before the last update').conflicts(['only', 'force', 'mirror', 'timeout']),
+      new Option('--rollback', 'return to the table set in force before the last update').conflicts([
+        'only',
+        'force',
+        'mirror',
+        'timeout',
+        'peeringdb',
+      ]),
     )
     .action((flags: UpdateFlags) => runUpdateCommand(flags));
 }
@@ -77,6 +88,7 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
       mirror: flags.mirror ?? config.updateMirror,
       force: flags.force,
       only: flags.only,
+      peeringDb: flags.peeringdb ?? config.updatePeeringDb,
       idleTimeoutMs: flags.timeout * 1000,
       progress: (phase, done, total) => progress.update(phase, done, total),
       log: (line) => {

@@ -32,6 +32,8 @@ export interface ServiceConfig {
   updateIntervalMs?: number | null;
   /** where `netlookup update` takes the publishers' files from (NETLOOKUP_UPDATE_MIRROR): `<mirror>/<host>/<path>` */
   updateMirror?: string | null;
+  /** whether `netlookup update` fetches PeeringDB too (NETLOOKUP_UPDATE_PEERINGDB=on; default off: its terms limit its use) */
+  updatePeeringDb?: boolean;
 }
 
 const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -217,6 +219,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
         return ms === undefined ? undefined : { ms };
       })?.ms ?? null,
     updateMirror: envValue(env, 'NETLOOKUP_UPDATE_MIRROR', 'an http:// or https:// URL without query is expected', mirrorOf) ?? null,
+    updatePeeringDb:
+      envValue(env, 'NETLOOKUP_UPDATE_PEERINGDB', 'on or off is expected', (text) =>
+        text === 'on' ? { on: true } : text === 'off' ? { on: false } : undefined,
+      )?.on ?? false,
     dashboard: {
       sessionsPerAccount: countOf(env, 'NETLOOKUP_DASHBOARD_SESSIONS'),
       signInsPerKey: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY'),

@@ -70,6 +70,8 @@ export interface UpdateOptions {
   force?: boolean;
   /** only these sources (default all), fetched whatever their cadence */
   only?: readonly SourceId[];
+  /** fetch PeeringDB's files too (its terms limit its use: docs/tables.md "PeeringDB"); a set built without it drops its data */
+  peeringDb?: boolean;
   /** the longest wait for a publisher's answer and between its bytes */
   idleTimeoutMs?: number;
   now?: () => Date;
@@ -297,6 +299,7 @@ function publisherInputs(tablesDir: string, inputs: Partial<Record<SourceId, Sou
     routing: all({ ipv4: 'ris-ipv4', ipv6: 'ris-ipv6', asOrganizations: 'caida-as2org' }),
     registrations: all({ afrinic: 'rir-afrinic', apnic: 'rir-apnic', arin: 'rir-arin', lacnic: 'rir-lacnic', ripencc: 'rir-ripencc' }),
     ieee: all({ 'MA-L': 'ieee-ma-l', 'MA-M': 'ieee-ma-m', 'MA-S': 'ieee-ma-s', IAB: 'ieee-iab' }),
+    peeringDb: all({ networks: 'peeringdb-net', organisations: 'peeringdb-org' }),
   };
 }
 
@@ -349,7 +352,17 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
     const next: Partial<Record<SourceId, SourceInput>> = { ...inForce };
     let changed = false;
     const attempted: Record<string, SourceStatus> = {};
-    for (const source of SOURCES.filter((s) => !options.only || options.only.includes(s.id))) {
+    // An opt-in source not turned on is neither fetched nor kept: the next set is built without it.
+    const turnedOn = (source: SourceDefinition) =>
+      source.optIn === undefined || (source.optIn === 'peeringdb' && options.peeringDb === true);
+    for (const source of SOURCES.filter((s) => !turnedOn(s))) {
+      if (next[source.id]) {
+        delete next[source.id];
+        changed = true;
+        log(`${source.id}: left out (not turned on)`);
+      }
+    }
+    for (const source of SOURCES.filter((s) => turnedOn(s) && (!options.only || options.only.includes(s.id)))) {
       const fetched = await fetchSource(source, inForce[source.id], options, now);
       status.sources[source.id] = fetched.status;
       attempted[source.id] = fetched.status;

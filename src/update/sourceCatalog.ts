@@ -10,6 +10,7 @@ import { AS_ORG_MAX_LINE_LENGTH, newestAsOrgFile, readAsOrg2Info } from '../tabl
 import { DBIP_FREE_URL, dbipCityFileNames, readDbipCityCsv, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
 import { IEEE_REGISTRY_FILES, readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
 import { DELEGATED_EXTENDED_URLS, md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
+import { PEERINGDB_MAX_BYTES, PEERINGDB_URLS, readPeeringDbNetworks, readPeeringDbOrganisations } from '../tables/sources/peeringDb.js';
 import { readRisWhoisDump } from '../tables/sources/routingTable.js';
 import { linesOfFile } from '../tables/sources/textLines.js';
 import { publisherFileName } from './download.js';
@@ -19,7 +20,17 @@ const DAY = 24 * HOUR;
 const MB = 1024 * 1024;
 
 export type SourceId =
-  'dbip-city' | 'ris-ipv4' | 'ris-ipv6' | 'caida-as2org' | `rir-${Rir}` | 'ieee-ma-l' | 'ieee-ma-m' | 'ieee-ma-s' | 'ieee-iab';
+  | 'dbip-city'
+  | 'ris-ipv4'
+  | 'ris-ipv6'
+  | 'caida-as2org'
+  | `rir-${Rir}`
+  | 'ieee-ma-l'
+  | 'ieee-ma-m'
+  | 'ieee-ma-s'
+  | 'ieee-iab'
+  | 'peeringdb-net'
+  | 'peeringdb-org';
 
 interface SourceCheck {
   rows: number;
@@ -31,7 +42,12 @@ export interface SourceDefinition {
   id: SourceId;
   name: string;
   /** the part of the tables the source feeds */
-  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry';
+  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry' | 'network-descriptions';
+  /**
+   * Fetched only when the operator turns it on (`--peeringdb`): the publisher's terms limit its
+   * use, and whether a deployment's use is within them is the operator's call.
+   */
+  optIn?: 'peeringdb';
   /**
    * The publisher's URLs to try, in order (DB-IP names its file by month: this month's, then last
    * month's). `index` is fetched first when the file's name must be read from a directory listing.
@@ -100,6 +116,31 @@ function ieeeSource(registry: IeeeRegistry): SourceDefinition {
   };
 }
 
+/**
+ * PeeringDB's daily bootstrap files. The floors are about half of what PeeringDB listed in 2025
+ * (some 30,000 networks and as many organisations).
+ */
+function peeringDbSource(kind: keyof typeof PEERINGDB_URLS): SourceDefinition {
+  const read = kind === 'networks' ? readPeeringDbNetworks : readPeeringDbOrganisations;
+  return {
+    id: kind === 'networks' ? 'peeringdb-net' : 'peeringdb-org',
+    name: `PeeringDB ${kind}`,
+    feeds: 'network-descriptions',
+    optIn: 'peeringdb',
+    urls: () => [PEERINGDB_URLS[kind]],
+    maxBytes: PEERINGDB_MAX_BYTES,
+    minRows: 15_000,
+    cadenceMs: DAY,
+    licence: 'PeeringDB Acceptable Use Policy: Internet operational purposes, no commercial use',
+    attribution: 'Network descriptions: PeeringDB (https://www.peeringdb.com), under its Acceptable Use Policy',
+    about: 'https://www.peeringdb.com/aup',
+    check: async (file, url) => {
+      const listed = read(file, publisherFileName(url));
+      return { rows: listed.rows.length, date: listed.date };
+    },
+  };
+}
+
 const ASORG_DIRECTORY = 'https://publicdata.caida.org/datasets/as-organizations/';
 
 export const SOURCES: readonly SourceDefinition[] = [
@@ -156,4 +197,6 @@ export const SOURCES: readonly SourceDefinition[] = [
   },
   ...(['afrinic', 'apnic', 'arin', 'lacnic', 'ripencc'] as const).map(rirSource),
   ...(['MA-L', 'MA-M', 'MA-S', 'IAB'] as const).map(ieeeSource),
+  peeringDbSource('networks'),
+  peeringDbSource('organisations'),
 ];

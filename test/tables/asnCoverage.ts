@@ -58,16 +58,19 @@ export function ruleAgreement(): { matched: number; agreeing: number } {
 export interface Coverage {
   curated: bigint;
   rule: bigint;
+  /** PeeringDB's network types: 0 here, the npm data has no PeeringDB */
+  peeringdb: bigint;
   none: bigint;
-  /** the same three counted in /48 networks (IPv6 only; every range there is a whole number of /48s or lies inside one) */
+  /** the same counted in /48 networks (IPv6 only; every range there is a whole number of /48s or lies inside one) */
   curated48: bigint;
   rule48: bigint;
+  peeringdb48: bigint;
   none48: bigint;
 }
 
 export function coverage(family: 4 | 6): Coverage {
   const curated = loadCuratedAsns(curatedFile);
-  const out: Coverage = { curated: 0n, rule: 0n, none: 0n, curated48: 0n, rule48: 0n, none48: 0n };
+  const out: Coverage = { curated: 0n, rule: 0n, peeringdb: 0n, none: 0n, curated48: 0n, rule48: 0n, peeringdb48: 0n, none48: 0n };
   for (const r of rangesOf(family)) {
     const { provenance } = connectionTypeOfAs(curated.get(r.asn)?.connection_type, r.organization);
     out[provenance] += r.end - r.start + 1n;

@@ -84,4 +84,21 @@ describe('believedNetworks', () => {
   it('clips routes to registered space', () => {
     expect(believedNetworks(routes, registered, 4).map((r) => r.asn)).toEqual([64500, 64502]);
   });
+
+  it("keeps what the source says of each route's AS", () => {
+    const named = routes.map((r, i) => ({
+      ...r,
+      asName: `AS-NAME-${i}`,
+      organizationId: `ORG-${i}`,
+      holding: i === 0 ? 'Holding Ltd' : null,
+    }));
+    const clipped = believedNetworks(named, registered, 4);
+    expect(clipped.map(({ asn, asName, holding }) => ({ asn, asName, holding }))).toEqual(
+      clipped.map(({ asn }) => {
+        const source = named.find((r) => r.asn === asn)!;
+        return { asn, asName: source.asName, holding: source.holding };
+      }),
+    );
+    expect(clipped[0].asName).toMatch(/^AS-NAME-/);
+  });
 });

@@ -81,7 +81,7 @@ describe('network rows of a built ip table', () => {
   });
 
   it('counts the addresses by where their type comes from, per rule, and those left with a handle', () => {
-    expect(stats.connectionTypeAddresses).toEqual({ curated: 1048576n, rule: 256n, none: 1024n + 256n });
+    expect(stats.connectionTypeAddresses).toEqual({ curated: 1048576n, rule: 256n, peeringdb: 0n, none: 1024n + 256n });
     expect(stats.ruleAddresses).toEqual({ 'university or school': 256n });
     expect(stats.handleAddresses).toEqual({ source: 1048576n + 256n, table: 256n });
   });

@@ -18,6 +18,7 @@ const DBIP = '/download.db-ip.com/free/dbip-city-lite-2026-11.csv.gz';
 const RIPE = '/ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest';
 const MA_L = '/standards-oui.ieee.org/oui/oui.csv';
 const RIS4 = '/www.ris.ripe.net/dumps/riswhoisdump.IPv4.gz';
+const PEERINGDB_NET = '/public.peeringdb.com/net-0.json';
 
 let publishers: PublisherServer;
 const folders: string[] = [];
@@ -224,6 +225,39 @@ describe('netlookup update', () => {
     expect(status(tables).last_attempt.outcome).toBe('rolled_back');
     expect((await runBuiltCli(['update', '--rollback'], envFor(tables))).code).toBe(0);
     expect(pointer(tables, 'current')).toBe(second);
+  });
+
+  it('PeeringDB only when turned on: its networks describe their ASes, and a set built with it off drops it', async () => {
+    const tables = tablesFolder();
+    const lookup = async (ip: string) => {
+      const run = await runBuiltCli(['lookup', '--no-pretty', '--tables', tables, ip], envFor(tables));
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout).network;
+    };
+    const on = await update(tables, '--force', '--peeringdb');
+    expect(on.code, on.stderr).toBe(0);
+    expect(publishers.requests).toContain(PEERINGDB_NET);
+    expect(status(tables).sources['peeringdb-net']).toMatchObject({ outcome: 'fetched', date: '2026-10-30' });
+    const described = readJson(path.join(tables, 'sets', pointer(tables, 'current'), 'manifest.json'));
+    expect(described.sources.map((s: { origin: string }) => s.origin)).toContain('https://public.peeringdb.com/net-0.json');
+    // AS33762: no curated row, no name rule; PeeringDB types it and names its ISP and holding
+    expect(await lookup('41.213.0.1')).toMatchObject({
+      asn: 33762,
+      asn_name: 'RAIN-AS',
+      organization: 'RAIN GROUP HOLDINGS (PTY) LTD',
+      isp: 'rain',
+      domain: 'rain.co.za',
+      holding: 'rain (Pty) Ltd',
+      holding_domain: 'rain.co.za',
+      connection_type: 'residential',
+      usage: 'consumer access',
+    });
+    const off = await update(tables, '--force');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stderr).toContain('peeringdb-net: left out');
+    const without = readJson(path.join(tables, 'sets', pointer(tables, 'current'), 'manifest.json'));
+    expect(without.sources.map((s: { origin: string }) => s.origin)).not.toContain('https://public.peeringdb.com/net-0.json');
+    expect(await lookup('41.213.0.1')).toMatchObject({ isp: 'RAIN GROUP HOLDINGS (PTY) LTD', holding: null, connection_type: null });
   });
 
   it('a gzip that is not one is refused by its reader', async () => {

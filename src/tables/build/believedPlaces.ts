@@ -42,10 +42,15 @@ export function believedNetworks(routes: readonly AsnRange[], registered: readon
     const end = tileEnd(tiled, i, last);
     const route = routes[tiled.first[i]];
     const previous = out[out.length - 1];
-    if (previous && previous.end + 1n === key && previous.asn === route.asn && previous.organization === route.organization) previous.end = end;
-    else out.push({ start: key, end, asn: route.asn, organization: route.organization });
+    // the clipped route keeps everything the source says of its AS (AS name, organisation id, holding)
+    if (previous && previous.end + 1n === key && sameNetwork(previous, route)) previous.end = end;
+    else out.push({ ...route, start: key, end });
   });
   return out;
+}
+
+function sameNetwork(a: AsnRange, b: AsnRange): boolean {
+  return a.asn === b.asn && a.organization === b.organization && a.asName === b.asName && a.holding === b.holding;
 }
 
 export interface BelievedPlacesCounts {

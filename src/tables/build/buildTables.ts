@@ -27,7 +27,14 @@ import { MANIFEST_FILE, TABLE_FILES } from '../tableFiles.js';
 import { replaceFile } from '../tableSets.js';
 import { believedLocations, believedNetworks } from './believedPlaces.js';
 import { buildIpTable, mmdbLocations, type IpBuildStats, type LocationSource } from './ipTableBuilder.js';
-import { dbipCsvLocations, readIeeeRegistries, readRegistrations, readRoutedNetworks, type PublisherInputs } from './publisherFiles.js';
+import {
+  dbipCsvLocations,
+  readIeeeRegistries,
+  readPeeringDbDescriptions,
+  readRegistrations,
+  readRoutedNetworks,
+  type PublisherInputs,
+} from './publisherFiles.js';
 import { buildMacTable, type MacBuildStats } from './macTableBuilder.js';
 
 const BUILDER_VERSION = '1';
@@ -255,13 +262,20 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
   const npmCredits = staticCredits();
   const { locations, credit: city } = await locationSource(options, publishers);
   const networks = await networkSource(publishers);
+  const peeringDb = publishers.peeringDb ? readPeeringDbDescriptions(publishers.peeringDb) : null;
+  const peeringDbCredits = publishers.peeringDb ? [publishers.peeringDb.networks.credit, publishers.peeringDb.organisations.credit] : [];
   const registrations = publishers.registrations && networks.routed ? await readRegistrations(publishers.registrations) : null;
   const believed = { 4: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 }, 6: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 } };
   const placed = registrations ? believedLocations(locations, registrations, networks.ranges, believed, countryCodeOfName) : locations;
   // The npm ASN data's credit goes where the publishers' routes replace it.
-  const networkOnly = new Set<SourceCredit>([...networks.credits, ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : [])]);
+  const networkOnly = new Set<SourceCredit>([
+    ...networks.credits,
+    ...peeringDbCredits,
+    ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : []),
+  ]);
   const credits = [
     ...networks.credits,
+    ...peeringDbCredits,
     ...(registrations ? Object.values(publishers.registrations!).map((f) => f.credit) : []),
     ...npmCredits.filter((c) => !(networks.routed && c.origin === '@ip-location-db/asn')),
   ];
@@ -277,6 +291,7 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
       locations: placed,
       asn: registrations ? believedNetworks(networks.ranges[family], registrations[family], family) : networks.ranges[family],
       curatedAsn,
+      peeringDb,
       anycast: anycast[family],
       countries,
       countryAreaKm2,

@@ -14,6 +14,7 @@ import type { CuratedAsn } from '../sources/curated.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { networkIdentity } from '../sources/networkIdentity.js';
+import type { PeeringDbNetwork } from '../sources/peeringDb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
 import { tileEnd, tileRanges, type ValuedRanges } from './rangeMerge.js';
@@ -49,6 +50,8 @@ export interface IpBuildInput {
   locations: LocationSource;
   asn: AsnRange[];
   curatedAsn: Map<number, CuratedAsn>;
+  /** what PeeringDB's operators say of each AS, where the operator turned PeeringDB on */
+  peeringDb?: Map<number, PeeringDbNetwork> | null;
   /** anycast blocks of this family (data/curated/anycast-prefixes.csv), sorted */
   anycast: AnycastPrefix[];
   countries: CountryFacts[];
@@ -70,7 +73,7 @@ export interface IpBuildStats {
   asRows: number;
   ranges: number;
   /** addresses of the ASN ranges by where their connection type comes from */
-  connectionTypeAddresses: { curated: bigint; rule: bigint; none: bigint };
+  connectionTypeAddresses: { curated: bigint; rule: bigint; peeringdb: bigint; none: bigint };
   /** addresses typed by each organisation-name rule */
   ruleAddresses: Record<string, bigint>;
   /** addresses whose AS organisation is a registry handle, as the ASN data has it and as the table has it */
@@ -262,7 +265,8 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
 /**
  * One network row per network range and one AS row per distinct AS number and network identity
  * (what the source says of the AS: organisation, AS name, holding). The connection type is the
- * curated row's, else the organisation-name rule's, else unknown; the identity follows the rules
+ * curated row's, else the organisation-name rule's, else PeeringDB's, else unknown
+ * (connectionTypeOfAs); the identity follows the rules
  * of networkIdentity.ts (a curated organisation name replaces a registry handle such as `TE-AS`,
  * which stays the AS name).
  */
@@ -275,7 +279,7 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const networkRows = new Uint8Array(input.asn.length * layout.bytes);
   const v = new DataView(networkRows.buffer);
   const coverage: Pick<IpBuildStats, 'connectionTypeAddresses' | 'ruleAddresses' | 'handleAddresses'> = {
-    connectionTypeAddresses: { curated: 0n, rule: 0n, none: 0n },
+    connectionTypeAddresses: { curated: 0n, rule: 0n, peeringdb: 0n, none: 0n },
     ruleAddresses: {},
     handleAddresses: { source: 0n, table: 0n },
   };
@@ -284,9 +288,10 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     let asRow = asRowOf.get(key);
     if (asRow === undefined) {
       const curated = input.curatedAsn.get(range.asn);
-      const typed = connectionTypeOfAs(curated?.connection_type, range.organization);
+      const described = input.peeringDb?.get(range.asn);
+      const typed = connectionTypeOfAs(curated?.connection_type, range.organization, described?.connectionType ?? null);
       const isHandle = range.organization === null || isRegistryHandle(range.organization);
-      const identity = networkIdentity(range, curated);
+      const identity = networkIdentity(range, curated, described);
       const named = identity.organization;
       asRow = asList.length;
       asList.push({

@@ -1,7 +1,8 @@
 /**
  * The publishers' files `netlookup update` fetched, read into what the builder takes: DB-IP's CSV
  * as a location source, the RIRs' delegations as registered blocks, RIS routes named by CAIDA's
- * AS organisations as network ranges, and the IEEE CSVs as the MAC registry.
+ * AS organisations as network ranges, the IEEE CSVs as the MAC registry, and PeeringDB's networks
+ * and organisations as what each AS's operators say of it.
  */
 import type { SourceCredit } from '../format/tableMeta.js';
 import { AS_ORG_MAX_LINE_LENGTH, readAsOrg2Info } from '../sources/asOrganizations.js';
@@ -10,6 +11,7 @@ import { readDbipCityCsv } from '../sources/dbipCityCsv.js';
 import type { IabBlock } from '../sources/iabRegistry.js';
 import { iabBlocksOf, readIeeeRegistryCsv, registryIndexOf, type IeeeAssignment, type IeeeRegistry } from '../sources/ieeeRegistryCsv.js';
 import type { LocationFields } from '../sources/locationRecord.js';
+import { peeringDbNetworks, readPeeringDbNetworks, readPeeringDbOrganisations, type PeeringDbNetwork } from '../sources/peeringDb.js';
 import { readDelegatedExtended, type DelegatedBlock, type Rir } from '../sources/rirDelegated.js';
 import { readRisWhoisDump, routedRanges } from '../sources/routingTable.js';
 import { linesOfFile } from '../sources/textLines.js';
@@ -26,6 +28,8 @@ export interface PublisherInputs {
   routing: { ipv4: PublisherFile; ipv6: PublisherFile; asOrganizations: PublisherFile } | null;
   registrations: Record<Rir, PublisherFile> | null;
   ieee: Record<IeeeRegistry, PublisherFile> | null;
+  /** PeeringDB's networks and organisations, only where the operator turned PeeringDB on */
+  peeringDb?: { networks: PublisherFile; organisations: PublisherFile } | null;
 }
 
 /** DB-IP's CSV as a location source: rows kept as ranges, equal places interned as one record. */
@@ -137,4 +141,11 @@ export async function readIeeeRegistries(files: Record<IeeeRegistry, PublisherFi
     else assignments.push(...read);
   }
   return { registry: registryIndexOf(assignments), iab };
+}
+
+/** PeeringDB's description of each AS it lists (peeringDb.ts). */
+export function readPeeringDbDescriptions(files: NonNullable<PublisherInputs['peeringDb']>): Map<number, PeeringDbNetwork> {
+  const networks = readPeeringDbNetworks(files.networks.file, files.networks.file);
+  const organisations = readPeeringDbOrganisations(files.organisations.file, files.organisations.file);
+  return peeringDbNetworks(networks.rows, organisations.rows);
 }

@@ -249,16 +249,26 @@ export const connectionTypeRules: readonly ConnectionTypeRule[] = [
 
 export interface AsConnectionType {
   type: ConnectionType | null;
-  provenance: 'curated' | 'rule' | 'none';
+  provenance: 'curated' | 'rule' | 'peeringdb' | 'none';
   /** the name of the rule that gave the type */
   rule: string | null;
 }
 
-/** An AS's connection type: the curated one, else the first matching rule's, else unknown. */
-export function connectionTypeOfAs(curated: ConnectionType | null | undefined, organization: string | null): AsConnectionType {
+/**
+ * An AS's connection type: the curated one, else the first matching rule's, else the one its
+ * operators' PeeringDB network types say (peeringDb.ts; where the operator turned PeeringDB on),
+ * else unknown. The name rules come before PeeringDB: they name kinds PeeringDB has no word for
+ * (a bank, a hospital, an army), and each later source only fills what the earlier leave unknown.
+ */
+export function connectionTypeOfAs(
+  curated: ConnectionType | null | undefined,
+  organization: string | null,
+  peeringDb: ConnectionType | null = null,
+): AsConnectionType {
   if (curated) return { type: curated, provenance: 'curated', rule: null };
   const rule = ruleOfOrganization(organization);
-  return rule ? { type: rule.type, provenance: 'rule', rule: rule.name } : { type: null, provenance: 'none', rule: null };
+  if (rule) return { type: rule.type, provenance: 'rule', rule: rule.name };
+  return peeringDb ? { type: peeringDb, provenance: 'peeringdb', rule: null } : { type: null, provenance: 'none', rule: null };
 }
 
 /** The first rule the organisation name matches, or null. */

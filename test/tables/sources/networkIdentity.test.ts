@@ -68,4 +68,44 @@ describe('networkIdentity', () => {
     // a routed source's AS name is kept even when the organisation is not a handle, and a missing one stays missing
     expect(networkIdentity({ organization: 'TE-AS', asName: null }, undefined).asName).toBeNull();
   });
+
+  it("PeeringDB where turned on: the operators' name as ISP, the website domains, and an organisation of two or more networks as holding", () => {
+    const rain = {
+      asn: 33762,
+      name: 'rain',
+      domain: 'rain.co.za',
+      connectionType: 'residential' as const,
+      organization: 'rain (Pty) Ltd',
+      organizationDomain: 'rain.co.za',
+      organizationNetworks: 2,
+    };
+    const range = { organization: 'RAIN GROUP HOLDINGS (PTY) LTD', asName: 'RAIN-AS', holding: null };
+    expect(networkIdentity(range, undefined, rain)).toEqual({
+      asName: 'RAIN-AS',
+      organization: 'RAIN GROUP HOLDINGS (PTY) LTD',
+      isp: 'rain',
+      domain: 'rain.co.za',
+      // the organisation's domain is the network's: not repeated
+      orgDomain: null,
+      holding: 'rain (Pty) Ltd',
+      holdingDomain: 'rain.co.za',
+    });
+    // one network: no holding; a registry handle is no name people use; another organisation domain is kept
+    const single = { ...rain, name: 'AS-GTELECOM', organizationNetworks: 1, organizationDomain: 'gtelecom.net' };
+    expect(networkIdentity(range, undefined, single)).toMatchObject({
+      isp: 'RAIN GROUP HOLDINGS (PTY) LTD',
+      orgDomain: 'gtelecom.net',
+      holding: null,
+      holdingDomain: null,
+    });
+    // a curated row wins over PeeringDB, field by field
+    const curated = { ...none, isp: 'rain mobile', domain: 'rain.mobi', holding: 'rain Group', holding_domain: 'rain.group' };
+    expect(networkIdentity(range, curated, rain)).toMatchObject({
+      isp: 'rain mobile',
+      domain: 'rain.mobi',
+      orgDomain: 'rain.co.za',
+      holding: 'rain Group',
+      holdingDomain: 'rain.group',
+    });
+  });
 });
