@@ -19,6 +19,7 @@ import {
 import { LiveEngine } from '../engine/liveEngine.js';
 import { defaultTablesDir, loadEngine } from '../engine/node.js';
 import { CURRENT_POINTER, setNameOfTables } from '../tables/tableSets.js';
+import { FEEDS_FOLDER, FeedSet } from '../feeds/feedSet.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
@@ -86,15 +87,40 @@ function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger)
   return { stop: () => fs.unwatchFile(pointer, changed) };
 }
 
+/**
+ * The feed set `feeds/current` names, loaded at start and again whenever the pointer changes (a
+ * feed update, hourly for Tor): a set that does not load is logged and the loaded one stays.
+ */
+function followFeedSets(tablesRoot: string, feeds: ServiceDeps['feeds'], logger: Logger): { stop(): void } {
+  const pointer = path.join(tablesRoot, FEEDS_FOLDER, 'current');
+  const load = () => {
+    try {
+      feeds.current = FeedSet.load(tablesRoot);
+      if (feeds.current.name !== null) logger.info({ feeds: feeds.current.name }, 'feed set in force');
+    } catch (error) {
+      logger.error({ err: (error as Error).message }, 'feed set refused; the loaded feeds stay in use');
+    }
+  };
+  load();
+  const changed = (now: fs.Stats, before: fs.Stats) => {
+    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino) load();
+  };
+  fs.watchFile(pointer, { interval: TABLE_SET_POLL_MS, persistent: false }, changed);
+  return { stop: () => fs.unwatchFile(pointer, changed) };
+}
+
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel, config.adminToken ? [config.adminToken] : []);
   const tablesRoot = config.tablesDir ?? defaultTablesDir();
   const loadTables = () => loadEngine({ tablesDir: tablesRoot });
   const engine = new LiveEngine(await loadTables(), loadTables);
   const followSets = followTableSets(tablesRoot, engine, logger);
+  const feeds = { current: FeedSet.EMPTY };
+  const followFeeds = followFeedSets(tablesRoot, feeds, logger);
   const store = options.store ?? (await openStore(config, { writer: true }));
   const deps: ServiceDeps = {
     engine,
+    feeds,
     store,
     plans: loadPlans(config.plansFile),
     config,
@@ -155,6 +181,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       });
       clearInterval(purge);
       followSets.stop();
+      followFeeds.stop();
       await store.close();
       logger.info('stopped');
     })();

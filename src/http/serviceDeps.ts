@@ -1,6 +1,7 @@
 /** What the HTTP layer needs from the rest of the service, passed in (tests inject their own). */
 import type { Logger } from 'pino';
 import type { LiveEngine } from '../engine/liveEngine.js';
+import type { FeedSet } from '../feeds/feedSet.js';
 import type { PlanTable } from '../plans/plans.js';
 import type { Store } from '../store/store.js';
 import type { ServiceConfig } from '../config/config.js';
@@ -8,6 +9,8 @@ import type { ServiceMetrics } from './metrics.js';
 
 export interface ServiceDeps {
   engine: LiveEngine;
+  /** the feed set in force (Tor, VPN, proxy, RPKI, abuse), replaced when `feeds/current` changes */
+  feeds: { current: FeedSet };
   store: Store;
   plans: PlanTable;
   config: ServiceConfig;

@@ -6,12 +6,12 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Exchange } from './exchange.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
-import type { IpAnswer } from '../engine/answers.js';
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
-import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
+import { ipRecord, type IpRecordFeeds } from '../records/ipRecord.js';
+import { ipRecordFeeds } from './ipRecordFeeds.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecordJson } from '../records/macRecordJson.js';
 import { withEnding } from '../engine/recordJson.js';
@@ -118,21 +118,24 @@ class IpLookup implements MeteredAnswer {
     respondMetered(this.ctx, this.caller!, this.quota!, this);
   }
 
+  private feeds(): IpRecordFeeds | undefined {
+    const { plan, now } = this.caller!;
+    return ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, this.threat);
+  }
+
   record(): Record<string, unknown> {
     const { plan, now } = this.caller!;
-    return ipRecordOf(this.deps.engine.engine.answerOf(this.ip!), plan.field_level, now, this.threat);
+    return ipRecord(this.deps.engine.engine.answerOf(this.ip!), plan.field_level, now, this.feeds()) as unknown as Record<string, unknown>;
   }
 
   recordJson(ending: string): string {
     const { plan, now } = this.caller!;
-    const threat = this.threat;
-    return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, threat && { threat }, ending);
+    return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, this.feeds(), ending);
   }
 
   recordUtf8(ending: string): string | null {
     const { plan, now } = this.caller!;
-    const threat = this.threat;
-    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, threat && { threat }, ending);
+    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, this.feeds(), ending);
   }
 }
 
@@ -185,10 +188,6 @@ function rangeLookup(lookup: (ctx: Exchange, deps: ServiceDeps, text: string) =>
     const { ip, prefix } = ctx.params;
     return /[.:]/.test(ip) && /^\d{1,3}$/.test(prefix) ? lookup(ctx, deps, `${ip}/${prefix}`) : next();
   };
-}
-
-function ipRecordOf(answer: IpAnswer, level: FieldLevel, now: Date, threat?: ThreatFacts | UnknownThreatFacts) {
-  return ipRecord(answer, level, now, threat && { threat }) as unknown as Record<string, unknown>;
 }
 
 function checkBlacklist(ctx: Exchange, deps: ServiceDeps, text: string): Eventually<void> {
@@ -336,7 +335,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           items,
           ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => {
-              const feeds = threat && { threat };
+              const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat);
               const bytes = ipRenderer.renderUtf8(engine, ip, level, caller.now, feeds);
               return bytes === null
                 ? withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds))
@@ -357,8 +356,13 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       }
       const record = (ip: ParsedIp): Eventually<Record<string, unknown>> =>
         api === 'ip'
-          ? whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) =>
-              ipRecordOf(deps.engine.engine.answerOf(ip), level, caller.now, threat),
+          ? whenReady(
+              threatFactsOf(deps, ip, level, caller.now),
+              (threat) =>
+                ipRecord(deps.engine.engine.answerOf(ip), level, caller.now, ipRecordFeeds(deps, ip, level, caller.now, threat)) as unknown as Record<
+                  string,
+                  unknown
+                >,
             )
           : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
       const results = await batchResults(

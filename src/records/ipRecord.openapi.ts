@@ -133,6 +133,12 @@ export function ipRecordSchemas(): Record<string, JsonSchema> {
     vpn_provider: strOrNull('which VPN service'),
     is_proxy: boolOrNull('open proxy; null while no proxy feed is loaded'),
     is_tor: boolOrNull('Tor exit node; null while no Tor exit feed is loaded'),
+    listed_by: {
+      type: ['array', 'null'],
+      items: str(),
+      description:
+        'ours, beyond SPEC 2.2: the names of the fresh feeds (Tor, VPN, proxy, relay lists) that list the address; [] when they were consulted and none lists it; null while none is loaded',
+    },
     is_hosting: boolOrNull('datacenter or VPN range; null where the connection type is unknown'),
     is_threat: boolOrNull(
       "listed in the service blacklist; null, with the other threat fields, while the blacklist cannot be read (a shared store's outage)",

@@ -55,12 +55,14 @@ import type { ConnectionType } from '../tables/format/ipTable.js';
 
 export type FieldLevel = 'basic' | 'full';
 
-/** VPN / proxy / Tor facts of an address, from optional feeds; null: no feed for the fact is loaded. */
+/** VPN / proxy / Tor facts of an address, from optional feeds; null: no fresh feed for the fact is loaded. */
 export interface SecurityFacts {
   is_vpn: boolean | null;
   vpn_provider: string | null;
   is_proxy: boolean | null;
   is_tor: boolean | null;
+  /** the names of the fresh feeds that list the address ([]: consulted, not listed; null: none loaded) */
+  listed_by: string[] | null;
 }
 
 export type RpkiState = 'valid' | 'invalid' | 'unrouted' | 'not_found';
@@ -71,10 +73,20 @@ export interface IpRecordFeeds {
   threat?: ThreatFacts | UnknownThreatFacts | null;
   /** RPKI state of the IPv4 route, when a ROA feed is loaded (ignored for IPv6) */
   rpki?: RpkiState | null;
+  /** the abuse mailbox the registry names for the address's block, from a loaded registry dump */
+  abuse?: string | null;
+  /** the address's reverse DNS name, when it was asked for and answered in time */
+  hostname?: string | null;
 }
 
 /** The security facts while no VPN, proxy or Tor feed is loaded: unknown, not "no". */
-export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({ is_vpn: null, vpn_provider: null, is_proxy: null, is_tor: null });
+export const NO_SECURITY_FACTS: Readonly<SecurityFacts> = Object.freeze({
+  is_vpn: null,
+  vpn_provider: null,
+  is_proxy: null,
+  is_tor: null,
+  listed_by: null,
+});
 
 export interface LocationRecord {
   continent: string | null;
@@ -155,6 +167,8 @@ export interface SecurityRecord {
   is_proxy: boolean | null;
   /** null while no Tor exit feed is loaded */
   is_tor: boolean | null;
+  /** ours, beyond SPEC 2.2: the feeds that list the address ([]: consulted, none lists it; null: none loaded) */
+  listed_by: string[] | null;
   /** null where the connection type is unknown and no VPN feed says otherwise */
   is_hosting: boolean | null;
   /** null (with the other threat fields) while the blacklist cannot be read */
@@ -279,7 +293,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
       holding: net?.holding ?? null,
       holding_domain: net?.holding_domain ?? null,
       usage: usageOf(connectionType),
-      hostname: null,
+      hostname: feeds?.hostname ?? null,
       range: rangeOf(answer.block, answer.version),
       rpki: answer.version === 4 ? (feeds?.rpki ?? null) : null,
       speed_mbps: null,
@@ -293,7 +307,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
         }
       : null,
     security: securityRecord(security, isHostingOf(connectionType), feeds?.threat ?? NO_THREAT_FACTS),
-    abuse: { email: null },
+    abuse: { email: feeds?.abuse ?? null },
   };
 }
 
@@ -350,6 +364,7 @@ export function securityRecord(
     vpn_provider: security.vpn_provider,
     is_proxy: security.is_proxy,
     is_tor: security.is_tor,
+    listed_by: security.listed_by === null ? null : security.listed_by.slice(),
     is_hosting: isHosting,
     is_threat: threat.is_threat,
     threat_type: threat.threat_type,

@@ -7,8 +7,9 @@
  * here from ipRecord itself), and per country, connection type, time zone and is_hosting the
  * fragments ipRecord would give. The engine puts the table's values in between.
  *
- * Reserved and not-found answers, and records with VPN/proxy/RPKI feed facts (which change the
- * connection type and RPKI fields), take the object path: they are rare. Threat facts from the
+ * Reserved and not-found answers, and records with feed facts (VPN, proxy and Tor verdicts, which
+ * change the connection type; RPKI states; abuse mailboxes; reverse DNS names) take the object
+ * path. Threat facts from the
  * blacklist (a listed address, or a blacklist that cannot be read) are rendered here and appended
  * to the engine's text, which then stops where the security block starts.
  */
@@ -178,5 +179,11 @@ export class IpRecordRenderer {
 
 /** Whether the engine may write the record: a public address, no security or RPKI feed. */
 function engineWrites(ip: ParsedIp, feeds: IpRecordFeeds | undefined): boolean {
-  return !feeds?.security && !feeds?.rpki && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words));
+  return (
+    !feeds?.security &&
+    !feeds?.rpki &&
+    !feeds?.abuse &&
+    !feeds?.hostname &&
+    !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))
+  );
 }

@@ -85,6 +85,7 @@ describe('found IP records over the real tables', () => {
       vpn_provider: null,
       is_proxy: null,
       is_tor: null,
+      listed_by: null,
       is_hosting: true,
       is_threat: false,
       threat_type: null,
@@ -137,7 +138,7 @@ describe('found IP records over the real tables', () => {
       threat_last_seen: '2026-11-21 10:00:00',
     };
     const record = ipRecord(answer, 'full', NOW, {
-      security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: true },
+      security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: true, listed_by: ['Example VPN list', 'Tor exits'] },
       threat,
       rpki: 'valid',
     }) as IpRecordFull;
@@ -149,11 +150,12 @@ describe('found IP records over the real tables', () => {
       vpn_provider: 'ExampleVPN',
       is_proxy: false,
       is_tor: true,
+      listed_by: ['Example VPN list', 'Tor exits'],
       is_hosting: true,
       ...threat,
     });
     const basic = ipRecord(answer, 'basic', NOW, {
-      security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: false },
+      security: { is_vpn: true, vpn_provider: 'ExampleVPN', is_proxy: false, is_tor: false, listed_by: ['Example VPN list'] },
     });
     expect((basic as IpRecordBasic).network.connection_type).toBe('hosting');
   });
@@ -330,7 +332,7 @@ describe('network.usage: the documented estimate from the connection type (docs/
   it('follows a VPN feed: a listed range reads as hosting, so as hosting/cloud', () => {
     const answer = engine.lookupIp('41.32.0.1');
     const vpn = ipRecord(answer, 'full', NOW, {
-      security: { is_vpn: true, vpn_provider: 'X', is_proxy: null, is_tor: null },
+      security: { is_vpn: true, vpn_provider: 'X', is_proxy: null, is_tor: null, listed_by: ['X servers'] },
     }) as IpRecordFull;
     expect(vpn.network).toMatchObject({ connection_type: 'hosting', usage: 'hosting/cloud' });
   });

@@ -114,6 +114,7 @@ export const ipFullSchema: Schema = {
     vpn_provider: sn,
     is_proxy: nullable('boolean'),
     is_tor: nullable('boolean'),
+    listed_by: 'string[]|null',
     is_hosting: nullable('boolean'),
     is_threat: 'boolean',
     threat_type: sn,

@@ -8,8 +8,8 @@ export const TABLE_MAGIC = 'NLTB';
 /** 2: the AS rows of ip4 and ip6 carry the network identity (AS name, ISP, domains, holding); version 1 files are refused. */
 export const FORMAT_VERSION = 2;
 
-/** "kind: 1 = ip4, 2 = ip6, 3 = mac"; 4, 5, 6: the compact sets ("Compact sets: ip4c, ip6c, macc"). */
-export const tableKinds = { ip4: 1, ip6: 2, mac: 3, ip4c: 4, ip6c: 5, macc: 6 } as const;
+/** "kind: 1 = ip4, 2 = ip6, 3 = mac"; 4, 5, 6: the compact sets ("Compact sets: ip4c, ip6c, macc"); 7: a feed table ("feed"). */
+export const tableKinds = { ip4: 1, ip6: 2, mac: 3, ip4c: 4, ip6c: 5, macc: 6, feed: 7 } as const;
 
 /** Offsets of the fixed header's fields (the "Container" table). */
 export const HEADER = {

@@ -1,0 +1,179 @@
+/**
+ * The feed set in force, as servers answer from it: the security, RPKI and abuse tables of
+ * `<tables>/feeds/sets/<name>/`, named by the pointer `<tables>/feeds/current` that
+ * `netlookup update` replaces (src/update/runFeeds.ts).
+ *
+ * Honest answers: a verdict comes only from feeds that are loaded and fresh. A feed is fresh until
+ * its `stale_after` (a documented multiple of its cadence after the publisher's date, or after the
+ * fetch when the publisher states none). While at least one fresh feed says a kind of thing (Tor,
+ * VPN, proxy), the flag of that kind is a boolean: true when a fresh feed lists the address, false
+ * when none does. With no fresh feed of the kind it is null: nobody was asked.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ParsedIp } from '../address/ipAddress.js';
+import { FeedTable, type FeedKind, type FeedState, type SecurityValue } from './format/feedTable.js';
+
+export const FEEDS_FOLDER = 'feeds';
+export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt' };
+export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
+export type RpkiState = (typeof RPKI_STATES)[number];
+
+/** The SPEC 2.2 security flags the feeds answer, and the names of the fresh feeds that list the address. */
+export interface FeedSecurity {
+  is_vpn: boolean | null;
+  vpn_provider: string | null;
+  is_proxy: boolean | null;
+  is_tor: boolean | null;
+  /** ours: the feeds that list the address (empty: consulted, not listed; null: no fresh feed) */
+  listed_by: string[] | null;
+}
+
+export const NO_FEED_SECURITY: Readonly<FeedSecurity> = Object.freeze({
+  is_vpn: null,
+  vpn_provider: null,
+  is_proxy: null,
+  is_tor: null,
+  listed_by: null,
+});
+
+/** One feed as `/health` and `/v1` show it. */
+export interface FeedStatus {
+  id: string;
+  name: string;
+  says: string;
+  date: string | null;
+  fetched_at: string;
+  rows: number;
+  fresh: boolean;
+}
+
+const MASK64 = (1n << 64n) - 1n;
+
+function halvesOf(words: Uint32Array): [bigint, bigint] {
+  return [(BigInt(words[0]) << 32n) | BigInt(words[1]), (BigInt(words[2]) << 32n) | BigInt(words[3])];
+}
+
+export class FeedSet {
+  /** per table, per feed: whether it is fresh, recomputed when the clock passes the next boundary */
+  private fresh = new Map<FeedKind, boolean[]>();
+  private freshUntil = -Infinity;
+
+  constructor(
+    /** the set's folder name; null when no feed set has been built */
+    readonly name: string | null,
+    readonly security: FeedTable<SecurityValue> | null,
+    readonly rpki: FeedTable<RpkiState> | null,
+    readonly abuse: FeedTable<string> | null,
+  ) {}
+
+  static readonly EMPTY = new FeedSet(null, null, null, null);
+
+  /** The set `feeds/current` names under `tablesDir`; the empty set when there is none. Throws when a table is corrupt. */
+  static load(tablesDir: string): FeedSet {
+    const root = path.join(tablesDir, FEEDS_FOLDER);
+    let name: string;
+    try {
+      name = fs.readFileSync(path.join(root, 'current'), 'utf8').trim();
+    } catch {
+      return FeedSet.EMPTY;
+    }
+    if (!/^\d{8}T\d{6}Z(?:-\d+)?$/.test(name)) throw new Error(`${root}/current names no feed set: ${JSON.stringify(name.slice(0, 64))}`);
+    const folder = path.join(root, 'sets', name);
+    const table = <V>(kind: FeedKind): FeedTable<V> | null => {
+      const file = path.join(folder, FEED_FILES[kind]);
+      if (!fs.existsSync(file)) return null;
+      // copied into a fresh buffer: 16-byte alignment for the container's views
+      const bytes = new Uint8Array(fs.readFileSync(file));
+      const table = new FeedTable<V>(bytes, file);
+      if (table.meta.feed_kind !== kind) throw new Error(`${file} holds a ${table.meta.feed_kind} table`);
+      return table;
+    };
+    const set = new FeedSet(name, table<SecurityValue>('security'), table<RpkiState>('rpki'), table<string>('abuse'));
+    for (const state of set.rpki?.valueList ?? []) {
+      if (!(RPKI_STATES as readonly string[]).includes(state)) throw new Error(`${folder}: unknown RPKI state ${JSON.stringify(state)}`);
+    }
+    return set;
+  }
+
+  private freshness(kind: FeedKind, table: FeedTable<unknown>, nowMs: number): boolean[] {
+    if (nowMs >= this.freshUntil) {
+      this.fresh.clear();
+      this.freshUntil = Infinity;
+    }
+    let fresh = this.fresh.get(kind);
+    if (fresh === undefined) {
+      fresh = table.meta.feeds.map((feed) => {
+        const until = Date.parse(feed.stale_after);
+        if (until > nowMs) this.freshUntil = Math.min(this.freshUntil, until);
+        return until > nowMs;
+      });
+      this.fresh.set(kind, fresh);
+    }
+    return fresh;
+  }
+
+  private valueOf<V>(table: FeedTable<V>, ip: ParsedIp): V | null {
+    if (ip.v4 >= 0) return table.lookup4(ip.v4);
+    const [hi, lo] = halvesOf(ip.words);
+    return table.lookup6(hi, lo & MASK64);
+  }
+
+  /** The security flags of `ip` from the fresh feeds. */
+  securityOf(ip: ParsedIp, nowMs: number): FeedSecurity {
+    const table = this.security;
+    if (table === null) return NO_FEED_SECURITY;
+    const fresh = this.freshness('security', table, nowMs);
+    const feeds = table.meta.feeds;
+    const consulted = (kinds: readonly string[]) => feeds.some((feed, i) => fresh[i] && kinds.includes(feed.says));
+    const asked = { tor: consulted(['tor']), vpn: consulted(['vpn']), proxy: consulted(['proxy', 'relay']) };
+    if (!asked.tor && !asked.vpn && !asked.proxy) return NO_FEED_SECURITY;
+    const value = this.valueOf(table, ip);
+    const listing = (value?.by ?? []).filter((i) => fresh[i]).map((i) => feeds[i]);
+    const says = (kinds: readonly string[]) => listing.some((feed) => kinds.includes(feed.says));
+    const isVpn = asked.vpn ? says(['vpn']) : null;
+    const provider = isVpn && value?.vpn_provider_by != null && fresh[value.vpn_provider_by] ? value.vpn_provider : null;
+    return {
+      is_vpn: isVpn,
+      vpn_provider: provider,
+      is_proxy: asked.proxy ? says(['proxy', 'relay']) : null,
+      is_tor: asked.tor ? says(['tor']) : null,
+      listed_by: listing.map((feed) => feed.name),
+    };
+  }
+
+  /** RFC 6811 state of the IPv4 route carrying `ip`; null for IPv6, without a fresh ROA feed, or where not computed. */
+  rpkiOf(ip: ParsedIp, nowMs: number): RpkiState | null {
+    const table = this.rpki;
+    if (table === null || ip.v4 < 0 || !this.freshness('rpki', table, nowMs).every(Boolean)) return null;
+    return table.lookup4(ip.v4);
+  }
+
+  /** The abuse mailbox the registry names for the most specific block holding `ip`, from a fresh dump; else null. */
+  abuseOf(ip: ParsedIp, nowMs: number): string | null {
+    const table = this.abuse;
+    if (table === null) return null;
+    const value = this.valueOf(table, ip);
+    if (value === null) return null;
+    return this.freshness('abuse', table, nowMs).some(Boolean) ? value : null;
+  }
+
+  /** Every feed of the set with its date, size and freshness. */
+  status(nowMs: number): FeedStatus[] {
+    const out: FeedStatus[] = [];
+    for (const table of [this.security, this.rpki, this.abuse]) {
+      for (const feed of table?.meta.feeds ?? ([] as FeedState[])) {
+        out.push({
+          id: feed.id,
+          name: feed.name,
+          says: feed.says,
+          date: feed.date,
+          fetched_at: feed.fetched_at,
+          rows: feed.rows,
+          fresh: Date.parse(feed.stale_after) > nowMs,
+        });
+      }
+    }
+    return out;
+  }
+}
