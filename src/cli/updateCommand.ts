@@ -10,7 +10,8 @@ import { Option, type Command } from 'commander';
 import { configFromEnv } from '../config/config.js';
 import { defaultTablesDir, packageRoot } from '../engine/node.js';
 import { rollback, runUpdate } from '../update/runUpdate.js';
-import { SOURCES, type SourceId } from '../update/sourceCatalog.js';
+import { FEED_SOURCES } from '../update/feedCatalog.js';
+import { SOURCES } from '../update/sourceCatalog.js';
 import { UpdateLockedError } from '../update/updateLock.js';
 import { wholeNumber } from './optionValues.js';
 import { ProgressDisplay } from './progressDisplay.js';
@@ -18,17 +19,21 @@ import { ProgressDisplay } from './progressDisplay.js';
 interface UpdateFlags {
   mirror?: string;
   force?: boolean;
-  only?: SourceId[];
+  only?: string[];
   peeringdb?: boolean;
+  feedsOnly?: boolean;
+  tablesOnly?: boolean;
   rollback?: boolean;
   timeout: number;
 }
 
-function sourceList(value: string): SourceId[] {
+const sourceIds = () => [...SOURCES, ...FEED_SOURCES].map((s) => s.id);
+
+function sourceList(value: string): string[] {
   const ids = value.split(',').map((id) => id.trim());
-  const unknown = ids.filter((id) => !SOURCES.some((s) => s.id === id));
-  if (unknown.length > 0) throw new Error(`unknown source ${unknown.join(', ')} (sources: ${SOURCES.map((s) => s.id).join(', ')})`);
-  return ids as SourceId[];
+  const unknown = ids.filter((id) => !sourceIds().includes(id));
+  if (unknown.length > 0) throw new Error(`unknown source ${unknown.join(', ')} (sources: ${sourceIds().join(', ')})`);
+  return ids;
 }
 
 export function registerUpdateCommand(program: Command): void {
@@ -49,8 +54,10 @@ export function registerUpdateCommand(program: Command): void {
         .default(30),
     )
     .addOption(
-      new Option('--only <ids>', `only these sources, comma-separated (${SOURCES.map((s) => s.id).join(', ')})`).argParser(sourceList),
+      new Option('--only <ids>', `only these sources and feeds, comma-separated (${sourceIds().join(', ')})`).argParser(sourceList),
     )
+    .addOption(new Option('--feeds-only', 'only the feeds (Tor, VPN, proxy, RPKI, abuse): no table sources').conflicts('tablesOnly'))
+    .option('--tables-only', 'only the table sources: no feeds')
     .addOption(
       new Option('--rollback', 'return to the table set in force before the last update').conflicts([
         'only',
@@ -89,6 +96,8 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
       force: flags.force,
       only: flags.only,
       peeringDb: flags.peeringdb ?? config.updatePeeringDb,
+      feedsOnly: flags.feedsOnly,
+      tablesOnly: flags.tablesOnly,
       idleTimeoutMs: flags.timeout * 1000,
       progress: (phase, done, total) => progress.update(phase, done, total),
       log: (line) => {
@@ -97,12 +106,13 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
       },
     });
     progress.finishPhase();
+    const inForce = `table set ${result.set}${result.feedSet ? `, feed set ${result.feedSet}` : ''}`;
     const summary =
       result.outcome === 'updated'
-        ? `table set ${result.set} is in force; running servers take it within a second`
+        ? `${inForce} ${result.feedSet ? 'are' : 'is'} in force; running servers take ${result.feedSet ? 'them' : 'it'} within a second`
         : result.outcome === 'unchanged'
-          ? `no newer data: table set ${result.set} stays in force`
-          : `update failed, table set ${result.set} stays in force: ${result.message}`;
+          ? `no newer data: ${inForce} ${result.feedSet ? 'stay' : 'stays'} in force`
+          : `update failed, ${inForce} ${result.feedSet ? 'stay' : 'stays'} in force: ${result.message}`;
     const faults = Object.entries(result.sources).filter(([, source]) => source.outcome === 'failed' || source.outcome === 'refused');
     if (faults.length > 0) process.stderr.write(`not taken: ${faults.map(([id, source]) => `${id} (${source.outcome})`).join(', ')}\n`);
     process.stderr.write(`${summary}\n`);

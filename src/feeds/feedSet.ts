@@ -79,7 +79,11 @@ export class FeedSet {
       return FeedSet.EMPTY;
     }
     if (!/^\d{8}T\d{6}Z(?:-\d+)?$/.test(name)) throw new Error(`${root}/current names no feed set: ${JSON.stringify(name.slice(0, 64))}`);
-    const folder = path.join(root, 'sets', name);
+    return FeedSet.loadFolder(path.join(root, 'sets', name), name);
+  }
+
+  /** The feed set in `folder` (named `name`); throws when a table is corrupt. */
+  static loadFolder(folder: string, name: string): FeedSet {
     const table = <V>(kind: FeedKind): FeedTable<V> | null => {
       const file = path.join(folder, FEED_FILES[kind]);
       if (!fs.existsSync(file)) return null;

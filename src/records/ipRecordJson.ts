@@ -180,10 +180,6 @@ export class IpRecordRenderer {
 /** Whether the engine may write the record: a public address, no security or RPKI feed. */
 function engineWrites(ip: ParsedIp, feeds: IpRecordFeeds | undefined): boolean {
   return (
-    !feeds?.security &&
-    !feeds?.rpki &&
-    !feeds?.abuse &&
-    !feeds?.hostname &&
-    !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))
+    !feeds?.security && !feeds?.rpki && !feeds?.abuse && !feeds?.hostname && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))
   );
 }

@@ -30,83 +30,45 @@ import {
   type SourceStatus,
   type UpdateStatus,
 } from '../tables/tableSets.js';
-import { download, downloadText, DownloadError, mirroredUrl, publisherFileName } from './download.js';
+import { removeFeedLeftovers, updateFeeds } from './runFeeds.js';
 import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.js';
+import {
+  creditOf,
+  fetchSource,
+  INPUTS_FILE,
+  newSetName,
+  prune,
+  readInputs,
+  sourceFile,
+  type FetchOptions,
+  type SourceInputs,
+} from './sourceFiles.js';
 import { takeUpdateLock } from './updateLock.js';
 
-/** The file of each source a set was built from, kept beside the set as `inputs.json`. */
-const INPUTS_FILE = 'inputs.json';
-
-/**
- * A source whose rows fall by more than this share against the file in force is refused (unless
- * forced): a publisher's truncated or partial file is the likeliest bad update, and no real source
- * loses a fifth of its rows between two releases.
- */
-const SHRINK_LIMIT = 0.2;
 /** The same rule for the built tables against the set in force: ranges or MAC blocks fewer by this share refuse the set. */
 const TABLE_SHRINK_LIMIT = 0.2;
 
-interface SourceInput {
-  id: SourceId;
-  url: string;
-  /** `<sha256 prefix>/<publisher's file name>` inside <tables>/sources/<id>/ */
-  file: string;
-  sha256: string;
-  bytes: number;
-  rows: number;
-  date: string | null;
-  fetched_at: string;
-  last_modified: string | null;
-  etag: string | null;
-}
-
-export interface UpdateOptions {
-  tablesDir: string;
+export interface UpdateOptions extends FetchOptions {
   curatedDir: string;
   registryDir: string;
-  /** take every source from `<mirror>/<host>/<path>` */
-  mirror?: string | null;
-  /** accept a source or set that shrank, and fetch sources younger than their cadence */
-  force?: boolean;
-  /** only these sources (default all), fetched whatever their cadence */
-  only?: readonly SourceId[];
+  /** only the feeds (Tor, VPN, proxy, RPKI, abuse), not the table sources */
+  feedsOnly?: boolean;
+  /** only the table sources, not the feeds */
+  tablesOnly?: boolean;
   /** fetch PeeringDB's files too (its terms limit its use: docs/tables.md "PeeringDB"); a set built without it drops its data */
   peeringDb?: boolean;
-  /** the longest wait for a publisher's answer and between its bytes */
-  idleTimeoutMs?: number;
   now?: () => Date;
-  progress?: (phase: string, done: number, total: number) => void;
   log?: (line: string) => void;
 }
 
 export interface UpdateResult {
   outcome: 'updated' | 'unchanged' | 'failed';
   set: string;
+  /** the feed set in force after the run; null while none was built */
+  feedSet: string | null;
   message: string | null;
   /** the sources this run looked at (update-status.json keeps every source's last attempt) */
   sources: Record<string, SourceStatus>;
-}
-
-const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
-
-function readInputs(tablesDir: string, set: string): Partial<Record<SourceId, SourceInput>> {
-  if (set === INSTALLED_SET) return {};
-  try {
-    return JSON.parse(fs.readFileSync(path.join(setFolder(tablesDir, set), INPUTS_FILE), 'utf8'));
-  } catch {
-    return {};
-  }
-}
-
-/** Set names are the UTC build time to the second; a second update within the same second gets a suffix. */
-function newSetName(tablesDir: string, now: Date): string {
-  const base = now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}Z$/, 'Z');
-  let name = base;
-  for (let n = 2; fs.existsSync(path.join(tablesDir, SETS_FOLDER, name)); n++) name = `${base}-${n}`;
-  return name;
 }
 
 function writeStatus(tablesDir: string, status: UpdateStatus): void {
@@ -130,165 +92,13 @@ function removeLeftovers(tablesDir: string): void {
   }
 }
 
-/** Keeps the sets the pointers name and the source files those sets were built from. */
-function prune(tablesDir: string): void {
-  const kept = [readPointer(tablesDir, CURRENT_POINTER), readPointer(tablesDir, PREVIOUS_POINTER)].filter((n): n is string => n !== null);
-  const sets = path.join(tablesDir, SETS_FOLDER);
-  for (const name of fs.existsSync(sets) ? fs.readdirSync(sets) : []) {
-    if (!kept.includes(name)) fs.rmSync(path.join(sets, name), { recursive: true, force: true });
-  }
-  const used = new Set(
-    kept.flatMap((set) => Object.values(readInputs(tablesDir, set)).map((input) => `${input!.id}/${input!.file.split('/')[0]}`)),
-  );
-  const sources = path.join(tablesDir, SOURCES_FOLDER);
-  for (const id of fs.existsSync(sources) ? fs.readdirSync(sources) : []) {
-    for (const name of fs.readdirSync(path.join(sources, id))) {
-      if (!used.has(`${id}/${name}`)) fs.rmSync(path.join(sources, id, name), { recursive: true, force: true });
-    }
-  }
-}
-
-interface Fetched {
-  status: SourceStatus;
-  /** a new file, checked; null when the source keeps the one in force */
-  input: SourceInput | null;
-}
-
-async function fetchSource(
-  source: SourceDefinition,
-  inForce: SourceInput | undefined,
-  options: UpdateOptions,
-  now: Date,
-): Promise<Fetched> {
-  const mirror = options.mirror ?? null;
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const folder = path.join(options.tablesDir, SOURCES_FOLDER, source.id);
-  fs.mkdirSync(folder, { recursive: true });
-  const status = (
-    outcome: SourceStatus['outcome'],
-    message: string | null,
-    url: string,
-    input: SourceInput | undefined | null,
-  ): SourceStatus => ({
-    name: source.name,
-    url,
-    outcome,
-    message,
-    attempted_at: now.toISOString(),
-    date: input?.date ?? null,
-    fetched_at: input?.fetched_at ?? null,
-    rows: input?.rows ?? null,
-  });
-  // A source named with --only is fetched now, whatever its cadence: the operator asked for it.
-  if (!options.force && !options.only && inForce && now.getTime() - Date.parse(inForce.fetched_at) < source.cadenceMs) {
-    return {
-      status: status('skipped', `fetched ${inForce.fetched_at}, within the publisher's cadence`, inForce.url, inForce),
-      input: null,
-    };
-  }
-  let urls = source.urls(now);
-  if (source.index) {
-    try {
-      const indexUrl = mirroredUrl(source.index.url, mirror);
-      const html = await downloadText(indexUrl, { maxBytes: 4 * 1024 * 1024, idleTimeoutMs }, path.join(folder, 'index.download'));
-      urls = [source.index.pick(html, source.index.url)];
-    } catch (error) {
-      return { status: status('failed', (error as Error).message, source.index.url, inForce), input: null };
-    }
-  }
-  const problems: string[] = [];
-  for (const url of urls) {
-    const target = path.join(folder, 'file.download');
-    const sameFile = inForce?.url === url;
-    let fetched;
-    try {
-      fetched = await download(mirroredUrl(url, mirror), target, {
-        maxBytes: source.maxBytes,
-        idleTimeoutMs,
-        ifModifiedSince: sameFile ? inForce.last_modified : null,
-        ifNoneMatch: sameFile ? inForce.etag : null,
-        progress: (received, total) => options.progress?.(`${source.id}: downloading`, received, total ?? received + 1),
-      });
-    } catch (error) {
-      problems.push((error as Error).message);
-      // A month's DB-IP file that is not out yet answers 404: the next name is last month's.
-      if (error instanceof DownloadError && error.status === 404) continue;
-      break;
-    }
-    if (!fetched.changed) return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null };
-    try {
-      if (source.checksum) {
-        const checksumUrl = source.checksum.url(url);
-        const text = await downloadText(
-          mirroredUrl(checksumUrl, mirror),
-          { maxBytes: 64 * 1024, idleTimeoutMs },
-          path.join(folder, 'checksum.download'),
-        );
-        const stated = source.checksum.md5(text, publisherFileName(url), checksumUrl);
-        if (stated.toLowerCase() !== fetched.md5) throw new Error(`MD5 ${fetched.md5} differs from the ${stated} the publisher states`);
-      }
-      if (inForce && fetched.sha256 === inForce.sha256) {
-        return { status: status('unchanged', 'the same file as in force', url, inForce), input: null };
-      }
-      options.progress?.(`${source.id}: checking`, 0, 1);
-      // The floors guard a first fetch; later ones are held to the file in force by the shrink rule.
-      const checked = await source.check(target, url);
-      options.progress?.(`${source.id}: checking`, 1, 1);
-      if (checked.rows === 0) throw new Error('no rows');
-      if (!options.force && !inForce && checked.rows < source.minRows) {
-        throw new Error(
-          `${checked.rows} rows, fewer than the ${source.minRows} of a whole file (a partial download? run with --force to accept)`,
-        );
-      }
-      if (inForce && !options.force && checked.rows < inForce.rows * (1 - SHRINK_LIMIT)) {
-        const message = `${checked.rows} rows against ${inForce.rows} in force: more than ${SHRINK_LIMIT * 100}% fewer (run with --force to accept)`;
-        return { status: status('refused', message, url, inForce), input: null };
-      }
-      // each version in a folder of its own, under the publisher's file name (some name the data's date)
-      const file = `${fetched.sha256.slice(0, 16)}/${publisherFileName(url)}`;
-      fs.mkdirSync(path.join(folder, path.dirname(file)), { recursive: true });
-      fs.renameSync(target, path.join(folder, file));
-      const input: SourceInput = {
-        id: source.id,
-        url,
-        file,
-        sha256: fetched.sha256,
-        bytes: fetched.bytes,
-        rows: checked.rows,
-        date: checked.date ?? (fetched.lastModified ? new Date(fetched.lastModified).toISOString() : null),
-        fetched_at: now.toISOString(),
-        last_modified: fetched.lastModified,
-        etag: fetched.etag,
-      };
-      return { status: status('fetched', null, url, input), input };
-    } catch (error) {
-      return { status: status('refused', (error as Error).message, url, inForce), input: null };
-    } finally {
-      fs.rmSync(target, { force: true });
-    }
-  }
-  return { status: status('failed', problems.join('; ') || 'no URL to fetch', urls[0] ?? '', inForce), input: null };
-}
-
-function creditOf(source: SourceDefinition, input: SourceInput): SourceCredit {
-  return {
-    name: source.name,
-    origin: input.url,
-    version: input.sha256.slice(0, 16),
-    date: input.date,
-    licence: source.licence,
-    attribution: source.attribution,
-    url: source.about,
-  };
-}
-
 /** The builder's inputs: every group of sources whose files are all in hand; the npm-installed data for the rest. */
-function publisherInputs(tablesDir: string, inputs: Partial<Record<SourceId, SourceInput>>): PublisherInputs {
+function publisherInputs(tablesDir: string, inputs: SourceInputs): PublisherInputs {
   const fileOf = (id: SourceId) => {
     const input = inputs[id];
     if (!input) return null;
     const source = SOURCES.find((s) => s.id === id)!;
-    return { file: path.join(tablesDir, SOURCES_FOLDER, id, input.file), credit: creditOf(source, input) };
+    return { file: sourceFile(tablesDir, input), credit: creditOf(source, input) };
   };
   const all = <K extends string>(ids: Record<K, SourceId>) => {
     const files = Object.fromEntries(Object.entries(ids).map(([key, id]) => [key, fileOf(id as SourceId)]));
@@ -340,6 +150,7 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
   try {
     if (lock.tookOver) log('an earlier update had stopped without finishing; its leftovers are removed');
     removeLeftovers(tablesDir);
+    removeFeedLeftovers(tablesDir);
     const earlier = readUpdateStatus(tablesDir);
     const status: UpdateStatus = {
       last_attempt: { started_at: now.toISOString(), finished_at: null, outcome: 'running', message: null, set: null },
@@ -347,80 +158,112 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
       sources: { ...earlier?.sources },
     };
     writeStatus(tablesDir, status);
-    const inForceSet = readPointer(tablesDir, CURRENT_POINTER)!;
-    const inForce = readInputs(tablesDir, inForceSet);
-    const next: Partial<Record<SourceId, SourceInput>> = { ...inForce };
-    let changed = false;
     const attempted: Record<string, SourceStatus> = {};
-    // An opt-in source not turned on is neither fetched nor kept: the next set is built without it.
-    const turnedOn = (source: SourceDefinition) =>
-      source.optIn === undefined || (source.optIn === 'peeringdb' && options.peeringDb === true);
-    for (const source of SOURCES.filter((s) => !turnedOn(s))) {
-      if (next[source.id]) {
-        delete next[source.id];
-        changed = true;
-        log(`${source.id}: left out (not turned on)`);
-      }
-    }
-    for (const source of SOURCES.filter((s) => turnedOn(s) && (!options.only || options.only.includes(s.id)))) {
-      const fetched = await fetchSource(source, inForce[source.id], options, now);
-      status.sources[source.id] = fetched.status;
-      attempted[source.id] = fetched.status;
-      log(`${source.id}: ${fetched.status.outcome}${fetched.status.message ? ` (${fetched.status.message})` : ''}`);
-      if (fetched.input) {
-        next[source.id] = fetched.input;
-        changed = true;
-      }
-    }
-    const finish = (outcome: UpdateResult['outcome'], set: string, message: string | null): UpdateResult => {
-      status.last_attempt = { ...status.last_attempt, finished_at: new Date().toISOString(), outcome, message, set };
-      if (outcome !== 'failed') status.last_success = status.last_attempt.finished_at;
-      writeStatus(tablesDir, status);
-      return { outcome, set, message, sources: attempted };
+    const note = (id: string, fetched: SourceStatus) => {
+      status.sources[id] = fetched;
+      attempted[id] = fetched;
+      log(`${id}: ${fetched.outcome}${fetched.message ? ` (${fetched.message})` : ''}`);
     };
-    if (!changed && !options.force) return finish('unchanged', inForceSet, 'no source has a newer file that passed its checks');
-    const name = newSetName(tablesDir, now);
-    const staging = path.join(tablesDir, SETS_FOLDER, `.staging-${process.pid}`);
-    fs.rmSync(staging, { recursive: true, force: true });
-    try {
-      await buildTables({
-        outDir: staging,
-        builtAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
-        curatedDir: options.curatedDir,
-        registryDir: options.registryDir,
-        publishers: publisherInputs(tablesDir, next),
-        progress: options.progress ?? (() => undefined),
-      });
-      replaceFile(path.join(staging, INPUTS_FILE), JSON.stringify(next, null, 2) + '\n');
-      options.progress?.('loading the new set', 0, 1);
-      // The server's own loader validates every table (checksums, layouts) before the swap.
-      await loadEngine({ tablesDir: staging, set: INSTALLED_SET });
-      options.progress?.('loading the new set', 1, 1);
-      // The installed set comes from other sources (the npm packages): a first update's tables are
-      // held to the per-source floors instead of to it.
-      const shrunk = options.force || inForceSet === INSTALLED_SET ? [] : shrunkTables(tablesDir, inForceSet, staging);
-      if (shrunk.length > 0) {
-        return finish(
-          'failed',
-          inForceSet,
-          `the new tables are more than ${TABLE_SHRINK_LIMIT * 100}% smaller than the set in force (${shrunk.join('; ')}); run with --force to accept`,
-        );
-      }
-      fs.renameSync(staging, path.join(tablesDir, SETS_FOLDER, name));
-    } catch (error) {
-      // the files fetched for a set that was not built are not kept
-      prune(tablesDir);
-      return finish('failed', inForceSet, `the new set was not built: ${(error as Error).message}`);
-    } finally {
-      fs.rmSync(staging, { recursive: true, force: true });
-    }
-    writePointer(tablesDir, PREVIOUS_POINTER, inForceSet);
-    writePointer(tablesDir, CURRENT_POINTER, name);
-    prune(tablesDir);
-    return finish('updated', name, null);
+    const tables = options.feedsOnly ? null : await updateTables(options, now, note);
+    const routes = routesInForce(tablesDir);
+    const feeds = options.tablesOnly ? null : await updateFeeds({ ...options, routes }, now, note, tables?.routesChanged ?? false);
+    const outcome: UpdateResult['outcome'] =
+      tables?.outcome === 'failed' || feeds?.outcome === 'failed'
+        ? 'failed'
+        : tables?.outcome === 'updated' || feeds?.outcome === 'updated'
+          ? 'updated'
+          : 'unchanged';
+    const message = [tables?.message, feeds?.message].filter((m): m is string => Boolean(m)).join('; ') || null;
+    const set = readPointer(tablesDir, CURRENT_POINTER)!;
+    status.last_attempt = { ...status.last_attempt, finished_at: new Date().toISOString(), outcome, message, set };
+    if (outcome !== 'failed') status.last_success = status.last_attempt.finished_at;
+    writeStatus(tablesDir, status);
+    return { outcome, set, feedSet: feeds?.set ?? null, message, sources: attempted };
   } finally {
     lock.release();
   }
+}
+
+/** The ris-ipv4 file of the table set in force (RPKI validates its routes); null while the npm-installed data is in force. */
+function routesInForce(tablesDir: string): string | null {
+  const input = readInputs(tablesDir, readPointer(tablesDir, CURRENT_POINTER)!)['ris-ipv4'];
+  return input ? sourceFile(tablesDir, input) : null;
+}
+
+interface PartOutcome {
+  outcome: 'updated' | 'unchanged' | 'failed';
+  message: string | null;
+}
+
+/** The table sources: fetched, checked, built into a new table set and swapped in. */
+async function updateTables(
+  options: UpdateOptions,
+  now: Date,
+  note: (id: string, status: SourceStatus) => void,
+): Promise<PartOutcome & { routesChanged: boolean }> {
+  const { tablesDir } = options;
+  const log = options.log ?? (() => undefined);
+  const inForceSet = readPointer(tablesDir, CURRENT_POINTER)!;
+  const inForce = readInputs(tablesDir, inForceSet);
+  const next: SourceInputs = { ...inForce };
+  let changed = false;
+  // An opt-in source not turned on is neither fetched nor kept: the next set is built without it.
+  const turnedOn = (source: SourceDefinition) => source.optIn === undefined || (source.optIn === 'peeringdb' && options.peeringDb === true);
+  for (const source of SOURCES.filter((s) => !turnedOn(s))) {
+    if (next[source.id]) {
+      delete next[source.id];
+      changed = true;
+      log(`${source.id}: left out (not turned on)`);
+    }
+  }
+  for (const source of SOURCES.filter((s) => turnedOn(s) && (!options.only || options.only.includes(s.id)))) {
+    const fetched = await fetchSource(source, inForce[source.id], options, now);
+    note(source.id, fetched.status);
+    if (fetched.input) {
+      next[source.id] = fetched.input;
+      changed = true;
+    }
+  }
+  if (!changed && !options.force) return { outcome: 'unchanged', message: null, routesChanged: false };
+  const name = newSetName(tablesDir, now);
+  const staging = path.join(tablesDir, SETS_FOLDER, `.staging-${process.pid}`);
+  fs.rmSync(staging, { recursive: true, force: true });
+  try {
+    await buildTables({
+      outDir: staging,
+      builtAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
+      curatedDir: options.curatedDir,
+      registryDir: options.registryDir,
+      publishers: publisherInputs(tablesDir, next),
+      progress: options.progress ?? (() => undefined),
+    });
+    replaceFile(path.join(staging, INPUTS_FILE), JSON.stringify(next, null, 2) + '\n');
+    options.progress?.('loading the new set', 0, 1);
+    // The server's own loader validates every table (checksums, layouts) before the swap.
+    await loadEngine({ tablesDir: staging, set: INSTALLED_SET });
+    options.progress?.('loading the new set', 1, 1);
+    // The installed set comes from other sources (the npm packages): a first update's tables are
+    // held to the per-source floors instead of to it.
+    const shrunk = options.force || inForceSet === INSTALLED_SET ? [] : shrunkTables(tablesDir, inForceSet, staging);
+    if (shrunk.length > 0) {
+      return {
+        outcome: 'failed',
+        message: `the new tables are more than ${TABLE_SHRINK_LIMIT * 100}% smaller than the set in force (${shrunk.join('; ')}); run with --force to accept`,
+        routesChanged: false,
+      };
+    }
+    fs.renameSync(staging, path.join(tablesDir, SETS_FOLDER, name));
+  } catch (error) {
+    // the files fetched for a set that was not built are not kept
+    prune(tablesDir);
+    return { outcome: 'failed', message: `the new set was not built: ${(error as Error).message}`, routesChanged: false };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  writePointer(tablesDir, PREVIOUS_POINTER, inForceSet);
+  writePointer(tablesDir, CURRENT_POINTER, name);
+  prune(tablesDir);
+  return { outcome: 'updated', message: null, routesChanged: next['ris-ipv4']?.sha256 !== inForce['ris-ipv4']?.sha256 };
 }
 
 /** `netlookup update --rollback`: the set before the one in force comes back, and the one in force becomes the previous. */

@@ -38,16 +38,10 @@ interface SourceCheck {
   date: string | null;
 }
 
-export interface SourceDefinition {
-  id: SourceId;
+/** A publisher's file as an update fetches and checks it: the table sources below and the feeds of feedCatalog.ts. */
+export interface PublishedSource {
+  id: string;
   name: string;
-  /** the part of the tables the source feeds */
-  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry' | 'network-descriptions';
-  /**
-   * Fetched only when the operator turns it on (`--peeringdb`): the publisher's terms limit its
-   * use, and whether a deployment's use is within them is the operator's call.
-   */
-  optIn?: 'peeringdb';
   /**
    * The publisher's URLs to try, in order (DB-IP names its file by month: this month's, then last
    * month's). `index` is fetched first when the file's name must be read from a directory listing.
@@ -71,6 +65,17 @@ export interface SourceDefinition {
   /** the publisher's page about the data */
   about: string;
   check(file: string, url: string): Promise<SourceCheck>;
+}
+
+export interface SourceDefinition extends PublishedSource {
+  id: SourceId;
+  /** the part of the tables the source feeds */
+  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry' | 'network-descriptions';
+  /**
+   * Fetched only when the operator turns it on (`--peeringdb`): the publisher's terms limit its
+   * use, and whether a deployment's use is within them is the operator's call.
+   */
+  optIn?: 'peeringdb';
 }
 
 /** Half the records of each RIR's file of 2026-09-28. */

@@ -75,7 +75,7 @@ describe('feed tables', () => {
 
   it('answers exactly as a scan of the listings does, on random addresses', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const ranges = Array.from({ length: 300 }, () => {
       const start = BigInt(Math.floor(random() * 2 ** 24)) + v4('20.0.0.0');
       return { family: 4 as const, start, end: start + BigInt(Math.floor(random() * 5000)), provider: random() < 0.5 ? 'P' : null };

@@ -73,7 +73,7 @@ describe('netlookup update', () => {
   it('fetches every source through the mirror, builds a set and puts it in force', async () => {
     const tables = tablesFolder();
     const run = await firstUpdate(tables);
-    expect(run.stderr).toMatch(/table set \d{8}T\d{6}Z is in force/);
+    expect(run.stderr).toMatch(/table set \d{8}T\d{6}Z(, feed set \d{8}T\d{6}Z are| is) in force/);
     expect(run.code).toBe(0);
     const current = pointer(tables, 'current');
     expect(setsOf(tables)).toEqual([current]);
@@ -139,7 +139,7 @@ describe('netlookup update', () => {
       const inputs = readJson(path.join(tables, 'sets', second, 'inputs.json'));
       expect(inputs['dbip-city'].sha256).toBe(readJson(path.join(tables, 'sets', first, 'inputs.json'))['dbip-city'].sha256);
       expect(after['ieee-ma-l'].outcome, run.stderr).toBe('fetched');
-      expect(run.stderr).toMatch(/table set \d{8}T\d{6}Z is in force/);
+      expect(run.stderr).toMatch(/table set \d{8}T\d{6}Z(, feed set \d{8}T\d{6}Z are| is) in force/);
     } finally {
       publishers.faults.clear();
       publish(publishers, MA_L, maL);

@@ -101,7 +101,10 @@ export function writeFeedTable<Value>(parts: FeedTableParts<Value>): Uint8Array 
     ...parts.meta,
     counts: { ranges4: parts.keys4.length, ranges6: parts.keys6.hi.length, values: parts.valueList.length },
   };
-  const newest = parts.meta.feeds.map((f) => f.date ?? f.fetched_at).sort().pop();
+  const newest = parts.meta.feeds
+    .map((f) => f.date ?? f.fetched_at)
+    .sort()
+    .pop();
   const sections: SectionSpec[] = [
     { id: SHARED_SECTION.meta, count: 0, bytes: jsonBytes(meta) },
     { id: FEED_SECTION.keys4, count: parts.keys4.length, bytes: u8(parts.keys4) },
@@ -140,7 +143,8 @@ export class FeedTable<Value> {
       fail('META is not a feed table description');
     }
     const values = jsonSection<unknown>(bytes, s(FEED_SECTION.valueList), file);
-    if (!Array.isArray(values) || values.length !== s(FEED_SECTION.valueList).count) fail('the value list is not a JSON array of its count');
+    if (!Array.isArray(values) || values.length !== s(FEED_SECTION.valueList).count)
+      fail('the value list is not a JSON array of its count');
     this.valueList = values as Value[];
     this.keys4 = u32Section(bytes, s(FEED_SECTION.keys4));
     this.values4 = u32Section(bytes, s(FEED_SECTION.values4));
@@ -152,7 +156,8 @@ export class FeedTable<Value> {
     if (this.keys6High.length === 0 || this.keys6High.length !== this.keys6Low.length || this.keys6High.length !== this.values6.length) {
       fail('IPv6 keys and values differ in count');
     }
-    if (this.keys4[0] !== 0 || this.keys6High[0] !== 0n || this.keys6Low[0] !== 0n) fail('the first range does not start at the first address');
+    if (this.keys4[0] !== 0 || this.keys6High[0] !== 0n || this.keys6Low[0] !== 0n)
+      fail('the first range does not start at the first address');
     for (let i = 1; i < this.keys4.length; i++) if (this.keys4[i] <= this.keys4[i - 1]) fail(`IPv4 key ${i} is not above the one before`);
     for (let i = 1; i < this.keys6High.length; i++) {
       const hi = this.keys6High[i];
@@ -160,7 +165,8 @@ export class FeedTable<Value> {
       if (hi < before || (hi === before && this.keys6Low[i] <= this.keys6Low[i - 1])) fail(`IPv6 key ${i} is not above the one before`);
     }
     for (const list of [this.values4, this.values6]) {
-      for (let i = 0; i < list.length; i++) if (list[i] !== NO_VALUE && list[i] >= this.valueList.length) fail(`range ${i} points past the value list`);
+      for (let i = 0; i < list.length; i++)
+        if (list[i] !== NO_VALUE && list[i] >= this.valueList.length) fail(`range ${i} points past the value list`);
     }
   }
 
