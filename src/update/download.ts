@@ -30,9 +30,13 @@ export function mirroredUrl(url: string, mirror: string | null): string {
   return `${mirror.replace(/\/+$/, '')}/${publisher.host}${publisher.pathname}${publisher.search}`;
 }
 
-/** The publisher's name of the file at a URL (the last part of its path): some names carry the data's date. */
+/**
+ * The publisher's name of the file at a URL (the last part of its path: some names carry the
+ * data's date); for a URL that ends in a folder (`…/relays/all/`), the folder's name.
+ */
 export function publisherFileName(url: string): string {
-  return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
+  const parts = new URL(url).pathname.split('/').filter((part) => part !== '');
+  return decodeURIComponent(parts.pop() ?? new URL(url).host);
 }
 
 export interface DownloadOptions {

@@ -3,9 +3,33 @@
  * sourceCatalog.ts: where each is, how big it may be, how it is checked, how often it changes, how
  * long it answers, and its licence. docs/feeds.md states the same for operators.
  */
-import type { FeedListing } from '../feeds/sources/feedListing.js';
 import type { ValuedRange } from '../feeds/build/feedTables.js';
+import type { FeedListing } from '../feeds/sources/feedListing.js';
+import { AZ0_VPN_IPS_URL, readAz0VpnIps, readX4bVpnList, X4B_VPN_URLS } from '../feeds/sources/vpnAggregates.js';
+import {
+  IVPN_SERVERS_URL,
+  MULLVAD_RELAYS_URL,
+  NORDVPN_SERVERS_URL,
+  PIA_SERVERS_URL,
+  PRIVATE_RELAY_EGRESS_URL,
+  readIvpnServers,
+  readMullvadRelays,
+  readNordVpnServers,
+  readPiaServers,
+  readPrivateRelayEgress,
+} from '../feeds/sources/vpnServers.js';
+import { publisherFileName } from './download.js';
 import type { PublishedSource } from './sourceCatalog.js';
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+const MB = 1024 * 1024;
+/**
+ * A feed answers until this many of its cadences have passed since its date (or since it was
+ * fetched, when it states none): an update that fails twice in a row leaves its verdicts standing,
+ * a third makes them null rather than stale.
+ */
+export const STALE_AFTER_CADENCES = 3;
 
 export interface FeedSourceDefinition extends PublishedSource {
   /** the feed table it goes into */
@@ -23,4 +47,130 @@ export interface FeedSourceDefinition extends PublishedSource {
   part?: string;
 }
 
-export const FEED_SOURCES: readonly FeedSourceDefinition[] = [];
+
+/** A feed of listed addresses (Tor, VPN, proxy, relay): its check reads the listing the builder will read. */
+function listedFeed(
+  definition: Omit<FeedSourceDefinition, 'table' | 'staleAfterMs' | 'check' | 'listing'> & { read(file: string): FeedListing | Promise<FeedListing> },
+): FeedSourceDefinition {
+  const { read, ...rest } = definition;
+  return {
+    ...rest,
+    table: 'security',
+    staleAfterMs: STALE_AFTER_CADENCES * rest.cadenceMs,
+    listing: async (file) => read(file),
+    check: async (file, url) => {
+      const listing = await read(file);
+      void publisherFileName(url);
+      return { rows: listing.ranges.length, date: listing.date };
+    },
+  };
+}
+
+const VPN_TERMS = 'published by the provider for its own clients; no licence stated: read as a fact about its servers';
+
+export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
+  listedFeed({
+    id: 'vpn-mullvad',
+    name: 'Mullvad VPN server list',
+    says: 'vpn',
+    urls: () => [MULLVAD_RELAYS_URL],
+    maxBytes: 32 * MB,
+    minRows: 300,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: Mullvad VPN (api.mullvad.net)',
+    about: 'https://mullvad.net/en/servers',
+    read: readMullvadRelays,
+  }),
+  listedFeed({
+    id: 'vpn-nordvpn',
+    name: 'NordVPN server list',
+    says: 'vpn',
+    urls: () => [NORDVPN_SERVERS_URL],
+    maxBytes: 128 * MB,
+    minRows: 3_000,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: NordVPN (api.nordvpn.com)',
+    about: 'https://nordvpn.com/servers/',
+    read: readNordVpnServers,
+  }),
+  listedFeed({
+    id: 'vpn-pia',
+    name: 'Private Internet Access server list',
+    says: 'vpn',
+    urls: () => [PIA_SERVERS_URL],
+    maxBytes: 32 * MB,
+    minRows: 500,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: Private Internet Access (serverlist.piaservers.net)',
+    about: 'https://www.privateinternetaccess.com/vpn-server',
+    read: readPiaServers,
+  }),
+  listedFeed({
+    id: 'vpn-ivpn',
+    name: 'IVPN server list',
+    says: 'vpn',
+    urls: () => [IVPN_SERVERS_URL],
+    maxBytes: 32 * MB,
+    minRows: 60,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: IVPN (api.ivpn.net)',
+    about: 'https://www.ivpn.net/status/',
+    read: readIvpnServers,
+  }),
+  listedFeed({
+    id: 'vpn-x4bnet-ipv4',
+    name: 'X4BNet lists_vpn (IPv4)',
+    says: 'vpn',
+    urls: () => [X4B_VPN_URLS.ipv4],
+    maxBytes: 64 * MB,
+    minRows: 4_000,
+    cadenceMs: DAY,
+    licence: 'MIT',
+    attribution: 'VPN networks: X4BNet lists_vpn (https://github.com/X4BNet/lists_vpn), MIT',
+    about: 'https://github.com/X4BNet/lists_vpn',
+    read: readX4bVpnList,
+  }),
+  listedFeed({
+    id: 'vpn-x4bnet-ipv6',
+    name: 'X4BNet lists_vpn (IPv6)',
+    says: 'vpn',
+    urls: () => [X4B_VPN_URLS.ipv6],
+    maxBytes: 64 * MB,
+    minRows: 150,
+    cadenceMs: DAY,
+    licence: 'MIT',
+    attribution: 'VPN networks: X4BNet lists_vpn (https://github.com/X4BNet/lists_vpn), MIT',
+    about: 'https://github.com/X4BNet/lists_vpn',
+    read: readX4bVpnList,
+  }),
+  listedFeed({
+    id: 'vpn-az0',
+    name: 'az0 vpn_ip',
+    says: 'vpn',
+    urls: () => [AZ0_VPN_IPS_URL],
+    maxBytes: 64 * MB,
+    minRows: 10_000,
+    cadenceMs: DAY,
+    licence: 'GPL-3.0',
+    attribution: 'VPN server addresses: az0 vpn_ip (https://github.com/az0/vpn_ip), GPL-3.0',
+    about: 'https://github.com/az0/vpn_ip',
+    read: readAz0VpnIps,
+  }),
+  listedFeed({
+    id: 'relay-icloud',
+    name: 'iCloud Private Relay egress ranges',
+    says: 'relay',
+    urls: () => [PRIVATE_RELAY_EGRESS_URL],
+    maxBytes: 128 * MB,
+    minRows: 100_000,
+    cadenceMs: DAY,
+    licence: 'published by Apple for IP geolocation providers',
+    attribution: 'iCloud Private Relay egress ranges: Apple (mask-api.icloud.com)',
+    about: 'https://developer.apple.com/support/prepare-your-network-for-icloud-private-relay/',
+    read: readPrivateRelayEgress,
+  }),
+];

@@ -6,8 +6,10 @@
  * list), so that a server answers only from the feeds still fresh at the time of the question, and
  * at the provider a provider's own list names (the first such list in feed order). Addresses no
  * one may route (the special-purpose registries, IPv6 outside 2000::/3) are taken out of every
- * listing, and addresses of CDN anycast blocks (data/curated/anycast-prefixes.csv) out of the
- * proxy lists: a CDN's shared front is not an open proxy, whatever a scanner found there.
+ * listing, addresses of CDN anycast blocks (data/curated/anycast-prefixes.csv) out of the proxy
+ * lists (a CDN's shared front is not an open proxy, whatever a scanner found there), and the
+ * relays' egress ranges out of the aggregate VPN lists that name no provider (X4BNet merges
+ * iCloud Private Relay's ranges into its VPN list; a relay is reported as a relay).
  *
  * RPKI and abuse: their derivations already give disjoint ranges; the table tiles the rest with
  * "no value".
@@ -93,24 +95,35 @@ function tileFamily<R extends { start: bigint; end: bigint }, V>(
   return { keys, valueIndexes };
 }
 
-/** Ranges minus the excluded blocks (both sorted or not; the result is sorted by start). */
+/** Ranges minus the excluded blocks (neither needs to be sorted; the result is sorted by family and start). */
 function without<R extends { family: 4 | 6; start: bigint; end: bigint }>(ranges: readonly R[], excluded: readonly Excluded[]): R[] {
+  const byStart = (a: { start: bigint }, b: { start: bigint }) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0);
   const out: R[] = [];
-  const blocks = [...excluded].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  for (const range of ranges) {
-    let pieces: R[] = [range];
-    for (const block of blocks) {
-      if (block.family !== range.family || block.start > range.end || block.end < range.start) continue;
-      pieces = pieces.flatMap((piece) => {
-        if (block.end < piece.start || block.start > piece.end) return [piece];
-        const kept: R[] = [];
-        if (piece.start < block.start) kept.push({ ...piece, end: block.start - 1n });
-        if (piece.end > block.end) kept.push({ ...piece, start: block.end + 1n });
-        return kept;
-      });
-      if (pieces.length === 0) break;
+  for (const family of [4, 6] as const) {
+    // the excluded blocks of the family as disjoint sorted runs
+    const runs: Excluded[] = [];
+    for (const block of excluded.filter((b) => b.family === family).sort(byStart)) {
+      const last = runs[runs.length - 1];
+      if (last && block.start <= last.end + 1n) {
+        if (block.end > last.end) last.end = block.end;
+      } else runs.push({ ...block });
     }
-    out.push(...pieces);
+    for (const range of ranges.filter((r) => r.family === family).sort(byStart)) {
+      // the first run that ends at or after the range's start
+      let low = 0;
+      let high = runs.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (runs[middle].end < range.start) low = middle + 1;
+        else high = middle;
+      }
+      let start = range.start;
+      for (let i = low; i < runs.length && runs[i].start <= range.end && start <= range.end; i++) {
+        if (runs[i].start > start) out.push({ ...range, start, end: runs[i].start - 1n });
+        start = runs[i].end + 1n;
+      }
+      if (start <= range.end) out.push({ ...range, start });
+    }
   }
   return out;
 }
@@ -132,8 +145,16 @@ export function securityTableRanges(
   excluded: { everywhere: readonly Excluded[]; proxies: readonly Excluded[] },
 ): Pick<FeedTableParts<SecurityValue>, 'keys4' | 'values4' | 'keys6' | 'values6' | 'valueList'> & { rows: number[] } {
   const tagged: (ListedRange & { feed: number })[] = [];
+  // A relay's egress (iCloud Private Relay) is not a VPN, whatever an aggregate VPN list that merged it says.
+  const relays = feeds.filter((feed) => feed.says === 'relay').flatMap((feed) => feed.listing.ranges);
   const rows = feeds.map((feed, index) => {
-    const kept = without(feed.listing.ranges, feed.says === 'proxy' ? [...excluded.everywhere, ...excluded.proxies] : excluded.everywhere);
+    const taken =
+      feed.says === 'proxy'
+        ? [...excluded.everywhere, ...excluded.proxies]
+        : feed.says === 'vpn' && feed.listing.ranges.every((r) => r.provider === null)
+          ? [...excluded.everywhere, ...relays]
+          : excluded.everywhere;
+    const kept = without(feed.listing.ranges, taken);
     for (const range of kept) tagged.push({ ...range, feed: index });
     return kept.length;
   });
