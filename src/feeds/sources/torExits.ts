@@ -44,11 +44,11 @@ export const TOR_EXIT_ADDRESSES_URL = 'https://check.torproject.org/exit-address
 export const ONIONOO_EXITS_URL =
   'https://onionoo.torproject.org/details?type=relay&running=true&fields=fingerprint,running,or_addresses,exit_addresses,exit_policy_v6_summary';
 
-/** ~1,300 addresses in 2024 (20 KB); the bound leaves room for a network many times larger. */
+/** ~1,400 addresses in 2024 (20 KB); the bound leaves room for a network many times larger. */
 const BULK_LIST_BOUNDS: LineBounds = { maxLineLength: 64, maxBytes: 4 * 1024 ** 2 };
 /** ~2,500 blocks in 2024 (370 KB). */
 const EXIT_ADDRESSES_BOUNDS: LineBounds = { maxLineLength: 128, maxBytes: 32 * 1024 ** 2 };
-/** The running relays with five fields are ~2 MB; the whole details document is ~24 MB. */
+/** The running relays with five fields: about 2 MB (estimated); the whole details document: ~24 MB (2026). */
 export const ONIONOO_MAX_BYTES = 64 * 1024 ** 2;
 /** Document, relays, relay, policy summary, port list: 5; a deeper document is not Onionoo's. */
 const ONIONOO_MAX_DEPTH = 8;
