@@ -4,8 +4,9 @@
  * `netlookup update` replaces (src/update/runFeeds.ts).
  *
  * Honest answers: a verdict comes only from feeds that are loaded and fresh. A feed is fresh until
- * its `stale_after` (a documented multiple of its cadence after the publisher's date, or after the
- * fetch when the publisher states none). While at least one fresh feed says a kind of thing (Tor,
+ * its `stale_after`: three of its cadences after its publisher last gave or confirmed the file
+ * (src/update/feedCatalog.ts; the freshness file of the set, rewritten by updates that find
+ * nothing new, overrides the tables' META). While at least one fresh feed says a kind of thing (Tor,
  * VPN, proxy), the flag of that kind is a boolean: true when a fresh feed lists the address, false
  * when none does. With no fresh feed of the kind it is null: nobody was asked.
  */
@@ -15,6 +16,11 @@ import type { ParsedIp } from '../address/ipAddress.js';
 import { FeedTable, type FeedKind, type FeedState, type SecurityValue } from './format/feedTable.js';
 
 export const FEEDS_FOLDER = 'feeds';
+/**
+ * `{feed id: stale_after}` beside a set's tables: rewritten (and the pointer with it) when the
+ * publishers confirm their files without a rebuild; it overrides the tables' META.
+ */
+export const FRESHNESS_FILE = 'freshness.json';
 export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt' };
 export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
 export type RpkiState = (typeof RPKI_STATES)[number];
@@ -45,6 +51,8 @@ export interface FeedStatus {
   date: string | null;
   fetched_at: string;
   rows: number;
+  /** when it stops answering unless its publisher gives or confirms it again */
+  stale_after: string;
   fresh: boolean;
 }
 
@@ -65,9 +73,15 @@ export class FeedSet {
     readonly security: FeedTable<SecurityValue> | null,
     readonly rpki: FeedTable<RpkiState> | null,
     readonly abuse: FeedTable<string> | null,
+    /** per feed id, when it stops answering (the freshness file, else each table's META) */
+    private readonly staleAfter: ReadonlyMap<string, number> = new Map(),
   ) {}
 
   static readonly EMPTY = new FeedSet(null, null, null, null);
+
+  private staleAfterOf(feed: FeedState): number {
+    return this.staleAfter.get(feed.id) ?? Date.parse(feed.stale_after);
+  }
 
   /** The set `feeds/current` names under `tablesDir`; the empty set when there is none. Throws when a table is corrupt. */
   static load(tablesDir: string): FeedSet {
@@ -93,7 +107,22 @@ export class FeedSet {
       if (table.meta.feed_kind !== kind) throw new Error(`${file} holds a ${table.meta.feed_kind} table`);
       return table;
     };
-    const set = new FeedSet(name, table<SecurityValue>('security'), table<RpkiState>('rpki'), table<string>('abuse'));
+    const staleAfter = new Map<string, number>();
+    const freshnessFile = path.join(folder, FRESHNESS_FILE);
+    if (fs.existsSync(freshnessFile)) {
+      let freshness: unknown;
+      try {
+        freshness = JSON.parse(fs.readFileSync(freshnessFile, 'utf8'));
+      } catch {
+        throw new Error(`${freshnessFile} is not JSON`);
+      }
+      if (typeof freshness !== 'object' || freshness === null) throw new Error(`${freshnessFile} is not an object`);
+      for (const [id, until] of Object.entries(freshness)) {
+        if (typeof until !== 'string' || !Number.isFinite(Date.parse(until))) throw new Error(`${freshnessFile}: ${id} has no time`);
+        staleAfter.set(id, Date.parse(until));
+      }
+    }
+    const set = new FeedSet(name, table<SecurityValue>('security'), table<RpkiState>('rpki'), table<string>('abuse'), staleAfter);
     for (const state of set.rpki?.valueList ?? []) {
       if (!(RPKI_STATES as readonly string[]).includes(state)) throw new Error(`${folder}: unknown RPKI state ${JSON.stringify(state)}`);
     }
@@ -108,7 +137,7 @@ export class FeedSet {
     let fresh = this.fresh.get(kind);
     if (fresh === undefined) {
       fresh = table.meta.feeds.map((feed) => {
-        const until = Date.parse(feed.stale_after);
+        const until = this.staleAfterOf(feed);
         if (until > nowMs) this.freshUntil = Math.min(this.freshUntil, until);
         return until > nowMs;
       });
@@ -174,7 +203,8 @@ export class FeedSet {
           date: feed.date,
           fetched_at: feed.fetched_at,
           rows: feed.rows,
-          fresh: Date.parse(feed.stale_after) > nowMs,
+          stale_after: new Date(this.staleAfterOf(feed)).toISOString(),
+          fresh: this.staleAfterOf(feed) > nowMs,
         });
       }
     }

@@ -2,7 +2,9 @@
 import {
   DATE_TIME,
   arrayOf,
+  bool,
   constant,
+  num,
   numOrNull,
   orNull,
   record,
@@ -14,6 +16,7 @@ import {
 } from '../records/jsonSchema.js';
 import type { SourceStatus, UpdateStatus } from '../tables/tableSets.js';
 import type { DataStatus } from './dataStatus.js';
+import type { FeedStatus } from '../feeds/feedSet.js';
 import { endpoints, type DataSource, type endpointList } from './endpointList.js';
 
 export function endpointListSchemas(): Record<string, JsonSchema> {
@@ -61,6 +64,19 @@ export function endpointListSchemas(): Record<string, JsonSchema> {
         date: strOrNull("the publisher's date of the file in force (a date or a time)"),
         fetched_at: strOrNull('when the file in force was fetched; null while the npm-installed data stands in', DATE_TIME),
         rows: numOrNull('rows of the file in force', { multipleOf: 1, minimum: 0 }),
+      }),
+    ),
+    feed_set: strOrNull('the feed set the server answers Tor, VPN, proxy, RPKI and abuse facts from; null until an update builds one'),
+    feeds: arrayOf(
+      record<FeedStatus>('one feed of the feed set in force', {
+        id: str(),
+        name: str(),
+        says: stringEnum(['tor', 'vpn', 'proxy', 'relay', 'rpki', 'abuse'], 'what a listed address is'),
+        date: strOrNull("the publisher's date of the file (a date or a time); null when it states none"),
+        fetched_at: str('when the file was fetched', DATE_TIME),
+        rows: num('ranges or records the file lists', { multipleOf: 1, minimum: 0 }),
+        stale_after: str('when its verdicts turn null unless the publisher gives or confirms the file again', DATE_TIME),
+        fresh: bool('whether it answers now'),
       }),
     ),
   });

@@ -125,7 +125,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     plans: loadPlans(config.plansFile),
     config,
     logger,
-    metrics: createMetrics(() => dataStatus({ config, engine })),
+    metrics: createMetrics(() => dataStatus({ config, engine, feeds, now: options.now ?? (() => new Date()) })),
     now: options.now ?? (() => new Date()),
   };
   const firstKey = options.firstStart === false ? null : await createFirstAccount(store.accounts);

@@ -5,6 +5,16 @@
  */
 import type { ValuedRange } from '../feeds/build/feedTables.js';
 import type { FeedListing } from '../feeds/sources/feedListing.js';
+import { FIREHOL_PROXIES_URL, MONOSANS_PROXIES_URL, readFireholNetset, readMonosansProxyList } from '../feeds/sources/proxyLists.js';
+import {
+  ONIONOO_EXITS_URL,
+  ONIONOO_MAX_BYTES,
+  readOnionooExits,
+  readTorBulkExitList,
+  readTorExitAddresses,
+  TOR_BULK_EXIT_LIST_URL,
+  TOR_EXIT_ADDRESSES_URL,
+} from '../feeds/sources/torExits.js';
 import { AZ0_VPN_IPS_URL, readAz0VpnIps, readX4bVpnList, X4B_VPN_URLS } from '../feeds/sources/vpnAggregates.js';
 import {
   IVPN_SERVERS_URL,
@@ -68,7 +78,74 @@ function listedFeed(
 
 const VPN_TERMS = 'published by the provider for its own clients; no licence stated: read as a fact about its servers';
 
+const TOR_TERMS = "the Tor Project's public data (Tor Metrics publishes its data under CC0)";
+
 export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
+  listedFeed({
+    id: 'tor-bulk-exits',
+    name: 'Tor bulk exit list',
+    says: 'tor',
+    urls: () => [TOR_BULK_EXIT_LIST_URL],
+    maxBytes: 4 * MB,
+    minRows: 500,
+    cadenceMs: HOUR,
+    licence: TOR_TERMS,
+    attribution: 'Tor exit addresses: The Tor Project (check.torproject.org)',
+    about: 'https://check.torproject.org/',
+    read: (file) => readTorBulkExitList(file),
+  }),
+  listedFeed({
+    id: 'tor-exit-addresses',
+    name: 'Tor exit addresses (TorDNSEL)',
+    says: 'tor',
+    urls: () => [TOR_EXIT_ADDRESSES_URL],
+    maxBytes: 32 * MB,
+    minRows: 500,
+    cadenceMs: HOUR,
+    licence: TOR_TERMS,
+    attribution: 'Tor exit addresses: The Tor Project (check.torproject.org)',
+    about: 'https://metrics.torproject.org/collector.html#type-tordnsel',
+    read: (file) => readTorExitAddresses(file),
+  }),
+  listedFeed({
+    id: 'tor-onionoo',
+    name: 'Tor relays exiting over IPv6 (Onionoo)',
+    says: 'tor',
+    urls: () => [ONIONOO_EXITS_URL],
+    maxBytes: ONIONOO_MAX_BYTES,
+    minRows: 500,
+    cadenceMs: HOUR,
+    licence: TOR_TERMS,
+    attribution: 'Tor relays: The Tor Project, Onionoo (onionoo.torproject.org)',
+    about: 'https://metrics.torproject.org/onionoo.html',
+    read: (file) => readOnionooExits(file),
+  }),
+  listedFeed({
+    id: 'proxy-firehol',
+    name: 'FireHOL open proxies (firehol_proxies)',
+    says: 'proxy',
+    urls: () => [FIREHOL_PROXIES_URL],
+    maxBytes: 64 * MB,
+    minRows: 1_000,
+    cadenceMs: HOUR,
+    licence: "FireHOL IP lists: each list under its maintainers' terms (see the list's page)",
+    attribution: 'Open proxies: FireHOL IP lists, firehol_proxies (https://iplists.firehol.org/)',
+    about: 'https://iplists.firehol.org/?ipset=firehol_proxies',
+    read: (file) => readFireholNetset(file),
+  }),
+  listedFeed({
+    id: 'proxy-monosans',
+    name: 'monosans proxy-list (checked hourly)',
+    says: 'proxy',
+    urls: () => [MONOSANS_PROXIES_URL],
+    maxBytes: 64 * MB,
+    minRows: 200,
+    cadenceMs: HOUR,
+    licence: "see the repository's licence",
+    attribution: 'Checked open proxies: monosans/proxy-list (https://github.com/monosans/proxy-list)',
+    about: 'https://github.com/monosans/proxy-list',
+    read: (file) => readMonosansProxyList(file),
+  }),
   listedFeed({
     id: 'vpn-mullvad',
     name: 'Mullvad VPN server list',

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { disjointTableRanges, securityTableRanges, unroutableSpace, type SecurityFeedInput } from '../feeds/build/feedTables.js';
-import { FEED_FILES, FEEDS_FOLDER, FeedSet } from '../feeds/feedSet.js';
+import { FEED_FILES, FEEDS_FOLDER, FRESHNESS_FILE, FeedSet } from '../feeds/feedSet.js';
 import { writeFeedTable, type FeedKind, type FeedState, type FeedTableParts } from '../feeds/format/feedTable.js';
 import { loadAnycastPrefixes } from '../tables/sources/anycastPrefixes.js';
 import {
@@ -61,14 +61,17 @@ export function removeFeedLeftovers(tablesDir: string): void {
   }
 }
 
-/** When a feed stops answering: a multiple of its cadence after its date (the fetch time when it states none). */
-function staleAfter(source: FeedSourceDefinition, date: string | null, fetchedAt: string): string {
-  const dated =
-    date !== null && Number.isFinite(Date.parse(date)) ? Math.min(Date.parse(date), Date.parse(fetchedAt)) : Date.parse(fetchedAt);
-  return new Date(dated + source.staleAfterMs).toISOString();
+/**
+ * When a feed stops answering: a multiple of its cadence after the publisher last gave or
+ * confirmed the file (a fetch, or an answer that the file in force is still its newest). The
+ * publisher's own date is shown beside it: a list its publisher stopped changing still answers
+ * while the publisher serves it.
+ */
+function staleAfter(source: FeedSourceDefinition, confirmedAt: string): string {
+  return new Date(Date.parse(confirmedAt) + source.staleAfterMs).toISOString();
 }
 
-function feedState(source: FeedSourceDefinition, inputs: SourceInputs): FeedState {
+function feedState(source: FeedSourceDefinition, inputs: SourceInputs, confirmedAt: ReadonlyMap<string, string>): FeedState {
   const input = inputs[source.id]!;
   return {
     ...creditOf(source, input),
@@ -76,18 +79,53 @@ function feedState(source: FeedSourceDefinition, inputs: SourceInputs): FeedStat
     says: source.says,
     rows: input.rows,
     fetched_at: input.fetched_at,
-    stale_after: staleAfter(source, input.date, input.fetched_at),
+    stale_after: staleAfter(source, confirmedAt.get(source.id) ?? input.fetched_at),
   };
 }
 
+/** The freshness of a set's feeds, rewritten when the publishers confirm their files without a rebuild. */
+function writeFreshness(folder: string, inputs: SourceInputs, confirmedAt: ReadonlyMap<string, string>): void {
+  const freshness = Object.fromEntries(
+    FEED_SOURCES.filter((source) => inputs[source.id]).map((source) => [
+      source.id,
+      staleAfter(source, confirmedAt.get(source.id) ?? inputs[source.id]!.fetched_at),
+    ]),
+  );
+  replaceFile(path.join(folder, FRESHNESS_FILE), JSON.stringify(freshness, null, 2) + '\n');
+}
+
+/** When the publishers last gave or confirmed each file of a set: its freshness file, read back. */
+function readConfirmations(feedsDir: string, set: string, inputs: SourceInputs): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [id, input] of Object.entries(inputs)) if (input) out.set(id, input.fetched_at);
+  try {
+    const freshness = JSON.parse(fs.readFileSync(path.join(feedsDir, SETS_FOLDER, set, FRESHNESS_FILE), 'utf8')) as Record<string, string>;
+    for (const source of FEED_SOURCES) {
+      const until = freshness[source.id];
+      if (typeof until === 'string' && Number.isFinite(Date.parse(until)) && inputs[source.id]) {
+        out.set(source.id, new Date(Date.parse(until) - source.staleAfterMs).toISOString());
+      }
+    }
+  } catch {
+    // a set without the file: the fetch times stand
+  }
+  return out;
+}
+
 /** Builds every feed table the files in force allow into `folder`; returns the kinds built. */
-async function buildFeedTables(options: FeedUpdateOptions, inputs: SourceInputs, folder: string, now: Date): Promise<FeedKind[]> {
+async function buildFeedTables(
+  options: FeedUpdateOptions,
+  inputs: SourceInputs,
+  confirmedAt: ReadonlyMap<string, string>,
+  folder: string,
+  now: Date,
+): Promise<FeedKind[]> {
   const { tablesDir } = options;
   const builtAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const built: FeedKind[] = [];
   const write = <V>(kind: FeedKind, sources: FeedSourceDefinition[], parts: Omit<FeedTableParts<V>, 'meta' | 'builtAt'>) => {
     const bytes = writeFeedTable<V>({
-      meta: { feed_kind: kind, built_at: builtAt.toISOString(), feeds: sources.map((source) => feedState(source, inputs)) },
+      meta: { feed_kind: kind, built_at: builtAt.toISOString(), feeds: sources.map((source) => feedState(source, inputs, confirmedAt)) },
       builtAt,
       ...parts,
     });
@@ -156,25 +194,39 @@ export async function updateFeeds(
   const inForceSet = fs.existsSync(path.join(feedsDir, CURRENT_POINTER)) ? readPointer(feedsDir, CURRENT_POINTER) : null;
   const inForce = inForceSet === null ? {} : readInputs(feedsDir, inForceSet);
   const next: SourceInputs = { ...inForce };
+  const confirmedAt = inForceSet === null ? new Map<string, string>() : readConfirmations(feedsDir, inForceSet, inForce);
   let changed = routesChanged && FEED_SOURCES.some((source) => source.table === 'rpki' && inForce[source.id]);
+  let confirmed = false;
   for (const source of FEED_SOURCES.filter((s) => !options.only || options.only.includes(s.id))) {
     const fetched = await fetchSource(source, inForce[source.id], options, now);
     note(source.id, fetched.status);
     if (fetched.input) {
       next[source.id] = fetched.input;
+      confirmedAt.set(source.id, fetched.input.fetched_at);
       changed = true;
+    } else if (fetched.confirmed) {
+      confirmedAt.set(source.id, now.toISOString());
+      confirmed = true;
     }
   }
-  // a feed set goes stale with time even when nothing changed: rebuilt only when a file did
-  if (!changed && !(options.force && Object.keys(next).length > 0)) return { outcome: 'unchanged', message: null, set: inForceSet };
+  if (!changed && !(options.force && Object.keys(next).length > 0)) {
+    // Nothing new, but publishers confirmed their files: the set in force stays fresh longer, and
+    // servers re-read it when its pointer is rewritten.
+    if (confirmed && inForceSet !== null) {
+      writeFreshness(path.join(feedsDir, SETS_FOLDER, inForceSet), inForce, confirmedAt);
+      writePointer(feedsDir, CURRENT_POINTER, inForceSet);
+    }
+    return { outcome: 'unchanged', message: null, set: inForceSet };
+  }
   const name = newSetName(feedsDir, now);
   const staging = path.join(feedsDir, SETS_FOLDER, `.staging-${process.pid}`);
   fs.rmSync(staging, { recursive: true, force: true });
   fs.mkdirSync(staging, { recursive: true });
   try {
-    const built = await buildFeedTables(options, next, staging, now);
+    const built = await buildFeedTables(options, next, confirmedAt, staging, now);
     if (built.length === 0) return { outcome: 'unchanged', message: null, set: inForceSet };
     replaceFile(path.join(staging, INPUTS_FILE), JSON.stringify(next, null, 2) + '\n');
+    writeFreshness(staging, next, confirmedAt);
     // loaded as a server loads it before any server is pointed at it
     FeedSet.loadFolder(staging, name);
     fs.renameSync(staging, path.join(feedsDir, SETS_FOLDER, name));

@@ -122,6 +122,8 @@ interface Fetched {
   status: SourceStatus;
   /** a new file, checked; null when the source keeps the one in force */
   input: SourceInput | null;
+  /** the publisher answered that the file in force is its newest (a feed stays fresh from this run) */
+  confirmed?: boolean;
 }
 
 export async function fetchSource(
@@ -185,7 +187,7 @@ export async function fetchSource(
       if (error instanceof DownloadError && error.status === 404) continue;
       break;
     }
-    if (!fetched.changed) return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null };
+    if (!fetched.changed) return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null, confirmed: true };
     try {
       if (source.checksum) {
         const checksumUrl = source.checksum.url(url);
@@ -198,7 +200,7 @@ export async function fetchSource(
         if (stated.toLowerCase() !== fetched.md5) throw new Error(`MD5 ${fetched.md5} differs from the ${stated} the publisher states`);
       }
       if (inForce && fetched.sha256 === inForce.sha256) {
-        return { status: status('unchanged', 'the same file as in force', url, inForce), input: null };
+        return { status: status('unchanged', 'the same file as in force', url, inForce), input: null, confirmed: true };
       }
       options.progress?.(`${source.id}: checking`, 0, 1);
       // The floors guard a first fetch; later ones are held to the file in force by the shrink rule.
