@@ -161,9 +161,6 @@ class Ipv4VrpIndex {
   private readonly ends: Float64Array;
   private readonly parent: Int32Array;
   private readonly groups: Groups;
-  /** the route being validated, for `covers` (kept here so the hot path allocates nothing) */
-  private routeStart = 0;
-  private readonly covers = (q: number): boolean => this.ends[q] >= this.routeStart;
 
   constructor(vrps: Ipv4Vrps) {
     const all = new Float64Array(vrps.count);
@@ -205,10 +202,19 @@ class Ipv4VrpIndex {
     return high;
   }
 
+  /** stateOfChain, inlined: this runs once per route of the routing table. */
   validate(start: number, length: number, origin: number): RouteValidity {
-    this.routeStart = start;
-    // A prefix at or before (start, length) that reaches `start` holds the whole route (aligned blocks nest).
-    return stateOfChain(this.atOrBefore(start * 64 + length), this.covers, this.parent, this.groups, length, origin);
+    const { first, asn, maxLength } = this.groups;
+    let covered = false;
+    for (let q = this.atOrBefore(start * 64 + length); q >= 0; q = this.parent[q]) {
+      // A prefix at or before (start, length) that reaches `start` holds the whole route (aligned blocks nest).
+      if (!covered && this.ends[q] < start) continue;
+      covered = true;
+      for (let j = first[q], end = first[q + 1]; j < end; j++) {
+        if (asn[j] === origin && length <= maxLength[j]) return VALID;
+      }
+    }
+    return covered ? INVALID : NOT_FOUND;
   }
 }
 

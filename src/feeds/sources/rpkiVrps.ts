@@ -20,6 +20,7 @@
  * under two trust anchors) are kept; validation does not mind them.
  */
 import fs from 'node:fs';
+import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
@@ -85,7 +86,9 @@ async function fileBytes(file: string): Promise<AsyncIterable<Buffer>> {
     await handle.close();
   }
   const raw = fs.createReadStream(file, { highWaterMark: READ_CHUNK });
-  return head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1] ? raw.pipe(createGunzip({ chunkSize: READ_CHUNK })) : raw;
+  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) return raw;
+  // pipeline, not pipe: a read error reaches the reader, and a reader that stops closes the file.
+  return pipeline(raw, createGunzip({ chunkSize: READ_CHUNK }), () => {});
 }
 
 /** Reads a VRP document from its (already inflated) bytes. */
@@ -167,8 +170,10 @@ class VrpDocument {
   private skipDepth = 0;
   private afterSkip: Place = Place.Top;
   private seenTop = new Set<string>();
-  private seenMember = new Set<string>();
-  private fields: VrpFields = emptyFields();
+  /** the members of the VRP being read (a Member each), for "twice" */
+  private seenMembers = 0;
+  private member = 0;
+  private readonly fields: VrpFields = emptyFields();
   private index = -1;
   private buildtime: string | null = null;
   private generated: string | null = null;
@@ -286,8 +291,8 @@ class VrpDocument {
         }
         this.index++;
         if (token.name !== 'startObject') throw this.fail('not an object');
-        this.fields = emptyFields();
-        this.seenMember.clear();
+        clearFields(this.fields);
+        this.seenMembers = 0;
         this.place = Place.Vrp;
         return;
       case Place.Vrp:
@@ -297,8 +302,9 @@ class VrpDocument {
           return;
         }
         this.key = this.keyOf(token);
-        if (this.seenMember.has(this.key)) throw this.fail(`"${this.key}" twice`);
-        this.seenMember.add(this.key);
+        this.member = memberOf(this.key);
+        if ((this.seenMembers & this.member) !== 0) throw this.fail(`"${this.key}" twice`);
+        this.seenMembers |= this.member;
         this.place = Place.VrpValue;
         return;
       case Place.VrpValue:
@@ -334,26 +340,26 @@ class VrpDocument {
 
   private vrpValue(token: Token): void {
     const f = this.fields;
-    switch (this.key) {
-      case 'prefix':
+    switch (this.member) {
+      case Member.Prefix:
         if (token.name !== 'stringValue') throw this.fail(`prefix is not a string: ${describe(token)}`);
         f.prefix = token.value;
         break;
-      case 'maxLength':
+      case Member.MaxLength:
         if (token.name !== 'numberValue') throw this.fail(`maxLength is not a number: ${describe(token)}`);
         f.maxLength = token.value;
         break;
-      case 'asn':
+      case Member.Asn:
         if (token.name !== 'numberValue' && token.name !== 'stringValue')
           throw this.fail(`asn is not a number or "AS…": ${describe(token)}`);
         f.asn = token.value;
         f.asnIsText = token.name === 'stringValue';
         break;
-      case 'ta':
+      case Member.Ta:
         if (token.name !== 'stringValue') throw this.fail(`ta is not a string: ${describe(token)}`);
         f.ta = token.value;
         break;
-      case 'expires':
+      case Member.Expires:
         if (token.name !== 'numberValue') throw this.fail(`expires is not a number: ${describe(token)}`);
         f.expires = token.value;
         break;
@@ -402,6 +408,31 @@ class VrpDocument {
 
 function emptyFields(): VrpFields {
   return { prefix: null, maxLength: null, asn: null, asnIsText: false, ta: null, expires: null };
+}
+
+function clearFields(f: VrpFields): void {
+  f.prefix = f.maxLength = f.asn = f.ta = f.expires = null;
+  f.asnIsText = false;
+}
+
+/** The members of a VRP this reader reads, as bits; 0 for the others (read past, never checked for "twice"). */
+const Member = { Prefix: 1, MaxLength: 2, Asn: 4, Ta: 8, Expires: 16 } as const;
+
+function memberOf(key: string): number {
+  switch (key) {
+    case 'prefix':
+      return Member.Prefix;
+    case 'maxLength':
+      return Member.MaxLength;
+    case 'asn':
+      return Member.Asn;
+    case 'ta':
+      return Member.Ta;
+    case 'expires':
+      return Member.Expires;
+    default:
+      return 0;
+  }
 }
 
 /** The AS number of `13335` or `"AS13335"`, or -1. */
