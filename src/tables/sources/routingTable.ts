@@ -197,31 +197,33 @@ export function isPublicAsn(asn: number): boolean {
   return asn < 4200000000;
 }
 
-interface Decided {
-  start: bigint;
-  end: bigint;
-  prefixLength: number;
-  /** null: the prefix is announced but names no public origin (AS_SET, private) */
-  asn: number | null;
-}
-
 /** Whether the announcement can decide a prefix's origin; the others still decide that it has none. */
 function namesNetwork(a: Announcement): boolean {
   return a.origin !== null && isPublicAsn(a.origin);
 }
 
+/** An announced prefix and the announcement that decides its origin. */
+export interface RouteInForce {
+  start: bigint;
+  end: bigint;
+  prefixLength: number;
+  /**
+   * Of the prefix's announcements seen by at least MIN_SEEN_BY_PEERS peers: one naming a network
+   * (a public origin) before an AS_SET or a non-public one, then the one seen by most peers (MOAS),
+   * then the lower AS number.
+   */
+  announcement: Announcement;
+}
+
 /**
- * Non-overlapping ascending ranges where the most specific announcement seen by at least
- * MIN_SEEN_BY_PEERS peers decides the origin. Several origins for one prefix (MOAS): the one seen
- * by most peers (ties: the lower AS number). A prefix announced only with an AS_SET or a non-public
- * origin gives no ASN: its addresses are left out, not given to a covering prefix (traffic to them
- * follows the more specific route, whose origin is unknown). Sort and one stack sweep: no work per
- * address.
+ * The prefixes announced by routes seen by at least MIN_SEEN_BY_PEERS peers, one each with the
+ * announcement that decides its origin, ascending by start then prefix length (a prefix before the
+ * prefixes inside it).
  */
-export function routedRanges(announcements: Announcement[], family: 4 | 6): RoutedRange[] {
+export function routesInForce(announcements: Announcement[], family: 4 | 6): RouteInForce[] {
   const width = BigInt(family === 4 ? 32 : 128);
   const routes = announcements.filter((a) => {
-    if (a.family !== family) throw new Error(`routedRanges(…, ${family}) given an IPv${a.family} announcement`);
+    if (a.family !== family) throw new Error(`routesInForce(…, ${family}) given an IPv${a.family} announcement`);
     return a.seenByPeers >= MIN_SEEN_BY_PEERS;
   });
   routes.sort((a, b) => {
@@ -232,22 +234,32 @@ export function routedRanges(announcements: Announcement[], family: 4 | 6): Rout
     if (a.seenByPeers !== b.seenByPeers) return b.seenByPeers - a.seenByPeers;
     return (a.origin ?? 0) - (b.origin ?? 0);
   });
-  const decided: Decided[] = [];
+  const inForce: RouteInForce[] = [];
   for (const a of routes) {
-    const last = decided[decided.length - 1];
+    const last = inForce[inForce.length - 1];
     if (last !== undefined && last.start === a.start && last.prefixLength === a.prefixLength) continue;
     const end = a.start + (1n << (width - BigInt(a.prefixLength))) - 1n;
-    decided.push({ start: a.start, end, prefixLength: a.prefixLength, asn: namesNetwork(a) ? a.origin : null });
+    inForce.push({ start: a.start, end, prefixLength: a.prefixLength, announcement: a });
   }
+  return inForce;
+}
 
-  const ranges: RoutedRange[] = [];
-  const emit = (p: Decided, from: bigint, to: bigint): void => {
-    if (p.asn !== null && from <= to) ranges.push({ start: from, end: to, asn: p.asn, prefixLength: p.prefixLength });
-  };
-  // The open prefixes, each inside the one below it; `next` is the first address no range has passed.
-  const open: Decided[] = [];
+/**
+ * Calls `visit(route, from, to)` for each run of addresses whose most specific route is `route`, in
+ * address order, given the routes ascending by start then prefix length (as routesInForce returns
+ * them). Addresses no route covers are not visited. One stack sweep: no work per address.
+ */
+export function forEachMostSpecific<R extends { start: bigint; end: bigint }>(
+  routes: readonly R[],
+  visit: (route: R, from: bigint, to: bigint) => void,
+): void {
+  // The open prefixes, each inside the one below it; `next` is the first address no run has passed.
+  const open: R[] = [];
   let next = 0n;
-  for (const p of decided) {
+  const emit = (route: R, from: bigint, to: bigint): void => {
+    if (from <= to) visit(route, from, to);
+  };
+  for (const p of routes) {
     for (let top = open[open.length - 1]; top !== undefined && top.end < p.start; top = open[open.length - 1]) {
       emit(top, next, top.end);
       next = top.end + 1n;
@@ -262,5 +274,21 @@ export function routedRanges(announcements: Announcement[], family: 4 | 6): Rout
     emit(top, next, top.end);
     next = top.end + 1n;
   }
+}
+
+/**
+ * Non-overlapping ascending ranges where the most specific announcement seen by at least
+ * MIN_SEEN_BY_PEERS peers decides the origin. Several origins for one prefix (MOAS): the one seen
+ * by most peers (ties: the lower AS number). A prefix announced only with an AS_SET or a non-public
+ * origin gives no ASN: its addresses are left out, not given to a covering prefix (traffic to them
+ * follows the more specific route, whose origin is unknown). Sort and one stack sweep: no work per
+ * address.
+ */
+export function routedRanges(announcements: Announcement[], family: 4 | 6): RoutedRange[] {
+  const ranges: RoutedRange[] = [];
+  forEachMostSpecific(routesInForce(announcements, family), (route, from, to) => {
+    const a = route.announcement;
+    if (namesNetwork(a)) ranges.push({ start: from, end: to, asn: a.origin as number, prefixLength: route.prefixLength });
+  });
   return ranges;
 }
