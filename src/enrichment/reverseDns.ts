@@ -17,9 +17,12 @@
  *   and each query is cancelled `deadlineMs` after it is sent.
  * - `Resolver.cancel()` cancels every query of that resolver, so each query runs alone on a
  *   resolver taken from a pool of at most `maxQueries` (idle c-ares channels keep no socket open).
- *   Measured against a local server: the pool is as fast as one shared resolver, and 1.5 to 2 times
- *   as fast as a new resolver per query. The pool is also the bound on queries in flight: a lookup
- *   that finds no free resolver by its deadline is answered "unknown" without a query.
+ *   Measured against a local server in another process, client CPU per query: about 40 µs on one
+ *   shared resolver, 55 µs on the pool (an idle channel closes its socket, so each query opens
+ *   one: a fresh source port too), 100 µs with a new resolver per query. A shared resolver would
+ *   leave a hung query running until c-ares gives up (up to 5 s), holding its slot. The pool is also
+ *   the bound on queries in flight: a lookup that finds no free resolver by its deadline is
+ *   answered "unknown" without a query.
  * - A query outlives a caller whose deadline is earlier (a batch's budget ending): its answer, if
  *   it comes within `deadlineMs` of being sent, goes into the cache for the next request.
  * - One query per address in flight: concurrent lookups of an address share it.
