@@ -13,7 +13,9 @@ const layers = [
   ['errors', '^src/errors\\.ts$'],
   ['address', '^src/address/'],
   ['config', '^src/(config|plans)/'],
+  ['enrichment', '^src/enrichment/'],
   ['tables', '^src/tables/'],
+  ['feeds', '^src/feeds/'],
   ['engine', '^src/engine/'],
   ['blacklist', '^src/blacklist/'],
   ['records', '^src/records/'],
@@ -62,8 +64,16 @@ module.exports = {
       name: 'table-builder-only-from-cli',
       comment: 'building tables is a command (build-tables, update): the service reads built tables, it never imports the builder',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(tables|cli|update)/' },
+      from: { path: '^src/', pathNot: '^src/(tables|cli|update|feeds/(sources|build))/|^src/feeds/rpkiValidation\\.ts$' },
       to: { path: '^src/tables/(sources|build)/' },
+    },
+    {
+      name: 'feed-builder-only-from-update',
+      comment:
+        'reading and building feeds is the update command: the service reads built feed sets, it never imports the readers or the builder',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(feeds/(sources|build)/|feeds/rpkiValidation\\.ts$|update/|cli/)' },
+      to: { path: '^src/feeds/(sources|build)/' },
     },
     {
       name: 'web-imports-browser-safe-layers',

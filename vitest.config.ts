@@ -28,6 +28,8 @@ export default defineConfig({
     // The WASM module, compiled TypeScript, tables and web build are rebuilt first when older than their sources.
     globalSetup: ['test/artifacts.globalSetup.ts'],
     testTimeout: 120_000,
+    // no reverse DNS unless a test starts its own DNS server: the machines' resolvers are not the tests'
+    env: { NETLOOKUP_DNS_SERVERS: 'off' },
     hookTimeout: 300_000,
     projects: [
       // Parsers, formats, records, scoring, small builds: in-process, seconds.

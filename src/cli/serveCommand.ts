@@ -45,12 +45,17 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   return runPrimary(config, workers);
 }
 
-/** NETLOOKUP_UPDATE_INTERVAL: one schedule per deployment host, in the single process or the primary. */
+/**
+ * NETLOOKUP_UPDATE_INTERVAL and NETLOOKUP_FEEDS_INTERVAL: one schedule each per deployment host, in
+ * the single process or the primary. With both, the first updates the table sources only and the
+ * second the feeds (Tor hourly, say, and the tables daily).
+ */
 function startUpdates(config: ServiceConfig): void {
-  if (!config.updateIntervalMs) return;
-  scheduleUpdates(path.resolve(config.tablesDir ?? defaultTablesDir()), config.updateIntervalMs, (level, message) =>
-    (level === 'info' ? process.stdout : process.stderr).write(`netlookup: ${message}\n`),
-  );
+  const tablesDir = path.resolve(config.tablesDir ?? defaultTablesDir());
+  const log = (level: 'info' | 'warn', message: string) =>
+    (level === 'info' ? process.stdout : process.stderr).write(`netlookup: ${message}\n`);
+  if (config.updateIntervalMs) scheduleUpdates(tablesDir, config.updateIntervalMs, log, config.feedsIntervalMs ? 'tables' : 'all');
+  if (config.feedsIntervalMs) scheduleUpdates(tablesDir, config.feedsIntervalMs, log, 'feeds');
 }
 
 async function runSingle(config: ServiceConfig): Promise<void> {

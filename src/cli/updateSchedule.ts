@@ -20,6 +20,8 @@ export function scheduleUpdates(
   tablesDir: string,
   intervalMs: number,
   log: (level: 'info' | 'warn', message: string) => void,
+  /** what to update: everything, only the table sources, or only the feeds (each with its own schedule) */
+  part: 'all' | 'tables' | 'feeds' = 'all',
 ): UpdateSchedule {
   // the same entry and loader flags as this process (dist/cli/main.js, or the sources through tsx), with the update's heap
   const nodeFlags = [...process.execArgv.filter((flag) => !flag.startsWith('--max-old-space-size')), UPDATE_HEAP];
@@ -32,8 +34,9 @@ export function scheduleUpdates(
     timer.unref();
   };
   const run = () => {
-    log('info', 'scheduled update starting');
-    const child = spawn(process.execPath, [...nodeFlags, cli, 'update'], {
+    log('info', `scheduled update${part === 'feeds' ? ' of the feeds' : ''} starting`);
+    const partFlags = part === 'feeds' ? ['--feeds-only'] : part === 'tables' ? ['--tables-only'] : [];
+    const child = spawn(process.execPath, [...nodeFlags, cli, 'update', ...partFlags], {
       env: { ...process.env, NETLOOKUP_TABLES: tablesDir },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -52,7 +55,8 @@ export function scheduleUpdates(
       next(intervalMs);
     });
   };
-  const lastSuccess = readUpdateStatus(tablesDir)?.last_success;
+  // feeds run from the first interval on: they are quick, and stale feeds answer null until then
+  const lastSuccess = part === 'feeds' ? null : readUpdateStatus(tablesDir)?.last_success;
   const due = lastSuccess ? Date.parse(lastSuccess) + intervalMs - Date.now() : 0;
   next(Math.max(FIRST_RUN_DELAY_MS, due));
   return {

@@ -1,4 +1,5 @@
 /** The service's configuration, from the environment (README "Configuration"). */
+import { dnsSettingsFromEnv, type DnsSettings } from './dnsSettings.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
@@ -28,8 +29,12 @@ export interface ServiceConfig {
   connections?: Partial<ConnectionSettings>;
   /** the dashboard's sign-in limits (`dashboardSettings` below fills defaults) */
   dashboard?: Partial<DashboardSettings>;
+  /** reverse DNS for network.hostname (NETLOOKUP_DNS_*, src/config/dnsSettings.ts); absent: no DNS */
+  dns?: DnsSettings;
   /** how often `serve` runs `netlookup update` (NETLOOKUP_UPDATE_INTERVAL, e.g. `24h`); null: never (the default) */
   updateIntervalMs?: number | null;
+  /** how often `serve` updates the feeds alone (NETLOOKUP_FEEDS_INTERVAL, e.g. `1h`); null: with the tables, if at all */
+  feedsIntervalMs?: number | null;
   /** where `netlookup update` takes the publishers' files from (NETLOOKUP_UPDATE_MIRROR): `<mirror>/<host>/<path>` */
   updateMirror?: string | null;
   /** whether `netlookup update` fetches PeeringDB too (NETLOOKUP_UPDATE_PEERINGDB=on; default off: its terms limit its use) */
@@ -218,11 +223,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
         const ms = durationOf(text);
         return ms === undefined ? undefined : { ms };
       })?.ms ?? null,
+    feedsIntervalMs:
+      envValue(env, 'NETLOOKUP_FEEDS_INTERVAL', 'a duration from 10m to 90d (e.g. 30m, 1h, 1d) or off is expected', (text) => {
+        const ms = durationOf(text);
+        return ms === undefined ? undefined : { ms };
+      })?.ms ?? null,
     updateMirror: envValue(env, 'NETLOOKUP_UPDATE_MIRROR', 'an http:// or https:// URL without query is expected', mirrorOf) ?? null,
     updatePeeringDb:
       envValue(env, 'NETLOOKUP_UPDATE_PEERINGDB', 'on or off is expected', (text) =>
         text === 'on' ? { on: true } : text === 'off' ? { on: false } : undefined,
       )?.on ?? false,
+    dns: dnsSettingsFromEnv(env),
     dashboard: {
       sessionsPerAccount: countOf(env, 'NETLOOKUP_DASHBOARD_SESSIONS'),
       signInsPerKey: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY'),

@@ -39,8 +39,8 @@ export interface DnsSettings {
 
 export const DEFAULT_DNS_SETTINGS: DnsSettings = { servers: 'system', deadlineMs: 300, cacheSize: 10_000, maxQueries: 64 };
 
-export const DNS_DEADLINE_MIN_MS = 10;
-export const DNS_DEADLINE_MAX_MS = 5000;
+const DNS_DEADLINE_MIN_MS = 10;
+const DNS_DEADLINE_MAX_MS = 5000;
 const MAX_SERVERS = 8;
 const MAX_CACHE_SIZE = 100_000;
 const MAX_QUERIES = 256;

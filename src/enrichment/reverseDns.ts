@@ -80,7 +80,7 @@ export interface ReverseDnsClock {
   now(): number;
 }
 
-export interface ReverseDnsStats {
+interface ReverseDnsStats {
   /** lookups answered from the cache */
   hits: number;
   /** lookups not in the cache (reserved and `off` lookups are neither) */

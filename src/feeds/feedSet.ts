@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedIp } from '../address/ipAddress.js';
-import { FeedTable, type FeedKind, type FeedState, type SecurityValue } from './format/feedTable.js';
+import { FeedTable, RPKI_STATES, type FeedKind, type FeedState, type RpkiState, type SecurityValue } from './format/feedTable.js';
 
 export const FEEDS_FOLDER = 'feeds';
 /**
@@ -22,8 +22,6 @@ export const FEEDS_FOLDER = 'feeds';
  */
 export const FRESHNESS_FILE = 'freshness.json';
 export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt' };
-export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
-export type RpkiState = (typeof RPKI_STATES)[number];
 
 /** The SPEC 2.2 security flags the feeds answer, and the names of the fresh feeds that list the address. */
 export interface FeedSecurity {

@@ -21,9 +21,7 @@
 import { forEachMostSpecific, routesInForce, type Announcement } from '../tables/sources/routingTable.js';
 import type { Ipv4Vrps, Ipv6Vrp, Vrps } from './sources/rpkiVrps.js';
 
-/** The states of `network.rpki`, indexed by their code (the order of src/feeds/feedSet.ts's list). */
-export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
-export type RpkiState = (typeof RPKI_STATES)[number];
+export { RPKI_STATES, type RpkiState } from './format/feedTable.js';
 
 export const VALID = 0;
 export const INVALID = 1;
@@ -31,7 +29,7 @@ export const NOT_FOUND = 2;
 export const UNROUTED = 3;
 /** The outcome of validating one route: NOT_FOUND, VALID or INVALID. */
 export type RouteValidity = typeof NOT_FOUND | typeof VALID | typeof INVALID;
-export type RpkiStateCode = typeof UNROUTED | RouteValidity;
+type RpkiStateCode = typeof UNROUTED | RouteValidity;
 
 /** A route's prefix: its first address (host bits zero) and length. An Announcement is one. */
 export interface RoutePrefix {

@@ -20,6 +20,8 @@ import { LiveEngine } from '../engine/liveEngine.js';
 import { defaultTablesDir, loadEngine } from '../engine/node.js';
 import { CURRENT_POINTER, setNameOfTables } from '../tables/tableSets.js';
 import { FEEDS_FOLDER, FeedSet } from '../feeds/feedSet.js';
+import { createReverseDns } from '../enrichment/reverseDns.js';
+import { DEFAULT_DNS_SETTINGS } from '../config/dnsSettings.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
@@ -118,9 +120,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const feeds = { current: FeedSet.EMPTY };
   const followFeeds = followFeedSets(tablesRoot, feeds, logger);
   const store = options.store ?? (await openStore(config, { writer: true }));
+  const reverseDns = createReverseDns(config.dns ?? { ...DEFAULT_DNS_SETTINGS, servers: 'off' });
   const deps: ServiceDeps = {
     engine,
     feeds,
+    reverseDns,
     store,
     plans: loadPlans(config.plansFile),
     config,
@@ -182,6 +186,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       clearInterval(purge);
       followSets.stop();
       followFeeds.stop();
+      reverseDns.close();
       await store.close();
       logger.info('stopped');
     })();

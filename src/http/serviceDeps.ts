@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { LiveEngine } from '../engine/liveEngine.js';
 import type { FeedSet } from '../feeds/feedSet.js';
+import type { ReverseDns } from '../enrichment/reverseDns.js';
 import type { PlanTable } from '../plans/plans.js';
 import type { Store } from '../store/store.js';
 import type { ServiceConfig } from '../config/config.js';
@@ -11,6 +12,8 @@ export interface ServiceDeps {
   engine: LiveEngine;
   /** the feed set in force (Tor, VPN, proxy, RPKI, abuse), replaced when `feeds/current` changes */
   feeds: { current: FeedSet };
+  /** network.hostname: PTR lookups bounded by a deadline, cached, one per address in flight */
+  reverseDns: ReverseDns;
   store: Store;
   plans: PlanTable;
   config: ServiceConfig;

@@ -9,8 +9,9 @@ import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.j
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
-import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
-import { ipRecord, type IpRecordFeeds } from '../records/ipRecord.js';
+import { applyFields, keepsField, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
+import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../records/ipRecord.js';
+import { hostnameOf } from '../enrichment/reverseDns.js';
 import { ipRecordFeeds } from './ipRecordFeeds.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecordJson } from '../records/macRecordJson.js';
@@ -60,6 +61,16 @@ function respondMetered(ctx: Exchange, caller: Caller, quota: Admission, answer:
   sendJson(ctx, 200, { ...applyFields(answer.record(), filter), meta: metaRecord(code, level, quota) });
 }
 
+/**
+ * Whether a lookup asks the DNS for network.hostname: a paid record whose `fields` keep it, with
+ * reverse DNS on. Anything else makes no query (the hot path without hostname stays as it is).
+ */
+function hostnameWanted(ctx: Exchange, deps: ServiceDeps, level: FieldLevel): boolean {
+  return (
+    level === 'full' && deps.config.dns !== undefined && deps.config.dns.servers !== 'off' && keepsField(fieldsOf(ctx), 'network.hostname')
+  );
+}
+
 function fieldsOf(ctx: Exchange): FieldsFilter | null {
   if (ctx.querystring === '') return null;
   const value = ctx.query.fields;
@@ -83,6 +94,7 @@ class IpLookup implements MeteredAnswer {
   private metered: MeteredRequest | null = null;
   private quota: Admission | null = null;
   private threat: ThreatFacts | UnknownThreatFacts | undefined = undefined;
+  private hostname: string | null = null;
 
   constructor(
     private readonly ctx: Exchange,
@@ -110,7 +122,13 @@ class IpLookup implements MeteredAnswer {
 
   private serve(): Eventually<void> {
     const { plan, now } = this.caller!;
-    return whenReadyOn(threatFactsOf(this.deps, this.ip!, plan.field_level, now), this, this.respond);
+    const threat = threatFactsOf(this.deps, this.ip!, plan.field_level, now);
+    if (!hostnameWanted(this.ctx, this.deps, plan.field_level)) return whenReadyOn(threat, this, this.respond);
+    // the PTR query runs beside the blacklist read, and ends by its deadline whatever the DNS server does
+    return Promise.all([threat, this.deps.reverseDns.lookup(this.ip!.text)]).then(([facts, name]) => {
+      this.hostname = hostnameOf(name);
+      this.respond(facts);
+    });
   }
 
   private respond(threat: ThreatFacts | UnknownThreatFacts | undefined): void {
@@ -120,7 +138,7 @@ class IpLookup implements MeteredAnswer {
 
   private feeds(): IpRecordFeeds | undefined {
     const { plan, now } = this.caller!;
-    return ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, this.threat);
+    return ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, this.threat, this.hostname);
   }
 
   record(): Record<string, unknown> {
@@ -328,6 +346,13 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);
       const { code, field_level: level } = caller.plan;
+      // the batch's PTR queries run in parallel within one deadline
+      const hostnames = new Map<string, string | null>();
+      if (api === 'ip' && hostnameWanted(ctx, deps, level)) {
+        const texts = valid.map((item) => item.ip!.text);
+        const names = await deps.reverseDns.lookupMany(texts, deps.reverseDns.deadline());
+        texts.forEach((text, i) => hostnames.set(text, hostnameOf(names[i])));
+      }
       // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
         const { engine } = deps.engine;
@@ -335,7 +360,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           items,
           ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => {
-              const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat);
+              const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat, hostnames.get(ip.text) ?? null);
               const bytes = ipRenderer.renderUtf8(engine, ip, level, caller.now, feeds);
               return bytes === null
                 ? withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds))
@@ -359,10 +384,12 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           ? whenReady(
               threatFactsOf(deps, ip, level, caller.now),
               (threat) =>
-                ipRecord(deps.engine.engine.answerOf(ip), level, caller.now, ipRecordFeeds(deps, ip, level, caller.now, threat)) as unknown as Record<
-                  string,
-                  unknown
-                >,
+                ipRecord(
+                  deps.engine.engine.answerOf(ip),
+                  level,
+                  caller.now,
+                  ipRecordFeeds(deps, ip, level, caller.now, threat, hostnames.get(ip.text) ?? null),
+                ) as unknown as Record<string, unknown>,
             )
           : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);
       const results = await batchResults(

@@ -35,6 +35,19 @@ export interface FieldsFilter {
 export const ALWAYS_KEPT: readonly string[] = ['success', 'input', 'ip', 'mac', 'asn', 'version', 'found', 'reserved', 'message', 'meta'];
 const alwaysKept = new Set(ALWAYS_KEPT);
 
+/** Whether a record filtered by `filter` (null: not filtered) shows the value at dot path `path`. */
+export function keepsField(filter: FieldsFilter | null, path: string): boolean {
+  if (filter === null) return true;
+  let node: FieldNode = filter.root;
+  for (const key of path.split('.')) {
+    const next = node.get(key);
+    if (next === undefined) return false;
+    if (next === true) return true;
+    node = next;
+  }
+  return true;
+}
+
 /** Compiles a `fields` parameter; null when there is nothing to filter by. */
 export function parseFields(param: string | undefined | null): FieldsFilter | null {
   if (param === undefined || param === null) return null;

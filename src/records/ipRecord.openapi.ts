@@ -1,5 +1,6 @@
 /** OpenAPI schemas of the IP records (SPEC 2.2, 2.3), the reserved-address record and the not-found answer. */
 import { connectionTypes } from '../tables/format/ipTable.js';
+import { RPKI_STATES, type RpkiState } from '../feeds/format/feedTable.js';
 import { SPECIAL_PURPOSE_REGISTRY, type ReservedType } from '../address/reservedRange.js';
 import type {
   CountryInfoRecord,
@@ -12,7 +13,6 @@ import type {
   NetworkFull,
   NotFoundIpRecord,
   ReservedIpRecord,
-  RpkiState,
   SecurityRecord,
   TimezoneBasic,
   TimezoneFull,
@@ -45,7 +45,7 @@ const connectionTypeValues = connectionTypes.filter((t): t is Exclude<(typeof co
 const reservedTypes: ReservedType[] = [...new Set(SPECIAL_PURPOSE_REGISTRY.map((r) => r.type))].filter(
   (t): t is ReservedType => t !== 'global',
 );
-const rpkiStates = every<RpkiState>()(['valid', 'invalid', 'unrouted', 'not_found']);
+const rpkiStates = every<RpkiState>()([...RPKI_STATES]);
 const addressTypes = every<NonNullable<LocationRecord['address_type']>>()(['datacenter', 'office']);
 const IPV4: JsonSchema = { type: 'string', format: 'ipv4' };
 const IPV6: JsonSchema = { type: 'string', format: 'ipv6' };

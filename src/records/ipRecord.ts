@@ -51,6 +51,7 @@ import type { IpAnswer, IpBlock } from '../engine/answers.js';
 import type { IpVersion } from '../address/ipAddress.js';
 import type { ReservedType } from '../address/reservedRange.js';
 import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
+import type { RpkiState } from '../feeds/format/feedTable.js';
 import type { ConnectionType } from '../tables/format/ipTable.js';
 
 export type FieldLevel = 'basic' | 'full';
@@ -64,8 +65,6 @@ export interface SecurityFacts {
   /** the names of the fresh feeds that list the address ([]: consulted, not listed; null: none loaded) */
   listed_by: string[] | null;
 }
-
-export type RpkiState = 'valid' | 'invalid' | 'unrouted' | 'not_found';
 
 /** Facts from sources beyond the engine's tables; every part optional. */
 export interface IpRecordFeeds {

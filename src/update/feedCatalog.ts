@@ -4,7 +4,11 @@
  * long it answers, and its licence. docs/feeds.md states the same for operators.
  */
 import type { ValuedRange } from '../feeds/build/feedTables.js';
+import { RPKI_STATES, rpkiStates } from '../feeds/rpkiValidation.js';
 import type { FeedListing } from '../feeds/sources/feedListing.js';
+import { readVrps, VRP_MAX_BYTES } from '../feeds/sources/rpkiVrps.js';
+import { readRisWhoisDump } from '../tables/sources/routingTable.js';
+import { linesOfFile } from '../tables/sources/textLines.js';
 import { FIREHOL_PROXIES_URL, MONOSANS_PROXIES_URL, readFireholNetset, readMonosansProxyList } from '../feeds/sources/proxyLists.js';
 import {
   ONIONOO_EXITS_URL,
@@ -39,7 +43,7 @@ const MB = 1024 * 1024;
  * fetched, when it states none): an update that fails twice in a row leaves its verdicts standing,
  * a third makes them null rather than stale.
  */
-export const STALE_AFTER_CADENCES = 3;
+const STALE_AFTER_CADENCES = 3;
 
 export interface FeedSourceDefinition extends PublishedSource {
   /** the feed table it goes into */
@@ -57,10 +61,11 @@ export interface FeedSourceDefinition extends PublishedSource {
   part?: string;
 }
 
-
 /** A feed of listed addresses (Tor, VPN, proxy, relay): its check reads the listing the builder will read. */
 function listedFeed(
-  definition: Omit<FeedSourceDefinition, 'table' | 'staleAfterMs' | 'check' | 'listing'> & { read(file: string): FeedListing | Promise<FeedListing> },
+  definition: Omit<FeedSourceDefinition, 'table' | 'staleAfterMs' | 'check' | 'listing'> & {
+    read(file: string): FeedListing | Promise<FeedListing>;
+  },
 ): FeedSourceDefinition {
   const { read, ...rest } = definition;
   return {
@@ -68,9 +73,8 @@ function listedFeed(
     table: 'security',
     staleAfterMs: STALE_AFTER_CADENCES * rest.cadenceMs,
     listing: async (file) => read(file),
-    check: async (file, url) => {
+    check: async (file) => {
       const listing = await read(file);
-      void publisherFileName(url);
       return { rows: listing.ranges.length, date: listing.date };
     },
   };
@@ -78,9 +82,43 @@ function listedFeed(
 
 const VPN_TERMS = 'published by the provider for its own clients; no licence stated: read as a fact about its servers';
 
+/**
+ * Validated ROA payloads: the states of the IPv4 routes of the table set in force (RFC 6811 origin
+ * validation, src/feeds/rpkiValidation.ts), as ranges of addresses.
+ */
+const RPKI_FEED: FeedSourceDefinition = {
+  id: 'rpki-cloudflare',
+  name: "Cloudflare's validated ROA payloads (rpki.json)",
+  table: 'rpki',
+  says: 'rpki',
+  urls: () => ['https://rpki.cloudflare.com/rpki.json'],
+  maxBytes: VRP_MAX_BYTES,
+  minRows: 250_000,
+  cadenceMs: HOUR,
+  staleAfterMs: STALE_AFTER_CADENCES * HOUR,
+  licence: "RPKI data: the RIRs' relying party terms; validated and published by Cloudflare",
+  attribution: "RPKI validated ROA payloads: Cloudflare (rpki.cloudflare.com), from the five RIRs' trust anchors",
+  about: 'https://rpki.cloudflare.com/',
+  check: async (file, url) => {
+    const vrps = await readVrps(file, publisherFileName(url));
+    return { rows: vrps.ipv4.count + vrps.ipv6.length, date: vrps.date };
+  },
+  ranges: async (file, url, { routes }) => {
+    const vrps = await readVrps(file, publisherFileName(url));
+    const dump = await readRisWhoisDump(linesOfFile(routes!), 4, routes!);
+    const states = rpkiStates(vrps, dump.announcements);
+    const out: ValuedRange<string>[] = [];
+    for (let i = 0; i < states.count; i++) {
+      out.push({ family: 4, start: BigInt(states.start[i]), end: BigInt(states.end[i]), value: RPKI_STATES[states.state[i]] });
+    }
+    return out;
+  },
+};
+
 const TOR_TERMS = "the Tor Project's public data (Tor Metrics publishes its data under CC0)";
 
 export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
+  RPKI_FEED,
   listedFeed({
     id: 'tor-bulk-exits',
     name: 'Tor bulk exit list',

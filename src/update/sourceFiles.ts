@@ -30,7 +30,7 @@ export const INPUTS_FILE = 'inputs.json';
  * forced): a publisher's truncated or partial file is the likeliest bad update, and no real source
  * loses a fifth of its rows between two releases.
  */
-export const SHRINK_LIMIT = 0.2;
+const SHRINK_LIMIT = 0.2;
 
 export interface SourceInput {
   /** a table source's or a feed's id */
@@ -187,7 +187,8 @@ export async function fetchSource(
       if (error instanceof DownloadError && error.status === 404) continue;
       break;
     }
-    if (!fetched.changed) return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null, confirmed: true };
+    if (!fetched.changed)
+      return { status: status('unchanged', 'the publisher has no newer file', url, inForce), input: null, confirmed: true };
     try {
       if (source.checksum) {
         const checksumUrl = source.checksum.url(url);

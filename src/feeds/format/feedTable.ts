@@ -25,10 +25,14 @@ import type { SourceCredit } from '../../tables/format/tableMeta.js';
 
 export type FeedKind = 'security' | 'rpki' | 'abuse';
 
+/** The values of an RPKI table: the states of `network.rpki`, indexed by their code (src/feeds/rpkiValidation.ts). */
+export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
+export type RpkiState = (typeof RPKI_STATES)[number];
+
 /** A range's value index where no feed lists the range. */
 export const NO_VALUE = 0xffffffff;
 
-export const FEED_SECTION = {
+const FEED_SECTION = {
   /** u32 × n4: IPv4 range starts, strictly ascending, first 0 */
   keys4: 'KEY4',
   /** u32 × n4: value index of each IPv4 range (NO_VALUE: none) */

@@ -69,14 +69,14 @@ export const IVPN_SERVERS_URL = 'https://api.ivpn.net/v5/servers.json';
 export const PRIVATE_RELAY_EGRESS_URL = 'https://mask-api.icloud.com/egress-ip-ranges.csv';
 
 /** The provider names the listings carry (brand names). */
-export const VPN_PROVIDERS = {
+const VPN_PROVIDERS = {
   mullvad: 'Mullvad VPN',
   nordvpn: 'NordVPN',
   pia: 'Private Internet Access',
   ivpn: 'IVPN',
 } as const;
 /** A relay, not a VPN: the builder reports it apart. */
-export const PRIVATE_RELAY_PROVIDER = 'iCloud Private Relay';
+const PRIVATE_RELAY_PROVIDER = 'iCloud Private Relay';
 
 /** Size bounds, some ten times the lists' size in 2026 (Nord's v1 list is the big one, ~30 MB). */
 const MULLVAD_MAX_BYTES = 16 * 1024 * 1024;
