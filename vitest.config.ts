@@ -21,7 +21,8 @@ const END_TO_END = [
   'test/blacklist/fail2ban*.test.ts',
   'test/update/update.test.ts',
   'test/update/swap.test.ts',
-];
+  'test/feeds/feedAnswers.test.ts',
+]
 
 export default defineConfig({
   test: {

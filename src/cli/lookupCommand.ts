@@ -7,6 +7,8 @@
  * - the full field level unless `--level basic` (what the free plan answers);
  * - no store, so no blacklist: the threat fields say what the API says of an address its blacklist
  *   does not list (is_threat false, threat_confidence 0, threat_reports 0, the others null);
+ * - the feed set in force beside the tables (Tor, VPN, proxy, RPKI, abuse), as the API answers from
+ *   it; no reverse DNS (offline): hostname null;
  * - input of no kind, or a refusal (a table not loaded): the API's error envelope in its place.
  * JSON, indented when stdout is a terminal (or with --pretty), else one record per line.
  * Exit status: 0 every input answered (found or not), 1 some input refused, 2 bad usage or no tables.
@@ -17,7 +19,9 @@ import { parseIp } from '../address/ipAddress.js';
 import { parseMac } from '../address/macAddress.js';
 import { parseAsn } from '../address/asNumber.js';
 import { asnAnswer, asnPrefixes } from '../engine/asnIndex.js';
-import { loadEngine } from '../engine/node.js';
+import { defaultTablesDir, loadEngine } from '../engine/node.js';
+import { FeedSet } from '../feeds/feedSet.js';
+import { ipRecordFeeds } from '../http/ipRecordFeeds.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
 import { errorEnvelope } from '../http/respond.js';
@@ -37,7 +41,7 @@ interface InputKind {
   noun: string;
   accepts(text: string): boolean;
   /** the API's record for text of this kind; throws ApiError where the API refuses */
-  record(engine: LookupEngine, text: string, level: FieldLevel, now: Date): object;
+  record(engine: LookupEngine, feeds: FeedSet, text: string, level: FieldLevel, now: Date): object;
 }
 
 const macParts = { hi24: 0, lo24: 0, digits: 0 };
@@ -47,18 +51,21 @@ const inputKinds: readonly InputKind[] = [
   {
     noun: 'an IP address',
     accepts: (text) => parseIp(text) !== null,
-    record: (engine, text, level, now) => ipRecord(engine.answerOf(parseIp(text)!), level, now),
+    record: (engine, feeds, text, level, now) => {
+      const ip = parseIp(text)!;
+      return ipRecord(engine.answerOf(ip), level, now, ipRecordFeeds({ feeds: { current: feeds } }, ip, level, now, undefined));
+    },
   },
   {
     noun: 'a MAC address or prefix',
     accepts: (text) => parseMac(text, macParts),
-    record: (engine, text, level) => macRecord(engine.lookupMac(text), level),
+    record: (engine, _feeds, text, level) => macRecord(engine.lookupMac(text), level),
   },
   {
     // Bare digits stay unclaimed: six of them are a MAC prefix.
     noun: 'an AS number (AS15169)',
     accepts: (text) => /^as\d/i.test(text),
-    record: (engine, text, level) => {
+    record: (engine, _feeds, text, level) => {
       const asn = parseAsn(text);
       if (asn < 0) throw new ApiError('invalid_asn');
       const answer = asnAnswer(engine, asn);
@@ -72,11 +79,11 @@ const nouns = inputKinds.map((kind) => kind.noun);
 const NO_KIND_MESSAGE = `Not ${nouns.slice(0, -1).join(', ')}, or ${nouns[nouns.length - 1]}.`;
 
 /** The record of one input, or the API's error envelope; `refused` tells which. */
-function answerOf(engine: LookupEngine, text: string, level: FieldLevel): { output: object; refused: boolean } {
+function answerOf(engine: LookupEngine, feeds: FeedSet, text: string, level: FieldLevel): { output: object; refused: boolean } {
   const kind = inputKinds.find((candidate) => candidate.accepts(text));
   if (kind === undefined) return { output: errorEnvelope('invalid_input', NO_KIND_MESSAGE), refused: true };
   try {
-    return { output: kind.record(engine, text, level, new Date()), refused: false };
+    return { output: kind.record(engine, feeds, text, level, new Date()), refused: false };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { output: errorEnvelope(error.code, error.message), refused: true };
@@ -85,10 +92,11 @@ function answerOf(engine: LookupEngine, text: string, level: FieldLevel): { outp
 
 async function runLookup(inputs: string[], flags: LookupFlags): Promise<number> {
   const engine = await loadEngine({ tablesDir: flags.tables });
+  const feeds = FeedSet.load(flags.tables ?? defaultTablesDir());
   const indent = (flags.pretty ?? process.stdout.isTTY === true) ? 2 : undefined;
   let refused = 0;
   const print = (input: string) => {
-    const answer = answerOf(engine, input.trim(), flags.level);
+    const answer = answerOf(engine, feeds, input.trim(), flags.level);
     if (answer.refused) refused++;
     process.stdout.write(JSON.stringify(answer.output, null, indent) + '\n');
   };

@@ -8,6 +8,7 @@
  * request (default just over a second) so that the per-second window never interferes with tests
  * that are not about it; rate tests pass `tick: 0` and place the clock themselves.
  */
+import type { DnsSettings } from '../../src/config/dnsSettings.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,6 +107,8 @@ export interface HarnessOptions {
   dashboard?: Partial<DashboardSettings>;
   /** the tables folder (default the installed tables, data/tables) */
   tablesDir?: string;
+  /** reverse DNS (default: none) */
+  dns?: DnsSettings;
 }
 
 export interface CallOptions {
@@ -177,6 +180,7 @@ export class Harness {
       ...(options.blacklist ? { blacklist: options.blacklist } : {}),
       ...(options.connections ? { connections: options.connections } : {}),
       ...(options.dashboard ? { dashboard: options.dashboard } : {}),
+      ...(options.dns ? { dns: options.dns } : {}),
     };
   }
 
