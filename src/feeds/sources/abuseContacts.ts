@@ -446,7 +446,8 @@ export async function readAbuseContacts(
     }
     return entry;
   };
-  for (const name of ['inetnum', 'inet6num', 'role', 'organisation', 'irt'] as const) {
+  const contactClasses: ContactClass[] = registry === 'ripencc' ? ['role', 'organisation'] : ['role', 'organisation', 'irt'];
+  for (const name of ['inetnum', 'inet6num', ...contactClasses] as const) {
     const file = files[name];
     if (file !== undefined) countsOf(file);
   }
@@ -468,7 +469,6 @@ export async function readAbuseContacts(
   const irtMailbox = new Map<string, number>();
   const organisationAbuseC = new Map<string, string>();
   const defined = new Map<string, number>();
-  const contactClasses: ContactClass[] = registry === 'ripencc' ? ['role', 'organisation'] : ['role', 'organisation', 'irt'];
   for (const [file, classes] of filesFor(files, contactClasses)) {
     const keep = Object.fromEntries(classes.map((name) => [name, CONTACT_ATTRIBUTES[name]]));
     const read: RpslDumpCounts = { objects: 0, kept: 0 };

@@ -252,6 +252,9 @@ describe('bad data', () => {
         // one size, two mailboxes: the one read first wins
         'inetnum: 10.0.1.0 - 10.0.1.99\nabuse-c: B1-TEST\n',
         'inetnum: 10.0.1.50 - 10.0.1.149\nabuse-c: A1-TEST\n',
+        // nested, sharing a start, the inner one listed first: nested, not crossing
+        'inetnum: 10.0.2.0 - 10.0.2.63\nabuse-c: A1-TEST\n',
+        'inetnum: 10.0.2.0 - 10.0.2.255\nabuse-c: B1-TEST\n',
       ].join('\n'),
       `${role('A1-TEST', 'a@example.net')}${role('B1-TEST', 'b@example.net')}`,
     );
@@ -260,6 +263,8 @@ describe('bad data', () => {
       // adjacent and of one mailbox: joined
       '10.0.0.100 - 10.0.1.99 b@example.net',
       '10.0.1.100 - 10.0.1.149 a@example.net',
+      '10.0.2.0 - 10.0.2.63 a@example.net',
+      '10.0.2.64 - 10.0.2.255 b@example.net',
     ]);
     expect(contacts.overlaps).toBe(2);
   });
