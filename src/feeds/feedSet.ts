@@ -64,6 +64,7 @@ export class FeedSet {
   /** per table, per feed: whether it is fresh, recomputed when the clock passes the next boundary */
   private fresh = new Map<FeedKind, boolean[]>();
   private freshUntil = -Infinity;
+  private freshSince = Infinity;
 
   constructor(
     /** the set's folder name; null when no feed set has been built */
@@ -128,9 +129,11 @@ export class FeedSet {
   }
 
   private freshness(kind: FeedKind, table: FeedTable<unknown>, nowMs: number): boolean[] {
-    if (nowMs >= this.freshUntil) {
+    // recomputed once the clock passes the next feed's end, or goes back (a clock set back)
+    if (nowMs >= this.freshUntil || nowMs < this.freshSince) {
       this.fresh.clear();
       this.freshUntil = Infinity;
+      this.freshSince = nowMs;
     }
     let fresh = this.fresh.get(kind);
     if (fresh === undefined) {
