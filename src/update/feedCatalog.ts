@@ -5,6 +5,8 @@
  */
 import type { ValuedRange } from '../feeds/build/feedTables.js';
 import { RPKI_STATES, rpkiStates } from '../feeds/rpkiValidation.js';
+import { ABUSE_DUMP_URLS, readAbuseContacts, type AbuseDumpFiles, type AbuseRegistry } from '../feeds/sources/abuseContacts.js';
+import { readRpslDump } from '../feeds/sources/rpslDump.js';
 import type { FeedListing } from '../feeds/sources/feedListing.js';
 import { readVrps, VRP_MAX_BYTES } from '../feeds/sources/rpkiVrps.js';
 import { readRisWhoisDump } from '../tables/sources/routingTable.js';
@@ -115,10 +117,76 @@ const RPKI_FEED: FeedSourceDefinition = {
   },
 };
 
+/**
+ * The RIRs' public database dumps that keep `abuse-mailbox` (RIPE NCC's split files; AFRINIC's one
+ * file): one feed per file, read together per registry (src/feeds/sources/abuseContacts.ts).
+ * APNIC's public dumps mask every mailbox (`********`), and ARIN and LACNIC publish none with
+ * contacts: their addresses answer abuse.email null (docs/feeds.md).
+ */
+function abuseFeeds(registry: Exclude<AbuseRegistry, 'apnic'>, name: string, attribution: string, about: string): FeedSourceDefinition[] {
+  const files = ABUSE_DUMP_URLS[registry];
+  // one feed per distinct file: AFRINIC's single file holds every class
+  const parts = new Map<string, (keyof AbuseDumpFiles)[]>();
+  for (const [part, url] of Object.entries(files) as [keyof AbuseDumpFiles, string][]) parts.set(url, [...(parts.get(url) ?? []), part]);
+  return [...parts].map(([url, classes]): FeedSourceDefinition => {
+    const single = parts.size === 1;
+    const fileName = publisherFileName(url);
+    return {
+      id: `abuse-${registry}${single ? '' : `-${classes[0]}`}`,
+      name: `${name}${single ? '' : ` (${fileName})`}`,
+      table: 'abuse',
+      says: 'abuse',
+      group: registry,
+      part: classes.join(','),
+      urls: () => [url],
+      maxBytes: 4 * 1024 * MB,
+      minRows: 1,
+      cadenceMs: DAY,
+      staleAfterMs: 7 * DAY,
+      licence: 'the RIR database terms: operational use (abuse reporting is one)',
+      attribution,
+      about,
+      check: async (file) => {
+        const counts = { objects: 0, kept: 0 };
+        for await (const object of readRpslDump(file, { keep: {}, encoding: 'latin1', counts })) void object;
+        if (counts.objects === 0) throw new Error('no objects');
+        return { rows: counts.objects, date: null };
+      },
+      // the registry's whole set of files, read together, once: the first file of the group reads them
+      ranges: async (_file, _url, { files: byPart }) => {
+        const dumpFiles = {} as AbuseDumpFiles;
+        for (const [part, path] of Object.entries(byPart ?? {}))
+          for (const one of part.split(',')) dumpFiles[one as keyof AbuseDumpFiles] = path;
+        const contacts = await readAbuseContacts(dumpFiles, registry);
+        const out: ValuedRange<string>[] = [];
+        for (const [family, table] of [
+          [4, contacts.ipv4],
+          [6, contacts.ipv6],
+        ] as const) {
+          for (const range of table) out.push({ family, start: range.start, end: range.end, value: range.email });
+        }
+        return out;
+      },
+    };
+  });
+}
+
 const TOR_TERMS = "the Tor Project's public data (Tor Metrics publishes its data under CC0)";
 
 export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
   RPKI_FEED,
+  ...abuseFeeds(
+    'ripencc',
+    'RIPE NCC database dump',
+    'Abuse contacts: RIPE NCC database (ftp.ripe.net), © RIPE NCC',
+    'https://www.ripe.net/manage-ips-and-asns/db/',
+  ),
+  ...abuseFeeds(
+    'afrinic',
+    'AFRINIC database dump',
+    'Abuse contacts: AFRINIC database (ftp.afrinic.net), © AFRINIC',
+    'https://afrinic.net/whois',
+  ),
   listedFeed({
     id: 'tor-bulk-exits',
     name: 'Tor bulk exit list',

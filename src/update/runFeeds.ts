@@ -12,7 +12,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { disjointTableRanges, securityTableRanges, unroutableSpace, type SecurityFeedInput } from '../feeds/build/feedTables.js';
+import {
+  disjointTableRanges,
+  securityTableRanges,
+  smallestRangesTable,
+  unroutableSpace,
+  type SecurityFeedInput,
+  type ValuedRange,
+} from '../feeds/build/feedTables.js';
 import { FEED_FILES, FEEDS_FOLDER, FRESHNESS_FILE, FeedSet } from '../feeds/feedSet.js';
 import { writeFeedTable, type FeedKind, type FeedState, type FeedTableParts } from '../feeds/format/feedTable.js';
 import { loadAnycastPrefixes } from '../tables/sources/anycastPrefixes.js';
@@ -160,24 +167,22 @@ async function buildFeedTables(
     options.progress?.('feeds: rpki', 1, 1);
   }
 
-  // abuse: every registry whose dump files are all in hand
-  const abuse = FEED_SOURCES.filter((source) => source.table === 'abuse' && source.ranges && inputs[source.id]);
+  // abuse: every registry whose dump files are all in hand, its files read together once
   const groups = new Map<string, FeedSourceDefinition[]>();
   for (const source of FEED_SOURCES.filter((s) => s.table === 'abuse'))
     groups.set(source.group!, [...(groups.get(source.group!) ?? []), source]);
-  const complete = abuse.filter((source) => groups.get(source.group!)!.every((member) => inputs[member.id]));
+  const complete = [...groups.values()].filter((members) => members.every((member) => inputs[member.id]));
   if (complete.length > 0) {
     options.progress?.('feeds: abuse', 0, complete.length);
-    const ranges = [];
-    for (const source of complete) {
-      const files = Object.fromEntries(
-        groups.get(source.group!)!.map((member) => [member.part!, sourceFile(tablesDir, inputs[member.id]!)]),
-      );
-      ranges.push(...(await source.ranges!(sourceFile(tablesDir, inputs[source.id]!), inputs[source.id]!.url, { files })));
-      options.progress?.('feeds: abuse', ranges.length, complete.length);
+    const ranges: ValuedRange<string>[] = [];
+    for (const [done, members] of complete.entries()) {
+      const files = Object.fromEntries(members.map((member) => [member.part!, sourceFile(tablesDir, inputs[member.id]!)]));
+      const first = inputs[members[0].id]!;
+      ranges.push(...(await members[0].ranges!(sourceFile(tablesDir, first), first.url, { files })));
+      options.progress?.('feeds: abuse', done + 1, complete.length);
     }
-    const members = complete.flatMap((source) => groups.get(source.group!)!);
-    write('abuse', members, disjointTableRanges(ranges));
+    // the RIRs' databases hold objects for space another RIR manages: the smallest range decides, as within one
+    write('abuse', complete.flat(), smallestRangesTable(ranges));
   }
   return built;
 }

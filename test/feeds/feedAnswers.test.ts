@@ -143,6 +143,18 @@ describe('RPKI', () => {
   });
 });
 
+describe('abuse contacts', () => {
+  it("answers the mailbox the registry's dump names for the most specific block that names one", async () => {
+    // Amazon's assignment names none: the allocation around it does
+    expect((await record('46.137.1.1')).abuse).toEqual({ email: 'trustandsafety@support.aws.com' });
+    // an organisation's abuse-c
+    expect((await record('164.132.160.1')).abuse).toEqual({ email: 'abuse@ovh.net' });
+    expect((await record('2a00:1450:4000::abcd')).abuse).toEqual({ email: 'ripe-contact@google.com' });
+    // ARIN's space: no public dump with contacts
+    expect((await record('8.8.8.8')).abuse).toEqual({ email: null });
+  });
+});
+
 describe('reverse DNS', () => {
   it('answers the PTR name, and asks nothing when fields leave the hostname out', async () => {
     expect((await record('8.8.8.8')).network.hostname).toBe('dns.google');

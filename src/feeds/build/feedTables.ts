@@ -207,3 +207,28 @@ export function disjointTableRanges<V extends string>(
   };
   return { ...familyParts<V>({ 4: tile(4), 6: tile(6) }), valueList: values.list };
 }
+
+/**
+ * A table of valued ranges that may nest or cross (abuse mailboxes of several registries' dumps):
+ * at each address the smallest range holding it decides, the first given on a tie.
+ */
+export function smallestRangesTable<V extends string>(
+  ranges: readonly ValuedRange<V>[],
+): Pick<FeedTableParts<V>, 'keys4' | 'values4' | 'keys6' | 'values6' | 'valueList'> {
+  const values = { list: [] as V[], index: new Map<string, number>() };
+  const tile = (family: 4 | 6) => {
+    const list = ranges.filter((r) => r.family === family);
+    return tileFamily(
+      list,
+      LAST[family],
+      (held) => {
+        let best = held[0];
+        for (const i of held) if (list[i].end - list[i].start < list[best].end - list[best].start) best = i;
+        return list[best].value;
+      },
+      (value) => value,
+      values,
+    );
+  };
+  return { ...familyParts<V>({ 4: tile(4), 6: tile(6) }), valueList: values.list };
+}
