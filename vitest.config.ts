@@ -22,7 +22,7 @@ const END_TO_END = [
   'test/update/update.test.ts',
   'test/update/swap.test.ts',
   'test/feeds/feedAnswers.test.ts',
-]
+];
 
 export default defineConfig({
   test: {

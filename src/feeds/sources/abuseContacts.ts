@@ -67,7 +67,7 @@ export const ABUSE_DUMP_URLS: Readonly<Record<AbuseRegistry, Readonly<AbuseDumpF
   },
 };
 
-export interface AbuseDumpCounts {
+interface AbuseDumpCounts {
   file: string;
   /** objects read, of every class */
   objects: number;
@@ -135,7 +135,7 @@ export interface AbuseContacts {
 }
 
 /** RFC 5321's longest forward-path (256 octets) less its angle brackets; RIPE's whois allows 320. */
-export const MAX_MAILBOX_LENGTH = 254;
+const MAX_MAILBOX_LENGTH = 254;
 const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const ALL_DIGITS = /^\d+$/;

@@ -76,13 +76,13 @@ export interface RpslDumpOptions {
   counts?: RpslDumpCounts;
 }
 
-export const RPSL_MAX_LINE_LENGTH = 64 * 1024;
+const RPSL_MAX_LINE_LENGTH = 64 * 1024;
 /** RIPE NCC's inetnum dump inflates to a few gigabytes. */
-export const RPSL_MAX_BYTES = 16 * 1024 ** 3;
+const RPSL_MAX_BYTES = 16 * 1024 ** 3;
 /** RIPE's whois refuses an object larger than this (`whois.max.object.size`). */
-export const RPSL_MAX_OBJECT_LENGTH = 5_000_000;
+const RPSL_MAX_OBJECT_LENGTH = 5_000_000;
 /** Far above any inetnum, role or organisation; a large as-set lists its members a few per line. */
-export const RPSL_MAX_ATTRIBUTES = 100_000;
+const RPSL_MAX_ATTRIBUTES = 100_000;
 
 const CH_TAB = 9;
 const CH_SPACE = 32;
