@@ -19,6 +19,9 @@ const RIPE = '/ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest'
 const MA_L = '/standards-oui.ieee.org/oui/oui.csv';
 const RIS4 = '/www.ris.ripe.net/dumps/riswhoisdump.IPv4.gz';
 const PEERINGDB_NET = '/public.peeringdb.com/net-0.json';
+const TOR_BULK = '/check.torproject.org/torbulkexitlist';
+const TOR_EXITS = '/check.torproject.org/exit-addresses';
+const ONIONOO = '/onionoo.torproject.org/details';
 
 let publishers: PublisherServer;
 const folders: string[] = [];
@@ -258,6 +261,41 @@ describe('netlookup update', () => {
     const without = readJson(path.join(tables, 'sets', pointer(tables, 'current'), 'manifest.json'));
     expect(without.sources.map((s: { origin: string }) => s.origin)).not.toContain('https://public.peeringdb.com/net-0.json');
     expect(await lookup('41.213.0.1')).toMatchObject({ isp: 'RAIN GROUP HOLDINGS (PTY) LTD', holding: null, connection_type: null });
+  });
+
+  it('a feed that fails, shrinks or is malformed leaves the feed set in force; a good one replaces it', async () => {
+    const tables = tablesFolder();
+    expect((await update(tables, '--force', '--feeds-only')).code).toBe(0);
+    const feeds = path.join(tables, 'feeds');
+    const first = pointer(feeds, 'current');
+    const bulk = fs.readFileSync(path.join(publishers.root, TOR_BULK), 'utf8');
+    const exits = fs.readFileSync(path.join(publishers.root, TOR_EXITS), 'utf8');
+    try {
+      const lines = bulk.split('\n');
+      publish(publishers, TOR_BULK, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+      publish(publishers, TOR_EXITS, exits.replace('ExitAddress ', 'ExitAdress '));
+      publishers.faults.set(ONIONOO, { status: 404 });
+      // --only fetches them within their cadence
+      const run = await update(tables, '--feeds-only', '--only', 'tor-bulk-exits,tor-exit-addresses,tor-onionoo');
+      expect(run.code, run.stderr).toBe(1);
+      const after = status(tables).sources;
+      expect(after['tor-bulk-exits']).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/more than 20% fewer/) });
+      expect(after['tor-exit-addresses'].outcome).toBe('refused');
+      expect(after['tor-onionoo']).toMatchObject({ outcome: 'failed', message: expect.stringContaining('HTTP 404') });
+      expect(pointer(feeds, 'current')).toBe(first);
+      // the publisher's next list, whole again and changed: a new feed set
+      publishers.faults.clear();
+      publish(publishers, TOR_BULK, bulk + '185.220.101.1\n');
+      publish(publishers, TOR_EXITS, exits);
+      const next = await update(tables, '--feeds-only', '--only', 'tor-bulk-exits');
+      expect(next.code, next.stderr).toBe(0);
+      expect(pointer(feeds, 'current')).not.toBe(first);
+      expect(next.stderr).toMatch(/feed set \d{8}T\d{6}Z(-\d+)? is in force/);
+    } finally {
+      publishers.faults.clear();
+      publish(publishers, TOR_BULK, bulk);
+      publish(publishers, TOR_EXITS, exits);
+    }
   });
 
   it('a gzip that is not one is refused by its reader', async () => {
