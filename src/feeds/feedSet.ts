@@ -158,22 +158,36 @@ export class FeedSet {
     const table = this.security;
     if (table === null) return NO_FEED_SECURITY;
     const fresh = this.freshness('security', table, nowMs);
-    const feeds = table.meta.feeds;
+    // the verdicts are few (one per distinct listing): made once per freshness and shared
+    let verdicts = this.verdicts;
+    if (verdicts === null || verdicts.fresh !== fresh)
+      verdicts = this.verdicts = { fresh, unlisted: this.verdictOf(null, fresh), byValue: new Map() };
+    if (verdicts.unlisted === NO_FEED_SECURITY) return NO_FEED_SECURITY;
+    const value = this.valueOf(table, ip);
+    if (value === null) return verdicts.unlisted;
+    let verdict = verdicts.byValue.get(value);
+    if (verdict === undefined) verdicts.byValue.set(value, (verdict = this.verdictOf(value, fresh)));
+    return verdict;
+  }
+
+  private verdicts: { fresh: boolean[]; unlisted: FeedSecurity; byValue: Map<SecurityValue, FeedSecurity> } | null = null;
+
+  private verdictOf(value: SecurityValue | null, fresh: readonly boolean[]): FeedSecurity {
+    const feeds = this.security!.meta.feeds;
     const consulted = (kinds: readonly string[]) => feeds.some((feed, i) => fresh[i] && kinds.includes(feed.says));
     const asked = { tor: consulted(['tor']), vpn: consulted(['vpn']), proxy: consulted(['proxy', 'relay']) };
     if (!asked.tor && !asked.vpn && !asked.proxy) return NO_FEED_SECURITY;
-    const value = this.valueOf(table, ip);
     const listing = (value?.by ?? []).filter((i) => fresh[i]).map((i) => feeds[i]);
     const says = (kinds: readonly string[]) => listing.some((feed) => kinds.includes(feed.says));
     const isVpn = asked.vpn ? says(['vpn']) : null;
     const provider = isVpn && value?.vpn_provider_by != null && fresh[value.vpn_provider_by] ? value.vpn_provider : null;
-    return {
+    return Object.freeze({
       is_vpn: isVpn,
       vpn_provider: provider,
       is_proxy: asked.proxy ? says(['proxy', 'relay']) : null,
       is_tor: asked.tor ? says(['tor']) : null,
-      listed_by: listing.map((feed) => feed.name),
-    };
+      listed_by: Object.freeze(listing.map((feed) => feed.name)) as string[],
+    });
   }
 
   /** RFC 6811 state of the IPv4 route carrying `ip`; null for IPv6, without a fresh ROA feed, or where not computed. */

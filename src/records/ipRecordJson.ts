@@ -7,15 +7,16 @@
  * here from ipRecord itself), and per country, connection type, time zone and is_hosting the
  * fragments ipRecord would give. The engine puts the table's values in between.
  *
- * Reserved and not-found answers, and records with feed facts (VPN, proxy and Tor verdicts, which
- * change the connection type; RPKI states; abuse mailboxes; reverse DNS names) take the object
- * path. Threat facts from the
- * blacklist (a listed address, or a blacklist that cannot be read) are rendered here and appended
- * to the engine's text, which then stops where the security block starts.
+ * Reserved and not-found answers, and addresses a VPN feed lists (which changes the connection
+ * type the engine writes), take the object path. The other feed facts are put in by text: the
+ * hostname and RPKI state in their places in the network block, and the security block (Tor and
+ * proxy verdicts, threat facts) and the abuse mailbox appended to the engine's text, which then
+ * stops where the security block starts; so are the blacklist's threat facts (a listed address,
+ * or a blacklist that cannot be read).
  */
 import type { ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
-import { NO_THREAT_FACTS } from '../blacklist/threatFacts.js';
+import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { withEnding, type IpJsonShape } from '../engine/recordJson.js';
@@ -31,6 +32,7 @@ import {
   usageOf,
   type FieldLevel,
   type IpRecordFeeds,
+  type SecurityFacts,
   type IpRecordFull,
 } from './ipRecord.js';
 
@@ -154,13 +156,15 @@ export class IpRecordRenderer {
     if (engineWrites(ip, feeds)) {
       const writer = engine.ipJsonWriter(SHAPE);
       const threat = feeds?.threat ?? NO_THREAT_FACTS;
-      const quiet = threat === NO_THREAT_FACTS;
+      // the security block and what follows are written here when a fact of theirs is not the quiet default
+      const quiet = threat === NO_THREAT_FACTS && !feeds?.security && !feeds?.abuse;
       const whole = quiet || level === 'basic';
-      const json = writer?.write(ip, level, now.getTime(), quiet, whole ? ending : '') ?? null;
+      let json = writer?.write(ip, level, now.getTime(), quiet, whole ? ending : '') ?? null;
       if (json !== null) {
+        if (level === 'full') json = withNetworkFacts(json, feeds, ip.v4 >= 0);
         if (whole) return json;
-        const security = JSON.stringify(securityRecord(NO_SECURITY_FACTS, writer!.hosting, threat));
-        return json + security + withEnding(AFTER_SECURITY[ip.v4 >= 0 ? 4 : 6], ending);
+        const security = securityJson(feeds?.security ?? NO_SECURITY_FACTS, writer!.hosting, threat);
+        return json + security + withEnding(afterSecurity(ip.v4 >= 0 ? 4 : 6, feeds?.abuse ?? null), ending);
       }
     }
     return withEnding(JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds)), ending);
@@ -169,17 +173,59 @@ export class IpRecordRenderer {
   /**
    * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a host that sends
    * them as they are (src/http/respond.ts, Utf8Json); null unless the engine writes the record
-   * whole (no threat facts at the full level).
+   * whole (no threat or feed facts at the full level).
    */
   renderUtf8(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string | null {
-    if (!engineWrites(ip, feeds) || (level !== 'basic' && (feeds?.threat ?? NO_THREAT_FACTS) !== NO_THREAT_FACTS)) return null;
+    if (!engineWrites(ip, feeds) || (level !== 'basic' && feeds !== undefined && hasFacts(feeds))) return null;
     return engine.ipJsonWriter(SHAPE)?.writeUtf8(ip, level, now.getTime(), ending) ?? null;
   }
 }
 
-/** Whether the engine may write the record: a public address, no security or RPKI feed. */
+/**
+ * The security block's JSON. Without threat facts it depends on the verdict and is_hosting only,
+ * and the feed set shares one verdict object per listing: kept per verdict.
+ */
+function securityJson(security: SecurityFacts, hosting: boolean | null, threat: ThreatFacts | UnknownThreatFacts): string {
+  if (threat !== NO_THREAT_FACTS) return JSON.stringify(securityRecord(security, hosting, threat));
+  let texts = QUIET_SECURITY.get(security);
+  if (texts === undefined) QUIET_SECURITY.set(security, (texts = new Map()));
+  let text = texts.get(hosting);
+  if (text === undefined) texts.set(hosting, (text = JSON.stringify(securityRecord(security, hosting, NO_THREAT_FACTS))));
+  return text;
+}
+
+const QUIET_SECURITY = new WeakMap<SecurityFacts, Map<boolean | null, string>>();
+
+function hasFacts(feeds: IpRecordFeeds): boolean {
+  return (feeds.threat ?? NO_THREAT_FACTS) !== NO_THREAT_FACTS || !!feeds.security || !!feeds.rpki || !!feeds.abuse || !!feeds.hostname;
+}
+
+/**
+ * The network's hostname and (IPv4) RPKI state, which the engine writes as null: put in their places. A
+ * key pattern such as `,"rpki":null,"speed_mbps":` cannot occur inside a JSON string of the record
+ * (its quotes would be escaped there), so its first occurrence is the key's.
+ */
+function withNetworkFacts(json: string, feeds: IpRecordFeeds | undefined, ipv4: boolean): string {
+  let out = json;
+  if (feeds?.hostname) out = out.replace(HOSTNAME_NULL, `,"hostname":${JSON.stringify(feeds.hostname)},"range":`);
+  // SPEC 2.2: rpki is for IPv4 only
+  if (feeds?.rpki && ipv4) out = out.replace(RPKI_NULL, `,"rpki":${JSON.stringify(feeds.rpki)},"speed_mbps":`);
+  return out;
+}
+
+const HOSTNAME_NULL = ',"hostname":null,"range":';
+const RPKI_NULL = ',"rpki":null,"speed_mbps":';
+
+/** The found record's JSON after the security block, with the abuse mailbox in its place. */
+function afterSecurity(version: 4 | 6, abuse: string | null): string {
+  const tail = AFTER_SECURITY[version];
+  return abuse === null ? tail : tail.replace('"email":null', `"email":${JSON.stringify(abuse)}`);
+}
+
+/**
+ * Whether the engine may write the record: a public address that no VPN feed lists (a VPN range
+ * changes the connection type, usage and is_hosting, which the engine writes from the tables).
+ */
 function engineWrites(ip: ParsedIp, feeds: IpRecordFeeds | undefined): boolean {
-  return (
-    !feeds?.security && !feeds?.rpki && !feeds?.abuse && !feeds?.hostname && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words))
-  );
+  return !feeds?.security?.is_vpn && !(ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words));
 }

@@ -86,7 +86,25 @@ describe('IpRecordRenderer', () => {
           // the seconds around daylight-saving changes of both hemispheres
           fc.tuple(fc.constantFrom(...DST_CHANGES), fc.integer({ min: -90_000, max: 90_000 })).map(([change, offset]) => change + offset),
         ),
-        fc.constantFrom<IpRecordFeeds | undefined>(undefined, threat, { threat: UNKNOWN_THREAT_FACTS }),
+        fc.oneof(
+          fc.constantFrom<IpRecordFeeds | undefined>(undefined, threat, { threat: UNKNOWN_THREAT_FACTS }),
+          // feed facts: verdicts (a VPN changes the connection type), RPKI, abuse, hostnames, any mix
+          fc.record<IpRecordFeeds>(
+            {
+              threat: fc.constantFrom(undefined, threat, UNKNOWN_THREAT_FACTS),
+              security: fc.constantFrom(
+                null,
+                { is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: true, listed_by: ['Tor bulk exit list'] },
+                { is_vpn: true, vpn_provider: 'Mullvad VPN', is_proxy: null, is_tor: false, listed_by: ['Mullvad VPN server list'] },
+                { is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: false, listed_by: [] },
+              ),
+              rpki: fc.constantFrom(null, 'valid', 'invalid', 'not_found', 'unrouted' as const),
+              abuse: fc.constantFrom(null, 'abuse@example.net', 'a"b\\c@example.org'),
+              hostname: fc.constantFrom(null, 'dns.google', 'host-"quoted"-é'),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
         (text, level, ms, feeds) => {
           const ip = parseIp(text)!;
           const now = new Date(ms);
