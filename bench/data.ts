@@ -15,7 +15,9 @@ import { spawn } from 'node:child_process';
 import { find as zonesAt } from 'geo-tz/all';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Reader, type CityResponse } from 'maxmind';
-import { formatIPv4, formatIPv6 } from '../src/address/ipAddress.js';
+import { formatIPv4, formatIPv6, parseIp } from '../src/address/ipAddress.js';
+import { FeedSet } from '../src/feeds/feedSet.js';
+import { ipRecordFeeds } from '../src/http/ipRecordFeeds.js';
 import type { IpAnswer, LookupEngine } from '../src/engine/lookupEngine.js';
 import { loadEngine, packageRoot } from '../src/engine/node.js';
 import { reservedIPv4, reservedIPv6 } from '../src/address/reservedRange.js';
@@ -602,8 +604,66 @@ function coverage(sets: { name: string; engine: LookupEngine }[]): Section {
   };
 }
 
+/** The paid fields whose null share the report follows: every one a feed, a source or a rule fills. */
+const PAID_FIELDS = [
+  'network.asn_name',
+  'network.org_domain',
+  'network.holding',
+  'network.usage',
+  'network.hostname',
+  'network.rpki',
+  'network.speed_mbps',
+  'security.is_vpn',
+  'security.vpn_provider',
+  'security.is_proxy',
+  'security.is_tor',
+  'abuse.email',
+] as const;
+
+/**
+ * The share of found paid records (uniform public IPv4, every address different) whose paid
+ * fields are null, with each set's feeds as a server answers from them; reverse DNS is not asked
+ * here (it is a query-time lookup, not data), so hostname stays null.
+ */
+function nullPaidFields(sets: { name: string; engine: LookupEngine; feeds: FeedSet }[], now: Date): Section {
+  const addresses = uniformAddresses(4, 20_000, SEED + 20);
+  const rows: (string | number)[][] = [];
+  const figures: Figure[] = [];
+  for (const { name, engine, feeds } of sets) {
+    const nulls = new Map<string, number>(PAID_FIELDS.map((field) => [field, 0]));
+    let found = 0;
+    for (const text of addresses) {
+      const ip = parseIp(text)!;
+      const answer = engine.answerOf(ip);
+      if (answer.status !== 'found') continue;
+      found++;
+      const record = ipRecord(
+        answer,
+        'full',
+        now,
+        ipRecordFeeds({ feeds: { current: feeds } }, ip, 'full', now, undefined),
+      ) as unknown as Record<string, Record<string, unknown>>;
+      for (const field of PAID_FIELDS) {
+        const [block, key] = field.split('.');
+        if (record[block][key] === null) nulls.set(field, nulls.get(field)! + 1);
+      }
+    }
+    const all = [...nulls.values()].reduce((a, b) => a + b, 0);
+    rows.push([name, found, ...PAID_FIELDS.map((field) => pct(nulls.get(field)!, Math.max(1, found)))]);
+    figures.push({
+      name: `${name}: paid fields null (of ${PAID_FIELDS.length} fields × ${found} found records)`,
+      value: `${pct(all, Math.max(1, found * PAID_FIELDS.length))}%`,
+    });
+  }
+  return {
+    title: 'Null paid fields on a uniform IPv4 sample, before and after an update from the publisher fixtures (tables and feeds)',
+    figures,
+    detail: { header: ['set', 'found', ...PAID_FIELDS.map((field) => `${field} null %`)], rows },
+  };
+}
+
 /** `netlookup update` from the publisher fixtures (test/fixtures/publishers) into a fresh tables folder. */
-async function updatedFromFixtures(): Promise<{ engine: LookupEngine; cleanup: () => void }> {
+async function updatedFromFixtures(): Promise<{ engine: LookupEngine; feeds: FeedSet; cleanup: () => void }> {
   const tables = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-data-update-'));
   const mirror = await serveMirror(path.join(packageRoot, 'test', 'fixtures', 'publishers'));
   try {
@@ -624,7 +684,11 @@ async function updatedFromFixtures(): Promise<{ engine: LookupEngine; cleanup: (
   } finally {
     await mirror.close();
   }
-  return { engine: await loadEngine({ tablesDir: tables }), cleanup: () => fs.rmSync(tables, { recursive: true, force: true }) };
+  return {
+    engine: await loadEngine({ tablesDir: tables }),
+    feeds: FeedSet.load(tables),
+    cleanup: () => fs.rmSync(tables, { recursive: true, force: true }),
+  };
 }
 
 function markdown(report: { generated_at: string; seed: number; machine: string; tables: unknown; sections: Section[] }): string {
@@ -687,6 +751,13 @@ async function main(): Promise<void> {
         { name: 'installed', engine },
         { name: 'updated from the fixtures', engine: updated.engine },
       ]),
+      nullPaidFields(
+        [
+          { name: 'installed (no feeds)', engine, feeds: FeedSet.EMPTY },
+          { name: 'updated from the fixtures', engine: updated.engine, feeds: updated.feeds },
+        ],
+        now,
+      ),
     );
   } finally {
     updated.cleanup();

@@ -38,7 +38,7 @@ for (const name of fs.readdirSync(installed)) {
 }
 const publishers = await serveMirror(path.join(projectRoot, 'test', 'fixtures', 'publishers'));
 try {
-  const env = { ...process.env, NETLOOKUP_TABLES: tables };
+  const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tables };
   delete env.NETLOOKUP_UPDATE_MIRROR;
   // a child process: the mirror answers from this one's event loop meanwhile
   await promisify(execFile)(
