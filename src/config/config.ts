@@ -1,5 +1,6 @@
 /** The service's configuration, from the environment (README "Configuration"). */
 import { dnsSettingsFromEnv, type DnsSettings } from './dnsSettings.js';
+import { envValue } from './envValue.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
@@ -101,38 +102,6 @@ const defaultDashboardSettings: DashboardSettings = {
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** A configuration value refused at start; the message names the variable (and shows the value unless it is secret). */
-class ConfigError extends Error {
-  constructor(name: string, text: string, expected: string, secret = false) {
-    super(`${name}=${secret ? `(${text.length} characters, not shown)` : JSON.stringify(text)} is refused: ${expected}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/**
- * The shared strict reading of one variable: undefined when unset (or empty), else `parse`'s value;
- * `parse` returns undefined to refuse, and the start stops with a message naming the variable.
- * `secret`: the value (a token, a URL with a password) stays out of the message.
- */
-function envValue<T>(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  expected: string,
-  parse: (text: string) => T | undefined,
-  secret = false,
-): T | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  let value: T | undefined;
-  try {
-    value = parse(text);
-  } catch (error) {
-    throw new ConfigError(name, text, secret ? expected : `${expected} (${(error as Error).message})`, secret);
-  }
-  if (value === undefined) throw new ConfigError(name, text, expected, secret);
-  return value;
-}
 
 /** Plain decimal digits only: Number() would also take "0x10", "1e3", " 8 " and "". */
 const decimal = (text: string) => (/^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text) ? Number(text) : undefined);

@@ -24,6 +24,7 @@
  * 253-character name, Map overhead: under 1 KB an entry) under 100 MB of a 1 GB heap. The query
  * ceiling keeps the resolvers' sockets (one each in flight) well under a default 1024 file limit.
  */
+import { envValue } from './envValue.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../address/ipAddress.js';
 
 export interface DnsSettings {
@@ -44,28 +45,6 @@ const DNS_DEADLINE_MAX_MS = 5000;
 const MAX_SERVERS = 8;
 const MAX_CACHE_SIZE = 100_000;
 const MAX_QUERIES = 256;
-
-/** A value refused at start, worded as src/config/config.ts words its own refusals. */
-class ConfigError extends Error {
-  constructor(name: string, text: string, expected: string) {
-    super(`${name}=${JSON.stringify(text)} is refused: ${expected}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/** config.ts's `envValue`: undefined when unset or empty, else `parse`'s value; a refusal throws. */
-function setting<T>(env: NodeJS.ProcessEnv, name: string, expected: string, parse: (text: string) => T | undefined): T | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  let value: T | undefined;
-  try {
-    value = parse(text);
-  } catch (error) {
-    throw new ConfigError(name, text, `${expected} (${(error as Error).message})`);
-  }
-  if (value === undefined) throw new ConfigError(name, text, expected);
-  return value;
-}
 
 /** A whole number in [min, max], plain decimal digits ("0x10", "1e3", "+5", " 5" are refused). */
 function wholeNumber(min: number, max: number) {
@@ -129,24 +108,24 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv): DnsSettings {
   const d = DEFAULT_DNS_SETTINGS;
   return {
     servers:
-      setting(
+      envValue(
         env,
         'NETLOOKUP_DNS_SERVERS',
         `off, system, or up to ${MAX_SERVERS} comma-separated IPv4 or IPv6 addresses, each with an optional port (192.0.2.53:53, [2001:db8::53]:53) is expected`,
         serversOf,
       ) ?? d.servers,
     deadlineMs:
-      setting(
+      envValue(
         env,
         'NETLOOKUP_DNS_DEADLINE_MS',
         `a whole number of milliseconds from ${DNS_DEADLINE_MIN_MS} to ${DNS_DEADLINE_MAX_MS} is expected`,
         wholeNumber(DNS_DEADLINE_MIN_MS, DNS_DEADLINE_MAX_MS),
       ) ?? d.deadlineMs,
     cacheSize:
-      setting(env, 'NETLOOKUP_DNS_CACHE_SIZE', `a whole number from 0 to ${MAX_CACHE_SIZE} is expected`, wholeNumber(0, MAX_CACHE_SIZE)) ??
+      envValue(env, 'NETLOOKUP_DNS_CACHE_SIZE', `a whole number from 0 to ${MAX_CACHE_SIZE} is expected`, wholeNumber(0, MAX_CACHE_SIZE)) ??
       d.cacheSize,
     maxQueries:
-      setting(env, 'NETLOOKUP_DNS_MAX_QUERIES', `a whole number from 1 to ${MAX_QUERIES} is expected`, wholeNumber(1, MAX_QUERIES)) ??
+      envValue(env, 'NETLOOKUP_DNS_MAX_QUERIES', `a whole number from 1 to ${MAX_QUERIES} is expected`, wholeNumber(1, MAX_QUERIES)) ??
       d.maxQueries,
   };
 }

@@ -96,6 +96,16 @@ function dataMetrics(registry: Registry, data: () => DataStatus): void {
     },
   });
   new Gauge({
+    name: 'netlookup_feed_fresh',
+    help: 'Whether each feed of the feed set in force answers now (1) or is past three of its cadences (0), by feed',
+    labelNames: ['feed'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const feed of data().feeds) this.set({ feed: feed.id }, feed.fresh ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'netlookup_update_last_attempt_timestamp_seconds',
     help: 'When the last `netlookup update` finished, by outcome (updated, unchanged, failed, rolled_back)',
     labelNames: ['outcome'],

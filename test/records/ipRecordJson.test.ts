@@ -91,7 +91,7 @@ describe('IpRecordRenderer', () => {
           // feed facts: verdicts (a VPN changes the connection type), RPKI, abuse, hostnames, any mix
           fc.record<IpRecordFeeds>(
             {
-              threat: fc.constantFrom(undefined, threat, UNKNOWN_THREAT_FACTS),
+              threat: fc.constantFrom(undefined, threat.threat, UNKNOWN_THREAT_FACTS),
               security: fc.constantFrom(
                 null,
                 { is_vpn: false, vpn_provider: null, is_proxy: false, is_tor: true, listed_by: ['Tor bulk exit list'] },
