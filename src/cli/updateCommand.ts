@@ -59,12 +59,13 @@ export function registerUpdateCommand(program: Command): void {
     .addOption(new Option('--feeds-only', 'only the feeds (Tor, VPN, proxy, RPKI, abuse): no table sources').conflicts('tablesOnly'))
     .option('--tables-only', 'only the table sources: no feeds')
     .addOption(
-      new Option('--rollback', 'return to the table set in force before the last update').conflicts([
+      new Option('--rollback', 'return to the table set (with --feeds-only: the feed set) in force before the last update').conflicts([
         'only',
         'force',
         'mirror',
         'timeout',
         'peeringdb',
+        'tablesOnly',
       ]),
     )
     .action((flags: UpdateFlags) => runUpdateCommand(flags));
@@ -77,14 +78,15 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
     if (flags.rollback) {
       let back;
       try {
-        back = rollback(tablesDir);
+        back = rollback(tablesDir, new Date(), flags.feedsOnly ? 'feeds' : 'tables');
       } catch (error) {
         if (error instanceof UpdateLockedError) throw error;
         process.stderr.write(`netlookup: no rollback: ${(error as Error).message}\n`);
         process.exitCode = 1;
         return;
       }
-      process.stderr.write(`table set ${back.to} is in force again (was ${back.from}); running servers take it within a second\n`);
+      const kind = flags.feedsOnly ? 'feed set' : 'table set';
+      process.stderr.write(`${kind} ${back.to} is in force again (was ${back.from}); running servers take it within a second\n`);
       return;
     }
     const progress = new ProgressDisplay();

@@ -30,6 +30,7 @@ import {
   type SourceStatus,
   type UpdateStatus,
 } from '../tables/tableSets.js';
+import { FEEDS_FOLDER } from '../feeds/feedSet.js';
 import { removeFeedLeftovers, updateFeeds } from './runFeeds.js';
 import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.js';
 import {
@@ -266,25 +267,31 @@ async function updateTables(
   return { outcome: 'updated', message: null, routesChanged: next['ris-ipv4']?.sha256 !== inForce['ris-ipv4']?.sha256 };
 }
 
-/** `netlookup update --rollback`: the set before the one in force comes back, and the one in force becomes the previous. */
-export function rollback(tablesDir: string, now: Date = new Date()): { from: string; to: string } {
+/**
+ * `netlookup update --rollback`: the table set before the one in force comes back, and the one in
+ * force becomes the previous; with `feeds`, the same for the feed sets (`--rollback --feeds-only`).
+ */
+export function rollback(tablesDir: string, now: Date = new Date(), part: 'tables' | 'feeds' = 'tables'): { from: string; to: string } {
   const lock = takeUpdateLock(tablesDir);
   try {
-    const current = readPointer(tablesDir, CURRENT_POINTER)!;
-    const previous = readPointer(tablesDir, PREVIOUS_POINTER);
-    if (previous === null) throw new Error('there is no earlier table set to return to');
-    if (!fs.existsSync(path.join(setFolder(tablesDir, previous), 'manifest.json')))
-      throw new Error(`the earlier set ${previous} is not complete`);
-    writePointer(tablesDir, PREVIOUS_POINTER, current);
-    writePointer(tablesDir, CURRENT_POINTER, previous);
+    const root = part === 'feeds' ? path.join(tablesDir, FEEDS_FOLDER) : tablesDir;
+    const kind = part === 'feeds' ? 'feed set' : 'table set';
+    const current = fs.existsSync(path.join(root, CURRENT_POINTER)) || part === 'tables' ? readPointer(root, CURRENT_POINTER)! : null;
+    const previous = readPointer(root, PREVIOUS_POINTER);
+    if (previous === null || current === null) throw new Error(`there is no earlier ${kind} to return to`);
+    // a table set is complete with its manifest, a feed set with its inputs (both written last)
+    if (!fs.existsSync(path.join(setFolder(root, previous), part === 'feeds' ? INPUTS_FILE : 'manifest.json')))
+      throw new Error(`the earlier ${kind} ${previous} is not complete`);
+    writePointer(root, PREVIOUS_POINTER, current);
+    writePointer(root, CURRENT_POINTER, previous);
     const status = readUpdateStatus(tablesDir);
     if (status) {
       status.last_attempt = {
         started_at: now.toISOString(),
         finished_at: now.toISOString(),
         outcome: 'rolled_back',
-        message: `from ${current} to ${previous}`,
-        set: previous,
+        message: `${kind} from ${current} to ${previous}`,
+        set: part === 'feeds' ? readPointer(tablesDir, CURRENT_POINTER) : previous,
       };
       writeStatus(tablesDir, status);
     }

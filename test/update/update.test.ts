@@ -291,6 +291,13 @@ describe('netlookup update', () => {
       expect(next.code, next.stderr).toBe(0);
       expect(pointer(feeds, 'current')).not.toBe(first);
       expect(next.stderr).toMatch(/feed set \d{8}T\d{6}Z(-\d+)? is in force/);
+      // and back to the feed set before, apart from the table sets
+      const tablesBefore = fs.existsSync(path.join(tables, 'current')) ? pointer(tables, 'current') : null;
+      const back = await runBuiltCli(['update', '--rollback', '--feeds-only'], envFor(tables));
+      expect(back.code, back.stderr).toBe(0);
+      expect(back.stderr).toContain(`feed set ${first} is in force again`);
+      expect(pointer(feeds, 'current')).toBe(first);
+      expect(fs.existsSync(path.join(tables, 'current')) ? pointer(tables, 'current') : null).toBe(tablesBefore);
     } finally {
       publishers.faults.clear();
       publish(publishers, TOR_BULK, bulk);
