@@ -14,8 +14,8 @@
  *   `status_messages`, and per type `pubkey`, `multihop_port`, `socks_name`, `daita` or
  *   `ipv4_v2ray`, `ssh_fingerprint_*`). `ipv4_addr_in` is the entry: websites see "a similar IP
  *   address, except with a different last number" (the field's description in a client's typings
- *   of this API; X4BNet/lists_vpn#177 says the same), and Mullvad's app dropped the
- *   `ipv4_addr_exit` field of the older relay list in 2018 (mullvadvpn-app#497). So the listing
+ *   of this API; a discussion in X4BNet/lists_vpn's tracker says the same), and Mullvad's app dropped the
+ *   `ipv4_addr_exit` field of the older relay list in 2018 (a mullvadvpn-app change). So the listing
  *   holds the relays' entry addresses, not the exits beside them (the builder may widen). Read:
  *   relays that are `active` and not bridges. A bridge is a Shadowsocks/V2Ray front door that
  *   hands the tunnel on to a relay, so no user traffic leaves from it; an inactive relay is out of
