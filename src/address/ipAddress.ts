@@ -196,6 +196,11 @@ export interface ParsedIp {
 
 const NO_WORDS = new Uint32Array(0);
 
+/** An IPv6 address's four words (most significant first) as one 128-bit number. */
+export function ipv6Value(words: ArrayLike<number>): bigint {
+  return (BigInt(words[0] >>> 0) << 96n) | (BigInt(words[1] >>> 0) << 64n) | (BigInt(words[2] >>> 0) << 32n) | BigInt(words[3] >>> 0);
+}
+
 /** Strict parse of either family; IPv4-mapped IPv6 is the IPv4 it embeds. null: not an address. */
 export function parseIp(text: string): ParsedIp | null {
   const v4 = parseIPv4(text);

@@ -28,7 +28,7 @@
  * maps of the (tens of thousands of) roles, organisations and irts; a range is held as its bounds and
  * a mailbox number only when it decides, mailboxes are interned once.
  */
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError } from '../../tables/sources/textLines.js';
 import { cleanRpslValue, readRpslDump, type RpslDumpCounts, type RpslDumpOptions, type RpslObject } from './rpslDump.js';
 
@@ -556,7 +556,7 @@ export async function readAbuseContacts(
       } else {
         const m = INET6NUM.exec(key);
         if (m === null || !parseIPv6(m[1], words) || Number(m[2]) > 128) throw bad(`inet6num "${key.slice(0, 80)}" is not "prefix/length"`);
-        start = (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+        start = ipv6Value(words);
         const hostMask = (1n << BigInt(128 - Number(m[2]))) - 1n;
         if ((start & hostMask) !== 0n) throw bad(`inet6num "${key}" has bits set past its /${m[2]}`);
         end = start | hostMask;

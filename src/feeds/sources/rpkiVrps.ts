@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { jsonParser, type Token } from 'stream-json/parser.js';
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError } from '../../tables/sources/textLines.js';
 
 /** The IPv4 VRPs, as parallel typed arrays (about half a million VRPs: a few MB, not objects). */
@@ -392,7 +392,7 @@ class VrpDocument {
     if (address.includes(':')) {
       if (!parseIPv6(address, this.words) || length > 128) throw this.fail(`not an IPv6 prefix: ${JSON.stringify(f.prefix)}`);
       const w = this.words;
-      const start = (BigInt(w[0]) << 96n) | (BigInt(w[1]) << 64n) | (BigInt(w[2]) << 32n) | BigInt(w[3]);
+      const start = ipv6Value(w);
       if ((start & ((1n << BigInt(128 - length)) - 1n)) !== 0n) throw this.fail(`${f.prefix} has host bits set`);
       if (maxLength < length || maxLength > 128) throw this.fail(`maxLength ${maxLength} outside ${length}..128`);
       this.ipv6.push({ start, prefixLength: length, maxLength, asn });

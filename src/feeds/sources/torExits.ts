@@ -34,7 +34,7 @@
  * "Tor" (the builder's `says`), and `provider` names a VPN service a list speaks for.
  */
 import fs from 'node:fs';
-import { parseIPv4, parseIPv6, parseIp } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, parseIp, ipv6Value } from '../../address/ipAddress.js';
 import { linesOf, SourceFormatError, type LineBounds, type NumberedLine } from '../../tables/sources/textLines.js';
 import type { FeedListing, ListedRange } from './feedListing.js';
 
@@ -195,9 +195,7 @@ class Listing {
   }
 
   add6(words: ArrayLike<number>, line: number): void {
-    let value = 0n;
-    for (let i = 0; i < 4; i++) value = (value << 32n) | BigInt(words[i] >>> 0);
-    this.add(6, value, line);
+    this.add(6, ipv6Value(words), line);
   }
 
   private add(family: 4 | 6, value: bigint, line: number): void {

@@ -58,7 +58,7 @@
  * then start, duplicates dropped; the publisher states no date in any of these lists (`date` null).
  */
 import fs from 'node:fs';
-import { ipv4MappedOf, parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { ipv4MappedOf, parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { linesOfFile, SourceFormatError } from '../../tables/sources/textLines.js';
 import type { FeedListing, ListedRange } from './feedListing.js';
 
@@ -171,10 +171,6 @@ function flagOf(fields: Fields, key: string, fail: Fail): boolean {
   return value as boolean;
 }
 
-function wordsValue(words: Uint32Array): bigint {
-  return (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
-}
-
 /** The single address `text` as a range of one family (`family` null: either); IPv4-mapped IPv6 is refused. */
 export function addressRange(text: string, family: 4 | 6 | null, provider: string | null, fail: Fail): ListedRange {
   if (family !== 6) {
@@ -186,7 +182,7 @@ export function addressRange(text: string, family: 4 | 6 | null, provider: strin
   if (!parseIPv6(text, words) || ipv4MappedOf(words) >= 0) {
     fail(`${JSON.stringify(text.slice(0, 64))} is not an ${family === 6 ? 'IPv6' : 'IP'} address`);
   }
-  const value = wordsValue(words);
+  const value = ipv6Value(words);
   return { family: 6, start: value, end: value, provider };
 }
 

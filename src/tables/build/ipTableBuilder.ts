@@ -2,6 +2,7 @@
  * Builds one IP range table (ip4 or ip6) from a city `.mmdb` (location) and the ASN CSV
  * (network), plus our curated facts about well-known ASNs.
  */
+import { ipv6Value } from '../../address/ipAddress.js';
 import { packCountryCode } from '../format/containerLayout.js';
 import { connectionTypes, type Family, type IpTableParts } from '../format/ipTable.js';
 import { ADDRESS6, AS_ROW, AS_STRING_FIELDS, LOCATION_ROW, NETWORK_ROW, NONE } from '../format/ipTableLayout.js';
@@ -36,7 +37,7 @@ export function mmdbLocations(file: MmdbFile, schema: LocationSchema): LocationS
     walk: (family, visit) => {
       const bits = family === 4 ? 32 : 128;
       file.walk(family, (words, prefixLength, dataOffset) => {
-        const start = family === 4 ? BigInt(words[0]) : (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+        const start = family === 4 ? BigInt(words[0]) : ipv6Value(words);
         visit(start, start + (1n << BigInt(bits - prefixLength)) - 1n, dataOffset);
       });
     },

@@ -4,7 +4,7 @@
  * of one of many sites, so the builder gives it no accuracy radius (see accuracyRadius.ts).
  */
 import fs from 'node:fs';
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import type { Family } from '../format/ipTable.js';
 import { parseCsv } from './csv.js';
 
@@ -55,7 +55,7 @@ export function cidrBounds(text: string, where: string): { family: Family; start
   } else {
     const words = new Uint32Array(4);
     if (!parseIPv6(address, words)) throw new Error(`${where}: ${JSON.stringify(text)} is not a CIDR block`);
-    start = words.reduce((acc, w) => (acc << 32n) | BigInt(w), 0n);
+    start = ipv6Value(words);
   }
   const size = 1n << BigInt(width - length);
   if (start % size !== 0n) throw new Error(`${where}: ${text} has host bits set`);

@@ -3,7 +3,7 @@
  * ranges, IP text form). Rows must be ascending; where a row starts inside the previous one, the
  * later row wins from its start (it is the more specific announcement) and the earlier is clipped.
  */
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 
 export interface AsnRange {
   start: bigint;
@@ -36,7 +36,7 @@ export function readAsnCsv(text: string, family: 4 | 6, file: string): AsnReadRe
       return BigInt(n);
     }
     if (!parseIPv6(field, words)) throw new Error(`${file}:${lineNo}: not an IPv6 address: ${field}`);
-    return (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+    return ipv6Value(words);
   };
   for (const line of text.split('\n')) {
     lineNo++;

@@ -16,7 +16,7 @@
  * `0,0` position is no position either); coordinates are both empty or both decimal numbers in range.
  * Anything else throws SourceFormatError naming the file and line.
  */
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError, type NumberedLine } from './textLines.js';
 
 /** Where DB-IP publishes the free monthly files. */
@@ -104,7 +104,7 @@ function addressOf(text: string, family: 4 | 6): bigint | null {
     return n < 0 ? null : BigInt(n);
   }
   if (!parseIPv6(text, words)) return null;
-  return (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+  return ipv6Value(words);
 }
 
 /** The coordinate, or a sentence saying why the text is not one. */

@@ -19,7 +19,7 @@
  * and AS number ranges must not overlap. Blocks come back sorted by family then start, AS number
  * ranges by first number.
  */
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError, type NumberedLine } from './textLines.js';
 
 export type Rir = 'afrinic' | 'apnic' | 'arin' | 'lacnic' | 'ripencc';
@@ -175,7 +175,7 @@ export async function readDelegatedExtended(lines: AsyncIterable<NumberedLine>, 
       if (!parseIPv6(start, words)) throw bad(`not an IPv6 address: "${start}"`);
       const prefix = Number(value);
       if (prefix > 128) throw bad(`prefix length ${value} is over 128`);
-      const first = (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+      const first = ipv6Value(words);
       const hostMask = (1n << BigInt(128 - prefix)) - 1n;
       if ((first & hostMask) !== 0n) throw bad(`${start} is not the start of a /${prefix}`);
       blocks.push({ value: { ...common, family: 6, start: first, end: first | hostMask, date: day }, line });

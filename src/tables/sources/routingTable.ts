@@ -13,7 +13,7 @@
  * do appear as origins in real dumps (leaks seen by few peers, a few confederation or stripped-AS
  * cases): they are read as they are and never name a network in `routedRanges` (see isPublicAsn).
  */
-import { parseIPv4, parseIPv6 } from '../../address/ipAddress.js';
+import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError, type NumberedLine } from './textLines.js';
 
 export interface Announcement {
@@ -162,7 +162,7 @@ function prefixOf(text: string, family: 4 | 6, words: Uint32Array): Prefix | typ
     return { start: BigInt(n), length };
   }
   if (length > 128 || !address.includes(':') || !parseIPv6(address, words)) return null;
-  const start = (BigInt(words[0]) << 96n) | (BigInt(words[1]) << 64n) | (BigInt(words[2]) << 32n) | BigInt(words[3]);
+  const start = ipv6Value(words);
   if ((start & ((1n << BigInt(128 - length)) - 1n)) !== 0n) return HOST_BITS;
   return { start, length };
 }
