@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedIp } from '../address/ipAddress.js';
+import { CURRENT_POINTER, INSTALLED_SET, readPointer, setFolder } from '../tables/tableSets.js';
 import { FeedTable, RPKI_STATES, type FeedKind, type FeedState, type RpkiState, type SecurityValue } from './format/feedTable.js';
 
 export const FEEDS_FOLDER = 'feeds';
@@ -84,15 +85,10 @@ export class FeedSet {
 
   /** The set `feeds/current` names under `tablesDir`; the empty set when there is none. Throws when a table is corrupt. */
   static load(tablesDir: string): FeedSet {
+    // the feed sets keep the layout and pointers of the table sets (src/tables/tableSets.ts) in their own folder
     const root = path.join(tablesDir, FEEDS_FOLDER);
-    let name: string;
-    try {
-      name = fs.readFileSync(path.join(root, 'current'), 'utf8').trim();
-    } catch {
-      return FeedSet.EMPTY;
-    }
-    if (!/^\d{8}T\d{6}Z(?:-\d+)?$/.test(name)) throw new Error(`${root}/current names no feed set: ${JSON.stringify(name.slice(0, 64))}`);
-    return FeedSet.loadFolder(path.join(root, 'sets', name), name);
+    const name = readPointer(root, CURRENT_POINTER)!;
+    return name === INSTALLED_SET ? FeedSet.EMPTY : FeedSet.loadFolder(setFolder(root, name), name);
   }
 
   /** The feed set in `folder` (named `name`); throws when a table is corrupt. */

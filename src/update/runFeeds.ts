@@ -27,7 +27,6 @@ import {
   CURRENT_POINTER,
   PREVIOUS_POINTER,
   SETS_FOLDER,
-  isSetName,
   readPointer,
   replaceFile,
   writePointer,
@@ -58,14 +57,6 @@ interface FeedOutcome {
   message: string | null;
   /** the feed set in force afterwards */
   set: string | null;
-}
-
-/** Staging folders a dead run left in the feeds folder (the lock is held). */
-export function removeFeedLeftovers(tablesDir: string): void {
-  const sets = path.join(tablesDir, FEEDS_FOLDER, SETS_FOLDER);
-  for (const name of fs.existsSync(sets) ? fs.readdirSync(sets) : []) {
-    if (!isSetName(name)) fs.rmSync(path.join(sets, name), { recursive: true, force: true });
-  }
 }
 
 /**

@@ -31,7 +31,7 @@ import {
   type UpdateStatus,
 } from '../tables/tableSets.js';
 import { FEEDS_FOLDER } from '../feeds/feedSet.js';
-import { removeFeedLeftovers, updateFeeds } from './runFeeds.js';
+import { updateFeeds } from './runFeeds.js';
 import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.js';
 import {
   creditOf,
@@ -76,11 +76,12 @@ function writeStatus(tablesDir: string, status: UpdateStatus): void {
   replaceFile(path.join(tablesDir, UPDATE_STATUS_FILE), JSON.stringify(status, null, 2) + '\n');
 }
 
-/** What a dead run left: staging folders and partial downloads (the lock is held, so nothing else is writing). */
+/** What a dead run left: staging folders of table and feed sets and partial downloads (the lock is held, so nothing else is writing). */
 function removeLeftovers(tablesDir: string): void {
-  const sets = path.join(tablesDir, SETS_FOLDER);
-  for (const name of fs.existsSync(sets) ? fs.readdirSync(sets) : []) {
-    if (!isSetName(name)) fs.rmSync(path.join(sets, name), { recursive: true, force: true });
+  for (const sets of [path.join(tablesDir, SETS_FOLDER), path.join(tablesDir, FEEDS_FOLDER, SETS_FOLDER)]) {
+    for (const name of fs.existsSync(sets) ? fs.readdirSync(sets) : []) {
+      if (!isSetName(name)) fs.rmSync(path.join(sets, name), { recursive: true, force: true });
+    }
   }
   const sources = path.join(tablesDir, SOURCES_FOLDER);
   for (const id of fs.existsSync(sources) ? fs.readdirSync(sources) : []) {
@@ -151,7 +152,6 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
   try {
     if (lock.tookOver) log('an earlier update had stopped without finishing; its leftovers are removed');
     removeLeftovers(tablesDir);
-    removeFeedLeftovers(tablesDir);
     const earlier = readUpdateStatus(tablesDir);
     const status: UpdateStatus = {
       last_attempt: { started_at: now.toISOString(), finished_at: null, outcome: 'running', message: null, set: null },
