@@ -65,17 +65,24 @@ export async function createFirstAccount(accounts: AccountStore): Promise<Runnin
   return { account: created.account.id, secret: created.key.secret };
 }
 
-/** How often the pointer to the table set in force is looked at (a stat), for sets another process swaps in. */
-const TABLE_SET_POLL_MS = 1000;
+/** How often the pointers to the table set and the feed set in force are looked at (a stat), for sets another process swaps in. */
+const SET_POINTER_POLL_MS = 1000;
+
+/** Calls `changed` whenever the pointer file is replaced (a new inode or time), until stopped. */
+function followPointer(pointer: string, changed: () => void): { stop(): void } {
+  const seen = (now: fs.Stats, before: fs.Stats) => {
+    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino) changed();
+  };
+  fs.watchFile(pointer, { interval: SET_POINTER_POLL_MS, persistent: false }, seen);
+  return { stop: () => fs.unwatchFile(pointer, seen) };
+}
 
 /**
  * `netlookup update` swaps a new table set in by replacing the `current` pointer; every serving
  * process (workers included) sees the change at its next poll and reloads, without a restart.
  */
 function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger): { stop(): void } {
-  const pointer = path.join(tablesRoot, CURRENT_POINTER);
-  const changed = (now: fs.Stats, before: fs.Stats) => {
-    if (now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+  return followPointer(path.join(tablesRoot, CURRENT_POINTER), () => {
     engine.reload().then(
       (loaded) =>
         logger.info(
@@ -84,9 +91,7 @@ function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger)
         ),
       (error: Error) => logger.error({ err: error.message }, 'table set refused; the loaded tables stay in use'),
     );
-  };
-  fs.watchFile(pointer, { interval: TABLE_SET_POLL_MS, persistent: false }, changed);
-  return { stop: () => fs.unwatchFile(pointer, changed) };
+  });
 }
 
 /**
@@ -94,7 +99,6 @@ function followTableSets(tablesRoot: string, engine: LiveEngine, logger: Logger)
  * feed update, hourly for Tor): a set that does not load is logged and the loaded one stays.
  */
 function followFeedSets(tablesRoot: string, feeds: ServiceDeps['feeds'], logger: Logger): { stop(): void } {
-  const pointer = path.join(tablesRoot, FEEDS_FOLDER, 'current');
   const load = () => {
     try {
       feeds.current = FeedSet.load(tablesRoot);
@@ -104,11 +108,7 @@ function followFeedSets(tablesRoot: string, feeds: ServiceDeps['feeds'], logger:
     }
   };
   load();
-  const changed = (now: fs.Stats, before: fs.Stats) => {
-    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino) load();
-  };
-  fs.watchFile(pointer, { interval: TABLE_SET_POLL_MS, persistent: false }, changed);
-  return { stop: () => fs.unwatchFile(pointer, changed) };
+  return followPointer(path.join(tablesRoot, FEEDS_FOLDER, CURRENT_POINTER), load);
 }
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
