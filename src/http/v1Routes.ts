@@ -93,8 +93,9 @@ class IpLookup implements MeteredAnswer {
   private caller: Caller | null = null;
   private metered: MeteredRequest | null = null;
   private quota: Admission | null = null;
-  private threat: ThreatFacts | UnknownThreatFacts | undefined = undefined;
   private hostname: string | null = null;
+  /** the record's facts beyond the tables, gathered once when the lookup is served */
+  private facts: IpRecordFeeds | undefined = undefined;
 
   constructor(
     private readonly ctx: Exchange,
@@ -132,28 +133,24 @@ class IpLookup implements MeteredAnswer {
   }
 
   private respond(threat: ThreatFacts | UnknownThreatFacts | undefined): void {
-    this.threat = threat;
-    respondMetered(this.ctx, this.caller!, this.quota!, this);
-  }
-
-  private feeds(): IpRecordFeeds | undefined {
     const { plan, now } = this.caller!;
-    return ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, this.threat, this.hostname);
+    this.facts = ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, threat, this.hostname);
+    respondMetered(this.ctx, this.caller!, this.quota!, this);
   }
 
   record(): Record<string, unknown> {
     const { plan, now } = this.caller!;
-    return ipRecord(this.deps.engine.engine.answerOf(this.ip!), plan.field_level, now, this.feeds()) as unknown as Record<string, unknown>;
+    return ipRecord(this.deps.engine.engine.answerOf(this.ip!), plan.field_level, now, this.facts) as unknown as Record<string, unknown>;
   }
 
   recordJson(ending: string): string {
     const { plan, now } = this.caller!;
-    return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, this.feeds(), ending);
+    return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, this.facts, ending);
   }
 
   recordUtf8(ending: string): string | null {
     const { plan, now } = this.caller!;
-    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, this.feeds(), ending);
+    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, this.facts, ending);
   }
 }
 
