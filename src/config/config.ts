@@ -1,6 +1,6 @@
 /** The service's configuration, from the environment (README "Configuration"). */
 import { dnsSettingsFromEnv, type DnsSettings } from './dnsSettings.js';
-import { envValue } from './envValue.js';
+import { envValue, wholeNumber } from './envValue.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
@@ -108,9 +108,7 @@ const decimal = (text: string) => (/^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text) ? Num
 
 /** A whole number from 1 to `max` (at most 9999999), plain digits. */
 function countOf(env: NodeJS.ProcessEnv, name: string, max = 1_000_000): number | undefined {
-  return envValue(env, name, `a whole number from 1 to ${max} is expected`, (text) =>
-    /^[1-9]\d{0,6}$/.test(text) && Number(text) <= max ? Number(text) : undefined,
-  );
+  return envValue(env, name, `a whole number from 1 to ${max} is expected`, wholeNumber(1, max));
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -169,10 +167,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       env.NETLOOKUP_REDIS_PREFIX === ''
         ? ''
         : (envValue(env, 'NETLOOKUP_REDIS_PREFIX', 'printable characters without spaces are expected', printable) ?? 'nl:'),
-    redisTimeoutMs: envValue(env, 'NETLOOKUP_REDIS_TIMEOUT_MS', 'a whole number of milliseconds from 50 to 60000 is expected', (text) => {
-      const value = /^[1-9]\d{1,4}$/.test(text) ? Number(text) : 0;
-      return value >= 50 && value <= 60_000 ? value : undefined;
-    }),
+    redisTimeoutMs: envValue(
+      env,
+      'NETLOOKUP_REDIS_TIMEOUT_MS',
+      'a whole number of milliseconds from 50 to 60000 is expected',
+      wholeNumber(50, 60_000),
+    ),
     adminToken,
     trustProxy: trustProxy ?? [],
     bodyLimitBytes: 1024 * 1024,

@@ -24,7 +24,7 @@
  * 253-character name, Map overhead: under 1 KB an entry) under 100 MB of a 1 GB heap. The query
  * ceiling keeps the resolvers' sockets (one each in flight) well under a default 1024 file limit.
  */
-import { envValue } from './envValue.js';
+import { envValue, wholeNumber } from './envValue.js';
 import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6 } from '../address/ipAddress.js';
 
 export interface DnsSettings {
@@ -45,15 +45,6 @@ const DNS_DEADLINE_MAX_MS = 5000;
 const MAX_SERVERS = 8;
 const MAX_CACHE_SIZE = 100_000;
 const MAX_QUERIES = 256;
-
-/** A whole number in [min, max], plain decimal digits ("0x10", "1e3", "+5", " 5" are refused). */
-function wholeNumber(min: number, max: number) {
-  return (text: string) => {
-    if (!/^(?:0|[1-9]\d{0,8})$/.test(text)) return undefined;
-    const value = Number(text);
-    return value >= min && value <= max ? value : undefined;
-  };
-}
 
 const scratch = new Uint32Array(4);
 

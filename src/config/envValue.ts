@@ -1,6 +1,7 @@
 /**
  * The strict reading of one environment variable, shared by every setting read at start
- * (config.ts, dnsSettings.ts): a refused value stops the start with a message naming the variable.
+ * (config.ts, dnsSettings.ts), and its common form, a whole number in bounds: a refused value stops
+ * the start with a message naming the variable.
  */
 
 /** A configuration value refused at start; the message names the variable (and shows the value unless it is secret). */
@@ -33,4 +34,13 @@ export function envValue<T>(
   }
   if (value === undefined) throw new ConfigError(name, text, expected, secret);
   return value;
+}
+
+/** A whole number in [min, max], plain decimal digits ("0x10", "1e3", "+5", " 5" are refused). */
+export function wholeNumber(min: number, max: number) {
+  return (text: string) => {
+    if (!/^(?:0|[1-9]\d{0,8})$/.test(text)) return undefined;
+    const value = Number(text);
+    return value >= min && value <= max ? value : undefined;
+  };
 }
