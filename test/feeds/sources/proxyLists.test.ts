@@ -3,9 +3,7 @@
  * feeds-tor-proxy-README.md) and on a corpus of bad files.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FeedListing, ListedRange } from '../../../src/feeds/sources/feedListing.js';
 import {
   FIREHOL_PROXIES_URL,
@@ -14,29 +12,12 @@ import {
   readMonosansProxyList,
 } from '../../../src/feeds/sources/proxyLists.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
+import { fixtureOf, scratchFiles, v4 } from './feedFiles.js';
 
-/** A publisher URL's file in the mirror layout: `<host>/<path>`. */
-function fixture(url: string): string {
-  const { host, pathname } = new URL(url);
-  return path.join('test/fixtures/publishers', host, pathname);
-}
+const FIREHOL = fixtureOf(FIREHOL_PROXIES_URL);
+const MONOSANS = fixtureOf(MONOSANS_PROXIES_URL);
 
-const FIREHOL = fixture(FIREHOL_PROXIES_URL);
-const MONOSANS = fixture(MONOSANS_PROXIES_URL);
-
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-proxies-'));
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-let files = 0;
-function file(content: string): string {
-  const name = path.join(scratch, `file-${++files}`);
-  fs.writeFileSync(name, content);
-  return name;
-}
-
-function v4(text: string): bigint {
-  const parts = text.split('.').map(BigInt);
-  return (parts[0] << 24n) | (parts[1] << 16n) | (parts[2] << 8n) | parts[3];
-}
+const file = scratchFiles('proxies');
 const block = (first: string, last = first): ListedRange => ({ family: 4, start: v4(first), end: v4(last), provider: null });
 
 async function refusal(promise: Promise<FeedListing>): Promise<SourceFormatError> {

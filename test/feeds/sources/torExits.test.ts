@@ -3,9 +3,7 @@
  * feeds-tor-proxy-README.md) and on a corpus of bad files.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FeedListing, ListedRange } from '../../../src/feeds/sources/feedListing.js';
 import {
   ONIONOO_EXITS_URL,
@@ -17,30 +15,13 @@ import {
   TOR_EXIT_ADDRESSES_URL,
 } from '../../../src/feeds/sources/torExits.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
+import { fixtureOf, scratchFiles, v4 } from './feedFiles.js';
 
-/** A publisher URL's file in the mirror layout: `<host>/<path>`, the query left out. */
-function fixture(url: string): string {
-  const { host, pathname } = new URL(url);
-  return path.join('test/fixtures/publishers', host, pathname);
-}
+const BULK = fixtureOf(TOR_BULK_EXIT_LIST_URL);
+const EXIT_ADDRESSES = fixtureOf(TOR_EXIT_ADDRESSES_URL);
+const ONIONOO = fixtureOf(ONIONOO_EXITS_URL);
 
-const BULK = fixture(TOR_BULK_EXIT_LIST_URL);
-const EXIT_ADDRESSES = fixture(TOR_EXIT_ADDRESSES_URL);
-const ONIONOO = fixture(ONIONOO_EXITS_URL);
-
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-tor-'));
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-let files = 0;
-function file(content: string | Buffer): string {
-  const name = path.join(scratch, `file-${++files}`);
-  fs.writeFileSync(name, content);
-  return name;
-}
-
-function v4(text: string): bigint {
-  const parts = text.split('.').map(BigInt);
-  return (parts[0] << 24n) | (parts[1] << 16n) | (parts[2] << 8n) | parts[3];
-}
+const file = scratchFiles('tor');
 const one4 = (text: string): ListedRange => ({ family: 4, start: v4(text), end: v4(text), provider: null });
 const one6 = (value: bigint): ListedRange => ({ family: 6, start: value, end: value, provider: null });
 

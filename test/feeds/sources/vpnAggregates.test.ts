@@ -1,24 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAz0VpnIps, readX4bVpnList } from '../../../src/feeds/sources/vpnAggregates.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
+import { scratchFiles } from './feedFiles.js';
 
 const PUBLISHERS = path.join(import.meta.dirname, '..', '..', 'fixtures', 'publishers');
 const X4B_V4 = path.join(PUBLISHERS, 'raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv4.txt');
 const X4B_V6 = path.join(PUBLISHERS, 'raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn/ipv6.txt');
 const AZ0 = path.join(PUBLISHERS, 'az0-vpnip-public.oooninja.com/ip.txt');
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-vpn-aggregates-'));
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-let written = 0;
-function fileOf(content: string | Buffer): string {
-  const file = path.join(scratch, `list-${++written}`);
-  fs.writeFileSync(file, content);
-  return file;
-}
+const fileOf = scratchFiles('vpn-aggregates');
 const lines = (...texts: string[]) => fileOf(texts.join('\n') + '\n');
 
 function v4(text: string): bigint {

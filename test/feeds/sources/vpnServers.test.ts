@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FeedListing, ListedRange } from '../../../src/feeds/sources/feedListing.js';
 import {
   readIvpnServers,
@@ -11,6 +10,7 @@ import {
   readPrivateRelayEgress,
 } from '../../../src/feeds/sources/vpnServers.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
+import { scratchFiles } from './feedFiles.js';
 
 const PUBLISHERS = path.join(import.meta.dirname, '..', '..', 'fixtures', 'publishers');
 const MULLVAD = path.join(PUBLISHERS, 'api.mullvad.net/www/relays/all/index.html');
@@ -20,15 +20,8 @@ const PIA = path.join(PUBLISHERS, 'serverlist.piaservers.net/vpninfo/servers/v6'
 const IVPN = path.join(PUBLISHERS, 'api.ivpn.net/v5/servers.json');
 const RELAY = path.join(PUBLISHERS, 'mask-api.icloud.com/egress-ip-ranges.csv');
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-vpn-'));
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-let written = 0;
 /** A file holding `content`, for the bad-data corpus. */
-function fileOf(content: string | Buffer): string {
-  const file = path.join(scratch, `list-${++written}`);
-  fs.writeFileSync(file, content);
-  return file;
-}
+const fileOf = scratchFiles('vpn');
 
 function v4(text: string): bigint {
   return BigInt(text.split('.').reduce((n, part) => n * 256 + Number(part), 0));
