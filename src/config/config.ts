@@ -1,6 +1,7 @@
 /** The service's configuration, from the environment (README "Configuration"). */
 import { dnsSettingsFromEnv, type DnsSettings } from './dnsSettings.js';
-import { envValue, wholeNumber } from './envValue.js';
+import { rdapSettingsFromEnv, type RdapSettings } from './rdapSettings.js';
+import { envValue, hasControlCharacter, wholeNumber } from './envValue.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
@@ -32,6 +33,8 @@ export interface ServiceConfig {
   dashboard?: Partial<DashboardSettings>;
   /** reverse DNS for network.hostname (NETLOOKUP_DNS_*, src/config/dnsSettings.ts); absent: no DNS */
   dns?: DnsSettings;
+  /** abuse contacts from RDAP where no registry dump answers (NETLOOKUP_RDAP_*, src/config/rdapSettings.ts); absent: none */
+  rdap?: RdapSettings;
   /** how often `serve` runs `netlookup update` (NETLOOKUP_UPDATE_INTERVAL, e.g. `24h`); null: never (the default) */
   updateIntervalMs?: number | null;
   /** how often `serve` updates the feeds alone (NETLOOKUP_FEEDS_INTERVAL, e.g. `1h`); null: with the tables, if at all */
@@ -153,10 +156,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     envValue(env, name, 'a path without control characters is expected', (text) =>
       text.length > 0 && !hasControlCharacter(text) ? text : undefined,
     );
+  const dataDir = path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var');
   return {
     port: port ?? 8080,
     host: envValue(env, 'HOST', 'an IP address or host name is expected', hostOf) ?? '127.0.0.1',
-    dataDir: path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var'),
+    dataDir,
     tablesDir: path_('NETLOOKUP_TABLES'),
     plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) =>
       fs.statSync(text).isFile() ? text : undefined,
@@ -203,6 +207,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
         text === 'on' ? { on: true } : text === 'off' ? { on: false } : undefined,
       )?.on ?? false,
     dns: dnsSettingsFromEnv(env),
+    rdap: rdapSettingsFromEnv(env, dataDir),
     dashboard: {
       sessionsPerAccount: countOf(env, 'NETLOOKUP_DASHBOARD_SESSIONS'),
       signInsPerKey: countOf(env, 'NETLOOKUP_DASHBOARD_SIGN_INS_PER_KEY'),
@@ -285,13 +290,4 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
   settings.maxConnections = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS', MAX_CONNECTIONS);
   settings.maxConnectionsPerClient = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT', MAX_CONNECTIONS);
   return settings;
-}
-
-/** A character below U+0020 or U+007F (DEL): no path, URL or token holds one. */
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
 }

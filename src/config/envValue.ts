@@ -44,3 +44,12 @@ export function wholeNumber(min: number, max: number) {
     return value >= min && value <= max ? value : undefined;
   };
 }
+
+/** A character below U+0020 or U+007F (DEL): no path, URL or token holds one. */
+export function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}

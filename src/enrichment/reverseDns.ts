@@ -53,6 +53,7 @@ import { promises as dns } from 'node:dns';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import type { DnsSettings } from '../config/dnsSettings.js';
+import { byDeadline, performanceClock, type MonotonicClock } from './deadline.js';
 
 /** How long a name is kept. */
 export const NAME_TTL_MS = 3_600_000;
@@ -76,9 +77,7 @@ export function hostnameOf(answer: ReverseDnsAnswer): string | null {
 }
 
 /** Milliseconds of a monotonic clock (default `performance.now`): TTLs and deadlines are read on it. */
-export interface ReverseDnsClock {
-  now(): number;
-}
+export type ReverseDnsClock = MonotonicClock;
 
 interface ReverseDnsStats {
   /** lookups answered from the cache */
@@ -281,8 +280,6 @@ class ResolverPool {
   }
 }
 
-const performanceClock: ReverseDnsClock = { now: () => performance.now() };
-
 /**
  * The reverse DNS service of `settings`. `clock` reads TTLs and deadlines (tests move it);
  * timers still run in real time, for `deadlineAt - clock.now()`.
@@ -343,24 +340,6 @@ export function createReverseDns(settings: DnsSettings, clock: ReverseDnsClock =
     return answer;
   }
 
-  /** `flight`'s answer, or "unknown" at `deadlineAt` if it has not come. */
-  function byDeadline(flight: Promise<ReverseDnsAnswer>, deadlineAt: number): Promise<ReverseDnsAnswer> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => {
-          counts.expired++;
-          resolve(TIMEOUT);
-        },
-        Math.max(0, deadlineAt - clock.now()),
-      );
-      const settle = (answer: ReverseDnsAnswer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      };
-      flight.then(settle, (error: unknown) => settle(answerOfError(error)));
-    });
-  }
-
   function answerOf(ip: ParsedIp, deadlineAt: number): Promise<ReverseDnsAnswer> {
     if (closed) return Promise.resolve(OFF);
     if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return Promise.resolve(RESERVED);
@@ -383,7 +362,16 @@ export function createReverseDns(settings: DnsSettings, clock: ReverseDnsClock =
       flight = ask(key, ip, waitMs).finally(() => inFlight.delete(key));
       inFlight.set(key, flight);
     }
-    return byDeadline(flight, deadlineAt);
+    return byDeadline(
+      flight,
+      deadlineAt,
+      clock,
+      () => {
+        counts.expired++;
+        return TIMEOUT;
+      },
+      answerOfError,
+    );
   }
 
   return {

@@ -1,6 +1,6 @@
 /**
  * The feed set in force, as servers answer from it: the security, RPKI and abuse tables of
- * `<tables>/feeds/sets/<name>/`, named by the pointer `<tables>/feeds/current` that
+ * `<tables>/feeds/sets/<name>/` (and IANA's RDAP bootstrap, for query-time RDAP), named by the pointer `<tables>/feeds/current` that
  * `netlookup update` replaces (src/update/runFeeds.ts).
  *
  * Honest answers: a verdict comes only from feeds that are loaded and fresh. A feed is fresh until
@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedIp } from '../address/ipAddress.js';
 import { CURRENT_POINTER, INSTALLED_SET, readPointer, setFolder } from '../tables/tableSets.js';
+import { RDAP_HOSTS, registryOfAbuseFeed, type AbuseRegistry } from './abuseMailbox.js';
 import { FeedTable, RPKI_STATES, type FeedKind, type FeedState, type RpkiState, type SecurityValue } from './format/feedTable.js';
 
 export const FEEDS_FOLDER = 'feeds';
@@ -22,7 +23,7 @@ export const FEEDS_FOLDER = 'feeds';
  * publishers confirm their files without a rebuild; it overrides the tables' META.
  */
 export const FRESHNESS_FILE = 'freshness.json';
-export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt' };
+export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt', rdap: 'rdap.nlt' };
 
 /** The SPEC 2.2 security flags the feeds answer, and the names of the fresh feeds that list the address. */
 export interface FeedSecurity {
@@ -73,11 +74,13 @@ export class FeedSet {
     readonly security: FeedTable<SecurityValue> | null,
     readonly rpki: FeedTable<RpkiState> | null,
     readonly abuse: FeedTable<string> | null,
+    /** IANA's RDAP bootstrap: the base URL of the RDAP service of each registry's blocks */
+    readonly rdap: FeedTable<string> | null,
     /** per feed id, when it stops answering (the freshness file, else each table's META) */
     private readonly staleAfter: ReadonlyMap<string, number> = new Map(),
   ) {}
 
-  static readonly EMPTY = new FeedSet(null, null, null, null);
+  static readonly EMPTY = new FeedSet(null, null, null, null, null);
 
   private staleAfterOf(feed: FeedState): number {
     return this.staleAfter.get(feed.id) ?? Date.parse(feed.stale_after);
@@ -117,9 +120,22 @@ export class FeedSet {
         staleAfter.set(id, Date.parse(until));
       }
     }
-    const set = new FeedSet(name, table<SecurityValue>('security'), table<RpkiState>('rpki'), table<string>('abuse'), staleAfter);
+    const set = new FeedSet(
+      name,
+      table<SecurityValue>('security'),
+      table<RpkiState>('rpki'),
+      table<string>('abuse'),
+      table<string>('rdap'),
+      staleAfter,
+    );
     for (const state of set.rpki?.valueList ?? []) {
       if (!(RPKI_STATES as readonly string[]).includes(state)) throw new Error(`${folder}: unknown RPKI state ${JSON.stringify(state)}`);
+    }
+    // query-time RDAP fetches from these: only absolute HTTPS base URLs (the bootstrap reader's rule)
+    for (const base of set.rdap?.valueList ?? []) {
+      if (typeof base !== 'string' || !/^https:\/\/[^/?#\s]+\/[^?#\s]*$/.test(base) || !base.endsWith('/')) {
+        throw new Error(`${folder}: ${JSON.stringify(base)} is not an RDAP base URL`);
+      }
     }
     return set;
   }
@@ -195,17 +211,48 @@ export class FeedSet {
 
   /** The abuse mailbox the registry names for the most specific block holding `ip`, from a fresh dump; else null. */
   abuseOf(ip: ParsedIp, nowMs: number): string | null {
-    const table = this.abuse;
+    return this.freshValueOf('abuse', this.abuse, ip, nowMs);
+  }
+
+  /** The HTTPS base URL of the RDAP service of the registry managing `ip` (IANA's bootstrap); null without a fresh bootstrap. */
+  rdapServiceOf(ip: ParsedIp, nowMs: number): string | null {
+    return this.freshValueOf('rdap', this.rdap, ip, nowMs);
+  }
+
+  /** The value of `ip` in a table whose feeds answer alike (any fresh one), or null. */
+  private freshValueOf(kind: FeedKind, table: FeedTable<string> | null, ip: ParsedIp, nowMs: number): string | null {
     if (table === null) return null;
     const value = this.valueOf(table, ip);
     if (value === null) return null;
-    return this.freshness('abuse', table, nowMs).some(Boolean) ? value : null;
+    return this.freshness(kind, table, nowMs).some(Boolean) ? value : null;
   }
+
+  /**
+   * Whether fresh dumps of the registry whose RDAP service is `service` are loaded: then the abuse
+   * table's silence for its blocks is the registry's own answer, and RDAP is not asked again.
+   */
+  abuseDumpAnswers(service: string, nowMs: number): boolean {
+    const table = this.abuse;
+    if (table === null) return false;
+    let own = this.dumpFeedsOfService.get(service);
+    if (own === undefined) {
+      const host = new URL(service).host;
+      const registry = (Object.keys(RDAP_HOSTS) as AbuseRegistry[]).find((r) => RDAP_HOSTS[r] === host);
+      own = table.meta.feeds.flatMap((feed, i) => (registry !== undefined && registryOfAbuseFeed(feed.id) === registry ? [i] : []));
+      this.dumpFeedsOfService.set(service, own);
+    }
+    if (own.length === 0) return false;
+    const fresh = this.freshness('abuse', table, nowMs);
+    return own.every((i) => fresh[i]);
+  }
+
+  /** per RDAP service, the indexes of its registry's dump feeds in the abuse table */
+  private readonly dumpFeedsOfService = new Map<string, number[]>();
 
   /** Every feed of the set with its date, size and freshness. */
   status(nowMs: number): FeedStatus[] {
     const out: FeedStatus[] = [];
-    for (const table of [this.security, this.rpki, this.abuse]) {
+    for (const table of [this.security, this.rpki, this.abuse, this.rdap]) {
       for (const feed of table?.meta.feeds ?? ([] as FeedState[])) {
         out.push({
           id: feed.id,

@@ -20,7 +20,9 @@ import { LiveEngine } from '../engine/liveEngine.js';
 import { defaultTablesDir, loadEngine } from '../engine/node.js';
 import { CURRENT_POINTER, setNameOfTables } from '../tables/tableSets.js';
 import { FEEDS_FOLDER, FeedSet } from '../feeds/feedSet.js';
+import { createRdapAbuse } from '../enrichment/rdapAbuse.js';
 import { createReverseDns } from '../enrichment/reverseDns.js';
+import { rdapSettingsFromEnv } from '../config/rdapSettings.js';
 import { DEFAULT_DNS_SETTINGS } from '../config/dnsSettings.js';
 import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
@@ -121,10 +123,16 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const followFeeds = followFeedSets(tablesRoot, feeds, logger);
   const store = options.store ?? (await openStore(config, { writer: true }));
   const reverseDns = createReverseDns(config.dns ?? { ...DEFAULT_DNS_SETTINGS, servers: 'off' });
+  const rdap = createRdapAbuse(config.rdap ?? { ...rdapSettingsFromEnv({}, config.dataDir), enabled: false }, {
+    mirror: config.updateMirror ?? null,
+    // redirects only to the registries' services the bootstrap in force names
+    isRdapHost: (host) => feeds.current.rdap?.valueList.some((base) => new URL(base).host === host) === true,
+  });
   const deps: ServiceDeps = {
     engine,
     feeds,
     reverseDns,
+    rdap,
     store,
     plans: loadPlans(config.plansFile),
     config,
@@ -187,6 +195,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       followSets.stop();
       followFeeds.stop();
       reverseDns.close();
+      rdap.close();
       await store.close();
       logger.info('stopped');
     })();

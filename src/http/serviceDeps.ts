@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { LiveEngine } from '../engine/liveEngine.js';
 import type { FeedSet } from '../feeds/feedSet.js';
+import type { RdapAbuse } from '../enrichment/rdapAbuse.js';
 import type { ReverseDns } from '../enrichment/reverseDns.js';
 import type { PlanTable } from '../plans/plans.js';
 import type { Store } from '../store/store.js';
@@ -14,6 +15,8 @@ export interface ServiceDeps {
   feeds: { current: FeedSet };
   /** network.hostname: PTR lookups bounded by a deadline, cached, one per address in flight */
   reverseDns: ReverseDns;
+  /** abuse.email where no registry dump answers: RDAP queries bounded by a deadline and a rate limit, cached on disk */
+  rdap: RdapAbuse;
   store: Store;
   plans: PlanTable;
   config: ServiceConfig;

@@ -9,10 +9,9 @@ import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.j
 import { ApiError } from '../errors.js';
 import { parseIp, type ParsedIp } from '../address/ipAddress.js';
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
-import { applyFields, keepsField, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
-import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../records/ipRecord.js';
-import { hostnameOf } from '../enrichment/reverseDns.js';
-import { ipRecordFeeds } from './ipRecordFeeds.js';
+import { applyFields, parseFields, type FieldsFilter } from '../records/fieldsFilter.js';
+import { ipRecord, type IpRecordFeeds } from '../records/ipRecord.js';
+import { ipRecordFeeds, queryTimeFacts, queryTimeWants, type QueryTimeFacts } from './ipRecordFeeds.js';
 import { IpRecordRenderer } from '../records/ipRecordJson.js';
 import { macRecordJson } from '../records/macRecordJson.js';
 import { withEnding } from '../engine/recordJson.js';
@@ -61,16 +60,6 @@ function respondMetered(ctx: Exchange, caller: Caller, quota: Admission, answer:
   sendJson(ctx, 200, { ...applyFields(answer.record(), filter), meta: metaRecord(code, level, quota) });
 }
 
-/**
- * Whether a lookup asks the DNS for network.hostname: a paid record whose `fields` keep it, with
- * reverse DNS on. Anything else makes no query (the hot path without hostname stays as it is).
- */
-function hostnameWanted(ctx: Exchange, deps: ServiceDeps, level: FieldLevel): boolean {
-  return (
-    level === 'full' && deps.config.dns !== undefined && deps.config.dns.servers !== 'off' && keepsField(fieldsOf(ctx), 'network.hostname')
-  );
-}
-
 function fieldsOf(ctx: Exchange): FieldsFilter | null {
   if (ctx.querystring === '') return null;
   const value = ctx.query.fields;
@@ -93,7 +82,8 @@ class IpLookup implements MeteredAnswer {
   private caller: Caller | null = null;
   private metered: MeteredRequest | null = null;
   private quota: Admission | null = null;
-  private hostname: string | null = null;
+  /** what outside services said at query time (reverse DNS, RDAP), when the record shows it */
+  private found: QueryTimeFacts | null = null;
   /** the record's facts beyond the tables, gathered once when the lookup is served */
   private facts: IpRecordFeeds | undefined = undefined;
 
@@ -124,17 +114,18 @@ class IpLookup implements MeteredAnswer {
   private serve(): Eventually<void> {
     const { plan, now } = this.caller!;
     const threat = threatFactsOf(this.deps, this.ip!, plan.field_level, now);
-    if (!hostnameWanted(this.ctx, this.deps, plan.field_level)) return whenReadyOn(threat, this, this.respond);
-    // the PTR query runs beside the blacklist read, and ends by its deadline whatever the DNS server does
-    return Promise.all([threat, this.deps.reverseDns.lookup(this.ip!.text)]).then(([facts, name]) => {
-      this.hostname = hostnameOf(name);
+    const wants = queryTimeWants(this.deps, fieldsOf(this.ctx), plan.field_level);
+    if (wants === null) return whenReadyOn(threat, this, this.respond);
+    // the PTR and RDAP queries run beside the blacklist read, and end by their deadlines whatever the servers do
+    return Promise.all([threat, queryTimeFacts(this.deps, [this.ip!], wants, now)]).then(([facts, [found]]) => {
+      this.found = found;
       this.respond(facts);
     });
   }
 
   private respond(threat: ThreatFacts | UnknownThreatFacts | undefined): void {
     const { plan, now } = this.caller!;
-    this.facts = ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, threat, this.hostname);
+    this.facts = ipRecordFeeds(this.deps, this.ip!, plan.field_level, now, threat, this.found);
     respondMetered(this.ctx, this.caller!, this.quota!, this);
   }
 
@@ -343,12 +334,13 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
     await servedOrRefunded(deps, caller, metered, async () => {
       const filter = fieldsOf(ctx);
       const { code, field_level: level } = caller.plan;
-      // the batch's PTR queries run in parallel within one deadline
-      const hostnames = new Map<string, string | null>();
-      if (api === 'ip' && hostnameWanted(ctx, deps, level)) {
-        const texts = valid.map((item) => item.ip!.text);
-        const names = await deps.reverseDns.lookupMany(texts, deps.reverseDns.deadline());
-        texts.forEach((text, i) => hostnames.set(text, hostnameOf(names[i])));
+      // the batch's PTR and RDAP queries run in parallel within one deadline each
+      const found = new Map<string, QueryTimeFacts>();
+      const wants = api === 'ip' ? queryTimeWants(deps, filter, level) : null;
+      if (wants !== null) {
+        const ips = valid.map((item) => item.ip!);
+        const facts = await queryTimeFacts(deps, ips, wants, caller.now);
+        ips.forEach((ip, i) => found.set(ip.text, facts[i]));
       }
       // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
@@ -357,7 +349,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
           items,
           ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => {
-              const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat, hostnames.get(ip.text) ?? null);
+              const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat, found.get(ip.text) ?? null);
               const bytes = ipRenderer.renderUtf8(engine, ip, level, caller.now, feeds);
               return bytes === null
                 ? withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds))
@@ -385,7 +377,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
                   deps.engine.engine.answerOf(ip),
                   level,
                   caller.now,
-                  ipRecordFeeds(deps, ip, level, caller.now, threat, hostnames.get(ip.text) ?? null),
+                  ipRecordFeeds(deps, ip, level, caller.now, threat, found.get(ip.text) ?? null),
                 ) as unknown as Record<string, unknown>,
             )
           : whenReady(blacklistRecordOf(deps, ip, level, caller.now), (r) => r as unknown as Record<string, unknown>);

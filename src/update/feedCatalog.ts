@@ -5,8 +5,10 @@
  */
 import type { ValuedRange } from '../feeds/build/feedTables.js';
 import { RPKI_STATES, rpkiStates } from '../feeds/rpkiValidation.js';
-import { ABUSE_DUMP_URLS, readAbuseContacts, type AbuseDumpFiles, type AbuseRegistry } from '../feeds/sources/abuseContacts.js';
+import { abuseFeedId, type AbuseRegistry } from '../feeds/abuseMailbox.js';
+import { ABUSE_DUMP_URLS, readAbuseContacts, type AbuseDumpFiles } from '../feeds/sources/abuseContacts.js';
 import { readRpslDump } from '../feeds/sources/rpslDump.js';
+import { RDAP_BOOTSTRAP_MAX_BYTES, RDAP_BOOTSTRAP_URLS, readRdapBootstrap } from '../feeds/sources/rdapBootstrap.js';
 import type { FeedListing } from '../feeds/sources/feedListing.js';
 import { readVrps, VRP_MAX_BYTES } from '../feeds/sources/rpkiVrps.js';
 import { readRisWhoisDump } from '../tables/sources/routingTable.js';
@@ -49,14 +51,14 @@ const STALE_AFTER_CADENCES = 3;
 
 export interface FeedSourceDefinition extends PublishedSource {
   /** the feed table it goes into */
-  table: 'security' | 'rpki' | 'abuse';
+  table: 'security' | 'rpki' | 'abuse' | 'rdap';
   /** what a listed address is */
-  says: 'tor' | 'vpn' | 'proxy' | 'relay' | 'rpki' | 'abuse';
+  says: 'tor' | 'vpn' | 'proxy' | 'relay' | 'rpki' | 'abuse' | 'rdap';
   /** how long after its date the feed answers (a multiple of its cadence); past it, its verdicts are null */
   staleAfterMs: number;
   /** security feeds: the listing of the file */
   listing?(file: string, url: string): Promise<FeedListing>;
-  /** rpki and abuse feeds: the valued ranges of the file (with the routes in force, or the group's other files) */
+  /** rpki, abuse and rdap feeds: the valued ranges of the file (with the routes in force, or the group's other files) */
   ranges?(file: string, url: string, context: { routes?: string; files?: Record<string, string> }): Promise<ValuedRange<string>[]>;
   /** abuse feeds: the registry whose dump files are read together, and this file's part of it */
   group?: string;
@@ -132,7 +134,7 @@ function abuseFeeds(registry: Exclude<AbuseRegistry, 'apnic'>, name: string, att
     const single = parts.size === 1;
     const fileName = publisherFileName(url);
     return {
-      id: `abuse-${registry}${single ? '' : `-${classes[0]}`}`,
+      id: abuseFeedId(registry, single ? null : classes[0]),
       name: `${name}${single ? '' : ` (${fileName})`}`,
       table: 'abuse',
       says: 'abuse',
@@ -171,10 +173,40 @@ function abuseFeeds(registry: Exclude<AbuseRegistry, 'apnic'>, name: string, att
   });
 }
 
+/**
+ * IANA's RDAP bootstrap (RFC 9224): which registry's RDAP service answers for each block, for the
+ * abuse contacts of space no dump covers (src/enrichment/rdapAbuse.ts). IANA changes it a few
+ * times a year, so it answers for 30 days after it was last fetched or confirmed.
+ */
+function rdapBootstrapFeed(family: 4 | 6): FeedSourceDefinition {
+  return {
+    id: `rdap-bootstrap-ipv${family}`,
+    name: `IANA RDAP bootstrap (IPv${family})`,
+    table: 'rdap',
+    says: 'rdap',
+    urls: () => [family === 4 ? RDAP_BOOTSTRAP_URLS.ipv4 : RDAP_BOOTSTRAP_URLS.ipv6],
+    maxBytes: RDAP_BOOTSTRAP_MAX_BYTES,
+    // 2026: about 220 IPv4 /8s and 35 IPv6 blocks
+    minRows: family === 4 ? 100 : 20,
+    cadenceMs: DAY,
+    staleAfterMs: 30 * DAY,
+    licence: 'IANA registry data, published for RDAP clients (RFC 9224)',
+    attribution: 'RDAP bootstrap: IANA (data.iana.org/rdap)',
+    about: 'https://www.iana.org/assignments/rdap-ipv4/',
+    check: async (file) => {
+      const bootstrap = readRdapBootstrap(file, family);
+      return { rows: bootstrap.ranges.length, date: bootstrap.date };
+    },
+    ranges: async (file) => readRdapBootstrap(file, family).ranges,
+  };
+}
+
 const TOR_TERMS = "the Tor Project's public data (Tor Metrics publishes its data under CC0)";
 
 export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
   RPKI_FEED,
+  rdapBootstrapFeed(4),
+  rdapBootstrapFeed(6),
   ...abuseFeeds(
     'ripencc',
     'RIPE NCC database dump',

@@ -1,6 +1,6 @@
 /**
  * The feeds part of `netlookup update`: each feed (Tor exits, VPN servers, open proxies, relays,
- * validated ROAs, registry dumps with abuse mailboxes) is fetched like a table source (bounded,
+ * validated ROAs, registry dumps with abuse mailboxes, IANA's RDAP bootstrap) is fetched like a table source (bounded,
  * conditional, checked by its strict reader, held to the shrink rule), then the feed tables are
  * built from the files in force into a new feed set `<tables>/feeds/sets/<UTC>/`, loaded as a
  * server would load it, and put in force by replacing the pointer `<tables>/feeds/current`.
@@ -174,6 +174,17 @@ async function buildFeedTables(
     }
     // the RIRs' databases hold objects for space another RIR manages: the smallest range decides, as within one
     write('abuse', complete.flat(), smallestRangesTable(ranges));
+  }
+
+  const rdap = FEED_SOURCES.filter((source) => source.table === 'rdap' && inputs[source.id]);
+  if (rdap.length > 0) {
+    const ranges: ValuedRange<string>[] = [];
+    for (const source of rdap) {
+      const input = inputs[source.id]!;
+      ranges.push(...(await source.ranges!(sourceFile(tablesDir, input), input.url, {})));
+    }
+    // RFC 9224 5.1: the longest matching block's service answers
+    write('rdap', rdap, smallestRangesTable(ranges));
   }
   return built;
 }

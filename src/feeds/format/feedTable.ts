@@ -1,7 +1,7 @@
 /**
  * The feed table (kind `feed`): what one kind of feed says of every address, as ranges that tile
  * both families' address spaces, each pointing at one value of a list (or at none). Security
- * verdicts (Tor, VPN, proxy, relay), RPKI states and abuse mailboxes are each one such table,
+ * verdicts (Tor, VPN, proxy, relay), RPKI states, abuse mailboxes and RDAP services are each one such table,
  * rebuilt from their feeds within seconds, apart from the IP tables. Layout in src/tables/FORMAT.md
  * ("feed"), in the container every table shares (checksum, section directory, refusals).
  *
@@ -23,7 +23,7 @@ import { SHARED_SECTION, U32_BYTES, U64_BYTES, type SectionLayout } from '../../
 import { u8 } from '../../tables/format/ipTable.js';
 import type { SourceCredit } from '../../tables/format/tableMeta.js';
 
-export type FeedKind = 'security' | 'rpki' | 'abuse';
+export type FeedKind = 'security' | 'rpki' | 'abuse' | 'rdap';
 
 /** The values of an RPKI table: the states of `network.rpki`, indexed by their code (src/feeds/rpkiValidation.ts). */
 export const RPKI_STATES = ['valid', 'invalid', 'not_found', 'unrouted'] as const;
@@ -69,7 +69,7 @@ export interface SecurityValue {
 export interface FeedState extends SourceCredit {
   /** the source id (src/update/sourceCatalog.ts) */
   id: string;
-  /** what the feed says: `tor`, `vpn`, `proxy`, `relay`, `rpki`, `abuse` */
+  /** what the feed says: `tor`, `vpn`, `proxy`, `relay`, `rpki`, `abuse`, `rdap` */
   says: string;
   /** ranges the feed listed */
   rows: number;
@@ -143,7 +143,11 @@ export class FeedTable<Value> {
     requireSections(this.header, file, LAYOUT);
     const s = (id: string) => this.header.sections.get(id)!;
     this.meta = jsonSection<FeedTableMeta>(bytes, s(SHARED_SECTION.meta), file);
-    if (this.meta?.kind !== 'feed' || !['security', 'rpki', 'abuse'].includes(this.meta.feed_kind) || !Array.isArray(this.meta.feeds)) {
+    if (
+      this.meta?.kind !== 'feed' ||
+      !['security', 'rpki', 'abuse', 'rdap'].includes(this.meta.feed_kind) ||
+      !Array.isArray(this.meta.feeds)
+    ) {
       fail('META is not a feed table description');
     }
     const values = jsonSection<unknown>(bytes, s(FEED_SECTION.valueList), file);

@@ -30,9 +30,8 @@
  */
 import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { SourceFormatError } from '../../tables/sources/textLines.js';
+import { isAbuseMailbox, type AbuseRegistry } from '../abuseMailbox.js';
 import { cleanRpslValue, readRpslDump, type RpslDumpCounts, type RpslDumpOptions, type RpslObject } from './rpslDump.js';
-
-export type AbuseRegistry = 'ripencc' | 'apnic' | 'afrinic';
 
 /** The dump file holding each class; a file given for several classes (AFRINIC's) is read as one of all classes. */
 export interface AbuseDumpFiles {
@@ -132,28 +131,6 @@ export interface AbuseContacts {
   files: AbuseDumpCounts[];
   /** ranges with a decision that cross another instead of nesting */
   overlaps: number;
-}
-
-/** RFC 5321's longest forward-path (256 octets) less its angle brackets; RIPE's whois allows 320. */
-const MAX_MAILBOX_LENGTH = 254;
-const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-const ALL_DIGITS = /^\d+$/;
-
-/**
- * A plain addr-spec a report can be sent to: a dot-atom local part of at most 64 characters, `@`, a
- * host name of two or more labels (ASCII; an internationalised domain in its xn-- form), at most
- * MAX_MAILBOX_LENGTH in all. No display name, quoted local part or address literal.
- */
-export function isAbuseMailbox(text: string): boolean {
-  if (text.length > MAX_MAILBOX_LENGTH) return false;
-  const at = text.indexOf('@');
-  if (at < 1 || at !== text.lastIndexOf('@') || at > 64) return false;
-  const local = text.slice(0, at).split('.');
-  if (!local.every((atom) => ATOM.test(atom))) return false;
-  const labels = text.slice(at + 1).split('.');
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return false;
-  return !ALL_DIGITS.test(labels[labels.length - 1]);
 }
 
 /** The maintainers whose ranges RIPE's whois does not look above (whois.maintainers.alloc, .enduser, .legacy). */

@@ -60,6 +60,7 @@
 import fs from 'node:fs';
 import { ipv4MappedOf, parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
 import { linesOfFile, SourceFormatError } from '../../tables/sources/textLines.js';
+import { isObject, parseBoundedJson } from '../boundedJson.js';
 import type { FeedListing, ListedRange } from './feedListing.js';
 
 export const MULLVAD_RELAYS_URL = 'https://api.mullvad.net/www/relays/all/';
@@ -95,30 +96,8 @@ const MAX_SIGNATURE_LENGTH = 64 * 1024;
 export type Fail = (message: string) => never;
 type Fields = Record<string, unknown>;
 
-/** Deepest nesting of `[`/`{` in JSON text (strings skipped), so a hostile file fails before JSON.parse recurses. */
-function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) {
-      inString = true;
-    } else if (c === 91 || c === 123) {
-      if (++depth > deepest) deepest = depth;
-    } else if (c === 93 || c === 125) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
 /** The text of a file, refused past `maxBytes` or when it is not UTF-8. */
-function boundedText(file: string, maxBytes: number): string {
+export function boundedText(file: string, maxBytes: number): string {
   let size: number;
   try {
     size = fs.statSync(file).size;
@@ -134,17 +113,12 @@ function boundedText(file: string, maxBytes: number): string {
 }
 
 /** JSON text parsed after the depth bound is checked. */
-function parseJson(text: string, file: string): unknown {
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new SourceFormatError(file, 0, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+export function parseJson(text: string, file: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseBoundedJson(text, MAX_JSON_DEPTH);
   } catch (error) {
-    throw new SourceFormatError(file, 0, `not JSON (${(error as Error).message})`);
+    throw new SourceFormatError(file, 0, (error as Error).message);
   }
-}
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function objectOf(value: unknown, what: string, fail: Fail): Fields {

@@ -12,13 +12,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatIPv4, parseIPv4 } from '../../../src/address/ipAddress.js';
 import {
   ABUSE_DUMP_URLS,
-  isAbuseMailbox,
   mostSpecificRanges,
   readAbuseContacts,
   type AbuseDumpFiles,
   type AbuseRangeTable,
   type DecidingRange,
 } from '../../../src/feeds/sources/abuseContacts.js';
+import { isAbuseMailbox } from '../../../src/feeds/abuseMailbox.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..', 'fixtures', 'publishers');
@@ -169,6 +169,8 @@ describe('isAbuseMailbox', () => {
   it('drops what is not one', () => {
     for (const bad of [
       '********',
+      '***@example.com',
+      '*.*@example.com',
       'abuse at example.com',
       'Abuse Desk <abuse@example.com>',
       '<abuse@example.com>',

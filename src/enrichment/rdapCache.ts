@@ -1,0 +1,130 @@
+/**
+ * The persistent cache of RDAP abuse contacts: a SQLite file (better-sqlite3, as the embedded
+ * store), shared by the processes of a host and kept across restarts, so that a registry is asked
+ * about a block about once a week whatever the traffic.
+ *
+ * Keyed by block, not by address: an answer names the registry's most specific network holding
+ * the asked address, and is kept for that network clipped to the asked address's /24 (IPv4) or
+ * /48 (IPv6), the smallest blocks the registries allocate or assign for routing. Clipping keeps a
+ * wide network's answer (a /8 allocation) from standing for reassignments inside it that were never
+ * asked about; a reassignment smaller than a /24 inside a block already cached is not seen until
+ * the entry expires (docs/feeds.md). Within a block the most specific entry holding the address
+ * answers. A row holds the mailbox or null ("the registry names no abuse contact", or "the
+ * registry has no such network") and when it expires.
+ *
+ * Bounded: expired rows are deleted when the cache opens and hourly; past `maxRows` the oldest go.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ParsedIp } from '../address/ipAddress.js';
+import { ipv6Value } from '../address/ipAddress.js';
+
+/** How long answers are kept: a contact a week, "none" a day (a new contact shows within a day). */
+export const CONTACT_TTL_MS = 7 * 86_400_000;
+export const NO_CONTACT_TTL_MS = 86_400_000;
+const SWEEP_EVERY_MS = 3_600_000;
+const DEFAULT_MAX_ROWS = 2_000_000;
+
+/** The block a cache entry may span: the address's /24 or /48. */
+const BLOCK_BITS = { 4: 24, 6: 48 } as const;
+
+export interface CachedContact {
+  /** the mailbox, or null: the registry names none */
+  email: string | null;
+}
+
+export interface RdapCache {
+  /** The entry holding `ip`, unexpired at `nowMs` (wall clock), or undefined. */
+  get(ip: ParsedIp, nowMs: number): CachedContact | undefined;
+  /** Keeps `email` for the network [start, end] holding `ip` (clipped to its block) until `expiresAt`. */
+  set(ip: ParsedIp, network: { start: bigint; end: bigint } | null, email: string | null, nowMs: number, expiresAt: number): void;
+  rows(): number;
+  close(): void;
+}
+
+function bytesOf(value: bigint, family: 4 | 6): Buffer {
+  const out = Buffer.alloc(family === 4 ? 4 : 16);
+  if (family === 4) out.writeUInt32BE(Number(value));
+  else {
+    out.writeBigUInt64BE(value >> 64n, 0);
+    out.writeBigUInt64BE(value & 0xffffffffffffffffn, 8);
+  }
+  return out;
+}
+
+function addressValue(ip: ParsedIp): { family: 4 | 6; value: bigint } {
+  return ip.v4 >= 0 ? { family: 4, value: BigInt(ip.v4) } : { family: 6, value: ipv6Value(ip.words) };
+}
+
+function blockOf(family: 4 | 6, value: bigint): { start: bigint; end: bigint } {
+  const hostBits = BigInt((family === 4 ? 32 : 128) - BLOCK_BITS[family]);
+  const start = (value >> hostBits) << hostBits;
+  return { start, end: start + (1n << hostBits) - 1n };
+}
+
+export function openRdapCache(file: string, maxRows = DEFAULT_MAX_ROWS): RdapCache {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 1000');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS abuse_contacts (
+    family INTEGER NOT NULL,
+    block BLOB NOT NULL,
+    start BLOB NOT NULL,
+    "end" BLOB NOT NULL,
+    email TEXT,
+    fetched_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (family, block, start, "end")
+  ) WITHOUT ROWID`);
+  db.exec('CREATE INDEX IF NOT EXISTS abuse_contacts_expiry ON abuse_contacts (expires_at)');
+  const find = db.prepare<[number, Buffer, Buffer, Buffer, number], { email: string | null }>(
+    `SELECT email FROM abuse_contacts WHERE family = ? AND block = ? AND start <= ? AND "end" >= ? AND expires_at > ?
+     ORDER BY start DESC, "end" ASC LIMIT 1`,
+  );
+  const put = db.prepare<[number, Buffer, Buffer, Buffer, string | null, number, number]>(
+    `INSERT OR REPLACE INTO abuse_contacts (family, block, start, "end", email, fetched_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM abuse_contacts');
+  const expire = db.prepare<[number]>('DELETE FROM abuse_contacts WHERE expires_at <= ?');
+  const trim = db.prepare<[number]>(
+    `DELETE FROM abuse_contacts WHERE (family, block, start, "end") IN
+     (SELECT family, block, start, "end" FROM abuse_contacts ORDER BY fetched_at LIMIT ?)`,
+  );
+  const sweep = () => {
+    expire.run(Date.now());
+    const excess = count.get()!.n - maxRows;
+    if (excess > 0) trim.run(excess);
+  };
+  sweep();
+  const timer = setInterval(sweep, SWEEP_EVERY_MS);
+  timer.unref();
+  let open = true;
+
+  return {
+    get(ip, nowMs) {
+      if (!open) return undefined;
+      const { family, value } = addressValue(ip);
+      const address = bytesOf(value, family);
+      const row = find.get(family, bytesOf(blockOf(family, value).start, family), address, address, nowMs);
+      return row === undefined ? undefined : { email: row.email };
+    },
+    set(ip, network, email, nowMs, expiresAt) {
+      if (!open) return;
+      const { family, value } = addressValue(ip);
+      const block = blockOf(family, value);
+      const start = network === null || network.start < block.start ? block.start : network.start;
+      const end = network === null || network.end > block.end ? block.end : network.end;
+      put.run(family, bytesOf(block.start, family), bytesOf(start, family), bytesOf(end, family), email, nowMs, expiresAt);
+    },
+    rows: () => (open ? count.get()!.n : 0),
+    close() {
+      if (!open) return;
+      open = false;
+      clearInterval(timer);
+      db.close();
+    },
+  };
+}
