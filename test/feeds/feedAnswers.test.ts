@@ -3,7 +3,9 @@
  * and feed set `netlookup update` built from the publisher fixtures (served under the mirror
  * layout), and a local DNS server for `network.hostname`. Listed addresses come back true with
  * their provider, others false, all null without a fresh feed; RPKI states of the routes in force;
- * hostnames within the deadline, never a hostile name, no query when `fields` leaves it out.
+ * hostnames within the deadline, never a hostile name, no query when `fields` leaves it out;
+ * abuse contacts from the registries' dumps, and from their RDAP services (the same local server,
+ * under the mirror layout) where no dump answers.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +25,8 @@ let h: Harness;
 let key: string;
 
 const DNS_DEADLINE_MS = 300;
+/** generous: the first answer of each registry is what the tests look at */
+const RDAP_DEADLINE_MS = 3000;
 
 /** The installed tables, linked into a folder of its own that the update writes its sets into. */
 function tablesFolder(): string {
@@ -62,6 +66,8 @@ beforeAll(async () => {
     clockStart: new Date().toISOString(),
     tickMs: 0,
     dns: { ...DEFAULT_DNS_SETTINGS, servers: [dns.address], deadlineMs: DNS_DEADLINE_MS },
+    rdap: { enabled: true, deadlineMs: RDAP_DEADLINE_MS, perMinute: 600, cacheFile: path.join(tables, 'rdap-cache.sqlite') },
+    updateMirror: publishers.url,
   });
   key = await h.newKey('pro');
 }, 300_000);
@@ -150,8 +156,47 @@ describe('abuse contacts', () => {
     // an organisation's abuse-c
     expect((await record('164.132.160.1')).abuse).toEqual({ email: 'abuse@ovh.net' });
     expect((await record('2a00:1450:4000::abcd')).abuse).toEqual({ email: 'ripe-contact@google.com' });
-    // ARIN's space: no public dump with contacts
-    expect((await record('8.8.8.8')).abuse).toEqual({ email: null });
+  });
+
+  const rdapAsked = () => publishers.requests.filter((path) => path.startsWith('/rdap.'));
+
+  it("asks the registry's RDAP service where no dump answers: ARIN's nested contact, APNIC's irt", async () => {
+    expect((await record('8.8.8.8')).abuse).toEqual({ email: 'network-abuse@google.com' });
+    expect((await record('1.1.1.1')).abuse).toEqual({ email: 'helpdesk@apnic.net' });
+    // each asked once (earlier tests looked these addresses up too), then answered from the cache for the block
+    expect((await record('8.8.8.9')).abuse).toEqual({ email: 'network-abuse@google.com' });
+    expect(rdapAsked().filter((path) => path === '/rdap.arin.net/registry/ip/8.8.8.8')).toHaveLength(1);
+    expect(rdapAsked().filter((path) => path === '/rdap.apnic.net/ip/1.1.1.1')).toHaveLength(1);
+    expect(rdapAsked().filter((path) => path.startsWith('/rdap.arin.net/registry/ip/8.8.8.'))).toHaveLength(1);
+  });
+
+  it('never asks RDAP where a fresh dump answers, where fields leave abuse.email out, or for a reserved address', async () => {
+    const before = rdapAsked().length;
+    // RIPE space: the dump's answer (here: a contact) stands
+    expect((await record('164.132.160.1')).abuse).toEqual({ email: 'abuse@ovh.net' });
+    // RIPE space the dump names no contact for: RIPE's own answer, null
+    expect((await record('2.2.2.2')).abuse).toEqual({ email: null });
+    expect((await record('200.7.84.1', '?fields=network.asn')).abuse).toBeUndefined();
+    await record('10.0.0.1');
+    expect(rdapAsked().length).toBe(before);
+  });
+
+  it('a batch asks for its addresses in parallel; an address the registry does not know is null', async () => {
+    const reply = await h.call('/v1/ip/batch', { key, json: { ips: ['200.7.84.1', '8.8.8.8', '23.0.0.1'] } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.results.map((r: { abuse: { email: string | null } }) => r.abuse.email)).toEqual([
+      'abuse@lacnic.net',
+      'network-abuse@google.com',
+      null,
+    ]);
+  });
+
+  it("lists IANA's RDAP bootstrap among the feeds", async () => {
+    const feeds = (await h.call('/health')).body.data.feeds as { id: string; fresh: boolean; rows: number }[];
+    expect(feeds.filter((f) => f.id.startsWith('rdap-'))).toEqual([
+      expect.objectContaining({ id: 'rdap-bootstrap-ipv4', fresh: true, rows: 221 }),
+      expect.objectContaining({ id: 'rdap-bootstrap-ipv6', fresh: true, rows: 33 }),
+    ]);
   });
 });
 

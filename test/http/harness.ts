@@ -9,6 +9,7 @@
  * that are not about it; rate tests pass `tick: 0` and place the clock themselves.
  */
 import type { DnsSettings } from '../../src/config/dnsSettings.js';
+import type { RdapSettings } from '../../src/config/rdapSettings.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,6 +110,10 @@ export interface HarnessOptions {
   tablesDir?: string;
   /** reverse DNS (default: none) */
   dns?: DnsSettings;
+  /** RDAP abuse contacts (default: none) */
+  rdap?: RdapSettings;
+  /** where publishers' files and RDAP answers come from (`<mirror>/<host>/<path>`) */
+  updateMirror?: string;
 }
 
 export interface CallOptions {
@@ -181,6 +186,8 @@ export class Harness {
       ...(options.connections ? { connections: options.connections } : {}),
       ...(options.dashboard ? { dashboard: options.dashboard } : {}),
       ...(options.dns ? { dns: options.dns } : {}),
+      ...(options.rdap ? { rdap: options.rdap } : {}),
+      ...(options.updateMirror ? { updateMirror: options.updateMirror } : {}),
     };
   }
 
