@@ -25,16 +25,20 @@ import {
 } from '../feeds/sources/torExits.js';
 import { AZ0_VPN_IPS_URL, readAz0VpnIps, readX4bVpnList, X4B_VPN_URLS } from '../feeds/sources/vpnAggregates.js';
 import {
+  AIRVPN_STATUS_URL,
   IVPN_SERVERS_URL,
   MULLVAD_RELAYS_URL,
   NORDVPN_SERVERS_URL,
   PIA_SERVERS_URL,
   PRIVATE_RELAY_EGRESS_URL,
+  readAirVpnStatus,
   readIvpnServers,
   readMullvadRelays,
   readNordVpnServers,
   readPiaServers,
   readPrivateRelayEgress,
+  readWindscribeServers,
+  WINDSCRIBE_SERVERS_URL,
 } from '../feeds/sources/vpnServers.js';
 import { publisherFileName } from './download.js';
 import type { PublishedSource } from './sourceCatalog.js';
@@ -335,6 +339,34 @@ export const FEED_SOURCES: readonly FeedSourceDefinition[] = [
     attribution: 'VPN servers: IVPN (api.ivpn.net)',
     about: 'https://www.ivpn.net/status/',
     read: readIvpnServers,
+  }),
+  listedFeed({
+    id: 'vpn-windscribe',
+    name: 'Windscribe server list',
+    says: 'vpn',
+    urls: () => [WINDSCRIBE_SERVERS_URL],
+    maxBytes: 32 * MB,
+    // about 1,100 addresses (az0/vpn_ip's daily reads of this list, late 2025)
+    minRows: 300,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: Windscribe (assets.windscribe.com)',
+    about: 'https://windscribe.com/status',
+    read: readWindscribeServers,
+  }),
+  listedFeed({
+    id: 'vpn-airvpn',
+    name: 'AirVPN server status',
+    says: 'vpn',
+    urls: () => [AIRVPN_STATUS_URL],
+    maxBytes: 32 * MB,
+    // 257 servers of eight addresses, about 2,040 in service (a copy of 2026-08-22)
+    minRows: 500,
+    cadenceMs: 12 * HOUR,
+    licence: VPN_TERMS,
+    attribution: 'VPN servers: AirVPN (airvpn.org)',
+    about: 'https://airvpn.org/status/',
+    read: readAirVpnStatus,
   }),
   listedFeed({
     id: 'vpn-x4bnet-ipv4',

@@ -98,6 +98,10 @@ describe('security feeds', () => {
     const mullvad = await record('31.171.154.50');
     expect(mullvad.security).toMatchObject({ is_vpn: true, vpn_provider: 'Mullvad VPN', is_hosting: true });
     expect(mullvad.network).toMatchObject({ connection_type: 'hosting', usage: 'hosting/cloud' });
+    // Windscribe (us-central-122's `ip`) and AirVPN (Adhara's first IPv4 and IPv6 entries)
+    expect((await record('104.223.110.194')).security).toMatchObject({ is_vpn: true, vpn_provider: 'Windscribe' });
+    expect((await record('185.104.184.42')).security).toMatchObject({ is_vpn: true, vpn_provider: 'AirVPN' });
+    expect((await record('2001:ac8:20:5:6000:4b07:7b1c:4c0')).security).toMatchObject({ is_vpn: true, vpn_provider: 'AirVPN' });
     const relay = await record('172.224.224.1');
     expect(relay.security).toMatchObject({ is_proxy: true, is_vpn: false, listed_by: ['iCloud Private Relay egress ranges'] });
     // the free plan has no security block, but a VPN range is hosting there too

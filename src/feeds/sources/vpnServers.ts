@@ -4,9 +4,10 @@
  * Apple's list) named after the provider's brand; the feed builder merges them.
  *
  * What the lists give is the address a client connects to (the entry address). None of them has a
- * field for the exit address (the one websites see). For Mullvad the exit is known to differ; for
- * NordVPN, PIA and IVPN the lists' users (third-party VPN lists) take the entry as the exit too,
- * which the providers do not state and which was not verified here:
+ * field for the exit address (the one websites see). For Mullvad the exit is known to differ, and
+ * AirVPN's own client keeps a server's exits apart from its entries; for NordVPN, PIA, IVPN and
+ * Windscribe the lists' users (third-party VPN lists) take the entry as the exit too, which the
+ * providers do not state and which was not verified here:
  *
  * - Mullvad VPN, `https://api.mullvad.net/www/relays/all/`: a JSON array of relays (`hostname`,
  *   `country_code`, `city_code`, `fqdn`, `active`, `owned`, `provider`, `ipv4_addr_in`,
@@ -43,6 +44,28 @@
  *   obfuscation ingress of a server (one address shared by its WireGuard and OpenVPN host, often in
  *   another network) and is left out as Mullvad's bridges are; `ipv6.local_ip` is the tunnel's
  *   inside prefix (fd00::/8), not a public address; `config.api.ips` are IVPN's API servers.
+ * - Windscribe, `https://assets.windscribe.com/serverlist/mob-v2/1/1`: the list Windscribe's apps
+ *   read (`/serverlist/mob-v2/<1: pro, 0: free>/<revision>`, the last part a cache-buster: the apps
+ *   send their list revision, others a time or `1`; the free list leaves out the nodes of pro
+ *   groups). `{data: [...], info: {revision, …}}`, a location per region (`id`, `name`,
+ *   `country_code`, `status`, `premium_only`, …, `groups`, missing on a region with no datacenter)
+ *   with groups per datacenter (`id`, `city`, `nick`, `pro`, `ping_ip`, `wg_pubkey`, `ovpn_x509`,
+ *   `nodes`, missing where the list leaves them out) and nodes `{ip, ip2, ip3, hostname, weight,
+ *   health}` (plus `force_disconnect: 1` on a node being taken out of service). The three
+ *   addresses of a node are three entries, one per protocol family, as Windscribe's port map says
+ *   (`use`: IKEv2 `hostname`, for which the desktop app takes `ip`; OpenVPN UDP and TCP `ip2`;
+ *   Stealth and WireGuard `ip3`); none is named as the exit. Read: the three addresses (`ip3` may be empty) of
+ *   every node not marked `force_disconnect`; `ping_ip` is one node's `ip` in the lists seen and is
+ *   not read. IPv4 only in the list.
+ * - AirVPN, `https://airvpn.org/api/status/`: `{result: "ok", servers: [...], …}` (other keys, such
+ *   as per-country and per-continent summaries, are ignored), a server with `public_name`,
+ *   `country_code` (lower case), `location`, load figures, `ip_v4_in1`…`ip_v4_in4`,
+ *   `ip_v6_in1`…`ip_v6_in4` and `health` (`ok`; `warning`, a busy server; `error`, closed to new
+ *   connections). The `_in` addresses are entries: AirVPN's own client takes a server's exit
+ *   addresses from another field of its (signed-in) manifest, `ips_exit`, beside `ips_entry`, and
+ *   the status API carries no exit field. Read: the eight entry addresses of every server whose
+ *   health is `ok` or `warning`; a health value not among the three is refused (whether such a
+ *   server is in service is not known).
  * - iCloud Private Relay, `https://mask-api.icloud.com/egress-ip-ranges.csv`: an RFC 8805 geofeed
  *   of about 290,000 lines `prefix,country,region,city,` (postal code, the fifth field, empty),
  *   IPv4 and IPv6. These are exit ranges of a relay, not of a VPN; the builder reports them as
@@ -67,6 +90,9 @@ export const MULLVAD_RELAYS_URL = 'https://api.mullvad.net/www/relays/all/';
 export const NORDVPN_SERVERS_URL = 'https://api.nordvpn.com/v1/servers?limit=0';
 export const PIA_SERVERS_URL = 'https://serverlist.piaservers.net/vpninfo/servers/v6';
 export const IVPN_SERVERS_URL = 'https://api.ivpn.net/v5/servers.json';
+/** A fixed cache-buster: the list answers any, and a daily fetch needs no fresh one. */
+export const WINDSCRIBE_SERVERS_URL = 'https://assets.windscribe.com/serverlist/mob-v2/1/1';
+export const AIRVPN_STATUS_URL = 'https://airvpn.org/api/status/';
 export const PRIVATE_RELAY_EGRESS_URL = 'https://mask-api.icloud.com/egress-ip-ranges.csv';
 
 /** The provider names the listings carry (brand names). */
@@ -75,6 +101,8 @@ const VPN_PROVIDERS = {
   nordvpn: 'NordVPN',
   pia: 'Private Internet Access',
   ivpn: 'IVPN',
+  windscribe: 'Windscribe',
+  airvpn: 'AirVPN',
 } as const;
 /** A relay, not a VPN: the builder reports it apart. */
 const PRIVATE_RELAY_PROVIDER = 'iCloud Private Relay';
@@ -84,6 +112,8 @@ const MULLVAD_MAX_BYTES = 16 * 1024 * 1024;
 const NORDVPN_MAX_BYTES = 256 * 1024 * 1024;
 const PIA_MAX_BYTES = 16 * 1024 * 1024;
 const IVPN_MAX_BYTES = 16 * 1024 * 1024;
+const WINDSCRIBE_MAX_BYTES = 16 * 1024 * 1024;
+const AIRVPN_MAX_BYTES = 16 * 1024 * 1024;
 /** Apple's CSV was 12 MB in 2026; its longest line is well under 100 characters. */
 const PRIVATE_RELAY_MAX_BYTES = 256 * 1024 * 1024;
 const PRIVATE_RELAY_MAX_LINE = 1024;
@@ -160,6 +190,14 @@ export function addressRange(text: string, family: 4 | 6 | null, provider: strin
   return { family: 6, start: value, end: value, provider };
 }
 
+/** An optional address field: missing, null and "" are none; anything else must be an address of `family`. */
+function optionalAddress(fields: Fields, key: string, family: 4 | 6, provider: string, fail: Fail): ListedRange | null {
+  const value = fields[key];
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') fail(`"${key}" is not a string or null`);
+  return addressRange(value as string, family, provider, fail);
+}
+
 /** A CIDR block `address/length` as a range; a block with host bits set is refused. */
 export function prefixRange(text: string, provider: string | null, fail: Fail): ListedRange {
   const slash = text.indexOf('/');
@@ -172,6 +210,13 @@ export function prefixRange(text: string, provider: string | null, fail: Fail): 
   const size = 1n << BigInt(width - bits);
   if (first.start % size !== 0n) fail(`${text} has host bits set`);
   return { ...first, end: first.start + size - 1n };
+}
+
+/** The non-empty list under `key` of a JSON object; `kind` names the document when it has none. */
+function listIn(document: unknown, key: string, file: string, kind: string, item: string): unknown[] {
+  if (!isObject(document) || !Array.isArray(document[key])) throw new SourceFormatError(file, 0, `not ${kind}: no "${key}" list`);
+  if (document[key].length === 0) throw new SourceFormatError(file, 0, `lists no ${item}`);
+  return document[key];
 }
 
 /** The listing of `ranges`, sorted by family then start, duplicates dropped. */
@@ -190,15 +235,30 @@ export function listingOf(ranges: ListedRange[], date: string | null): FeedListi
   return { ranges: out, date };
 }
 
-/** The JSON array's rows, each checked by `row` with a `fail` naming its place. */
-function eachRow(rows: unknown[], file: string, what: string, row: (fields: Fields, fail: Fail) => void): void {
+/**
+ * The JSON array's items, each checked by `item` with a `fail` that names its place (number, and
+ * its `nameKey` when that is a string) inside what `outer` names.
+ */
+function eachItem(rows: unknown[], what: string, nameKey: string, outer: Fail, item: (fields: Fields, fail: Fail) => void): void {
   rows.forEach((value, index) => {
     const fail: Fail = (message) => {
-      const name = isObject(value) && typeof value.hostname === 'string' ? ` (${JSON.stringify(value.hostname.slice(0, 64))})` : '';
-      throw new SourceFormatError(file, 0, `${what} ${index + 1}${name}: ${message}`);
+      const name = isObject(value) && typeof value[nameKey] === 'string' ? ` (${JSON.stringify(value[nameKey].slice(0, 64))})` : '';
+      return outer(`${what} ${index + 1}${name}: ${message}`);
     };
-    row(objectOf(value, what, fail), fail);
+    item(objectOf(value, what, fail), fail);
   });
+}
+
+/** A `fail` for the file as a whole. */
+function fileFail(file: string): Fail {
+  return (message) => {
+    throw new SourceFormatError(file, 0, message);
+  };
+}
+
+/** The JSON array's rows, each checked by `row` with a `fail` naming its place. */
+function eachRow(rows: unknown[], file: string, what: string, row: (fields: Fields, fail: Fail) => void, nameKey = 'hostname'): void {
+  eachItem(rows, what, nameKey, fileFail(file), row);
 }
 
 const MULLVAD_TYPES = new Set(['wireguard', 'openvpn', 'bridge']);
@@ -216,9 +276,7 @@ export function readMullvadRelays(file: string): FeedListing {
     if (!MULLVAD_TYPES.has(type)) fail(`unknown relay type ${JSON.stringify(type)}`);
     const active = flagOf(fields, 'active', fail);
     const v4 = addressRange(textOf(fields, 'ipv4_addr_in', fail), 4, provider, fail);
-    const v6Text = fields.ipv6_addr_in;
-    if (v6Text !== undefined && v6Text !== null && typeof v6Text !== 'string') fail('"ipv6_addr_in" is not a string or null');
-    const v6 = typeof v6Text === 'string' && v6Text !== '' ? addressRange(v6Text, 6, provider, fail) : null;
+    const v6 = optionalAddress(fields, 'ipv6_addr_in', 6, provider, fail);
     if (!active || type === 'bridge') return;
     ranges.push(v4);
     if (v6) ranges.push(v6);
@@ -282,11 +340,9 @@ function piaJson(text: string, file: string): string {
 export function readPiaServers(file: string): FeedListing {
   const provider = VPN_PROVIDERS.pia;
   const document = parseJson(piaJson(boundedText(file, PIA_MAX_BYTES), file), file);
-  if (!isObject(document) || !Array.isArray(document.regions))
-    throw new SourceFormatError(file, 0, 'not a PIA server list: no "regions" list');
-  if (document.regions.length === 0) throw new SourceFormatError(file, 0, 'lists no region');
+  const regions = listIn(document, 'regions', file, 'a PIA server list', 'region');
   const ranges: ListedRange[] = [];
-  document.regions.forEach((value, index) => {
+  regions.forEach((value, index) => {
     const fail: Fail = (message) => {
       const id = isObject(value) && typeof value.id === 'string' ? ` (${JSON.stringify(value.id.slice(0, 64))})` : '';
       throw new SourceFormatError(file, 0, `region ${index + 1}${id}: ${message}`);
@@ -318,9 +374,7 @@ export function readIvpnServers(file: string): FeedListing {
   if (!isObject(document)) throw new SourceFormatError(file, 0, 'not an IVPN server list: not a JSON object');
   const ranges: ListedRange[] = [];
   for (const protocol of ['wireguard', 'openvpn']) {
-    const locations = arrayOf(document, protocol, (message) => {
-      throw new SourceFormatError(file, 0, message);
-    });
+    const locations = arrayOf(document, protocol, fileFail(file));
     locations.forEach((value, index) => {
       const fail: Fail = (message) => {
         const gateway = isObject(value) && typeof value.gateway === 'string' ? ` (${JSON.stringify(value.gateway.slice(0, 64))})` : '';
@@ -340,6 +394,78 @@ export function readIvpnServers(file: string): FeedListing {
     });
   }
   if (ranges.length === 0) throw new SourceFormatError(file, 0, 'lists no server');
+  return listingOf(ranges, null);
+}
+
+/** Reads Windscribe's `serverlist/mob-v2/1/…` list: the three entry addresses of every node in service. */
+export function readWindscribeServers(file: string): FeedListing {
+  const provider = VPN_PROVIDERS.windscribe;
+  const document = parseJson(boundedText(file, WINDSCRIBE_MAX_BYTES), file);
+  const locations = listIn(document, 'data', file, 'a Windscribe server list', 'location');
+  const ranges: ListedRange[] = [];
+  eachRow(
+    locations,
+    file,
+    'location',
+    (location, fail) => {
+      if (textOf(location, 'name', fail) === '') fail('"name" is empty');
+      if (location.groups === undefined) return;
+      eachItem(arrayOf(location, 'groups', fail), 'group', 'city', fail, (group, groupFail) => {
+        if (group.nodes === undefined) return;
+        eachItem(arrayOf(group, 'nodes', groupFail), 'node', 'hostname', groupFail, (node, nodeFail) => {
+          if (textOf(node, 'hostname', nodeFail) === '') nodeFail('"hostname" is empty');
+          const addresses = [
+            addressRange(textOf(node, 'ip', nodeFail, 64), 4, provider, nodeFail),
+            addressRange(textOf(node, 'ip2', nodeFail, 64), 4, provider, nodeFail),
+          ];
+          const ip3 = optionalAddress(node, 'ip3', 4, provider, nodeFail);
+          if (ip3) addresses.push(ip3);
+          const leaving = node.force_disconnect;
+          if (leaving !== undefined && leaving !== 0 && leaving !== 1) nodeFail('"force_disconnect" is not 0 or 1');
+          if (leaving !== 1) ranges.push(...addresses);
+        });
+      });
+    },
+    'name',
+  );
+  if (ranges.length === 0) throw new SourceFormatError(file, 0, 'lists no node in service');
+  return listingOf(ranges, null);
+}
+
+const AIRVPN_HEALTH = new Set(['ok', 'warning', 'error']);
+
+/** Reads AirVPN's `api/status/`: the entry addresses of every server not closed (`health` not `error`). */
+export function readAirVpnStatus(file: string): FeedListing {
+  const provider = VPN_PROVIDERS.airvpn;
+  const document = parseJson(boundedText(file, AIRVPN_MAX_BYTES), file);
+  const result = isObject(document) ? document.result : undefined;
+  if (result !== undefined && result !== 'ok')
+    throw new SourceFormatError(file, 0, `the status answers ${JSON.stringify(String(result).slice(0, 64))}, not "ok"`);
+  const servers = listIn(document, 'servers', file, 'an AirVPN status', 'server');
+  const ranges: ListedRange[] = [];
+  eachRow(
+    servers,
+    file,
+    'server',
+    (server, fail) => {
+      if (textOf(server, 'public_name', fail) === '') fail('"public_name" is empty');
+      if (!/^[a-z]{2}$/.test(textOf(server, 'country_code', fail, 2))) fail('"country_code" is not a two-letter code');
+      const health = textOf(server, 'health', fail, 32);
+      if (!AIRVPN_HEALTH.has(health)) fail(`unknown health ${JSON.stringify(health)}`);
+      const addresses: ListedRange[] = [];
+      for (const n of [1, 2, 3, 4]) {
+        for (const family of [4, 6] as const) {
+          const address = optionalAddress(server, `ip_v${family}_in${n}`, family, provider, fail);
+          if (address) addresses.push(address);
+        }
+      }
+      if (health === 'error') return;
+      if (addresses.length === 0) fail('a server in service with no address');
+      ranges.push(...addresses);
+    },
+    'public_name',
+  );
+  if (ranges.length === 0) throw new SourceFormatError(file, 0, 'lists no server in service');
   return listingOf(ranges, null);
 }
 

@@ -3,11 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FeedListing, ListedRange } from '../../../src/feeds/sources/feedListing.js';
 import {
+  readAirVpnStatus,
   readIvpnServers,
   readMullvadRelays,
   readNordVpnServers,
   readPiaServers,
   readPrivateRelayEgress,
+  readWindscribeServers,
 } from '../../../src/feeds/sources/vpnServers.js';
 import { SourceFormatError } from '../../../src/tables/sources/textLines.js';
 import { scratchFiles } from './feedFiles.js';
@@ -19,6 +21,8 @@ const NORD_V2 = path.join(PUBLISHERS, 'api.nordvpn.com/v2/servers');
 const PIA = path.join(PUBLISHERS, 'serverlist.piaservers.net/vpninfo/servers/v6');
 const IVPN = path.join(PUBLISHERS, 'api.ivpn.net/v5/servers.json');
 const RELAY = path.join(PUBLISHERS, 'mask-api.icloud.com/egress-ip-ranges.csv');
+const WINDSCRIBE = path.join(PUBLISHERS, 'assets.windscribe.com/serverlist/mob-v2/1/1');
+const AIRVPN = path.join(PUBLISHERS, 'airvpn.org/api/status/index.html');
 
 /** A file holding `content`, for the bad-data corpus. */
 const fileOf = scratchFiles('vpn');
@@ -406,6 +410,233 @@ describe('readIvpnServers', () => {
       await failure(() => readIvpnServers(bad), bad, /"149\.22\.83\.1000" is not an IPv4 address/);
       const v2ray = fileOf(ivpnList({ v2ray: 'ar1.v2ray.ivpn.net' }));
       await failure(() => readIvpnServers(v2ray), v2ray, /"ar1\.v2ray\.ivpn\.net" is not an IPv4 address/);
+    });
+  });
+});
+
+/** A Windscribe list of one location, one group, and the given nodes (us-central-122 when none given). */
+function windscribeList(nodes: unknown[] = [windscribeNode()], group: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    data: [
+      { id: 65, name: 'US Central', country_code: 'US', groups: [{ id: 156, city: 'Atlanta', ping_ip: '23.94.95.2', nodes, ...group }] },
+    ],
+    info: { revision: 75208 },
+  });
+}
+function windscribeNode(changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ip: '104.223.110.194',
+    ip2: '104.223.110.195',
+    ip3: '104.223.110.196',
+    hostname: 'us-central-122.whiskergalaxy.com',
+    weight: 1,
+    health: 31,
+    ...changes,
+  };
+}
+
+describe('readWindscribeServers', () => {
+  it('lists ip, ip2 and ip3 of every node, leaving out groups without nodes and locations without groups', () => {
+    const listing = readWindscribeServers(WINDSCRIBE);
+    expect(listing.ranges).toHaveLength(36); // 12 nodes in service, three addresses each
+    expect(listing.ranges.every((r) => r.family === 4 && r.provider === 'Windscribe')).toBe(true);
+    expect(listing.date).toBeNull();
+    expectSorted(listing);
+    const all = texts(listing);
+    for (const ip of ['104.223.110.194', '104.223.110.195', '104.223.110.196', '23.94.95.10', '107.175.115.1', '104.223.102.4'])
+      expect(all).toContain(host(ip));
+  });
+
+  it('leaves out a node marked force_disconnect, and does not read ping_ip', () => {
+    const all = texts(readWindscribeServers(WINDSCRIBE));
+    for (const ip of ['107.172.92.30', '23.94.49.129', '23.94.49.130']) expect(all).not.toContain(host(ip)); // us-central-093
+    expect(all).not.toContain(host('84.20.18.33')); // ping_ip of a group without nodes
+  });
+
+  it('takes an empty, null or missing ip3 as no third address', () => {
+    const file = fileOf(
+      windscribeList([
+        windscribeNode({ ip3: '' }),
+        windscribeNode({ hostname: 'b', ip: '23.94.95.10', ip2: '107.175.115.1', ip3: null }),
+        windscribeNode({ hostname: 'c', ip: '104.223.111.194', ip2: '104.223.111.195', ip3: undefined, force_disconnect: 0 }),
+      ]),
+    );
+    expect(texts(readWindscribeServers(file))).toEqual(
+      ['23.94.95.10', '104.223.110.194', '104.223.110.195', '104.223.111.194', '104.223.111.195', '107.175.115.1'].map(host),
+    );
+  });
+
+  describe('refuses', () => {
+    it('truncated JSON', async () => {
+      const text = fs.readFileSync(WINDSCRIBE, 'utf8');
+      const file = fileOf(text.slice(0, 3000));
+      await failure(() => readWindscribeServers(file), file, /not JSON/);
+    });
+    it('an error answer, a document of another shape, and an empty list', async () => {
+      const error = fileOf('{"errorCode":701,"errorMessage":"Submitted session is invalid"}');
+      await failure(() => readWindscribeServers(error), error, /not a Windscribe server list: no "data" list/);
+      const array = fileOf('[]');
+      await failure(() => readWindscribeServers(array), array, /no "data" list/);
+      const empty = fileOf('{"data":[],"info":{}}');
+      await failure(() => readWindscribeServers(empty), empty, /lists no location/);
+    });
+    it('a field of the wrong type, naming location, group and node', async () => {
+      const ip2 = fileOf(
+        windscribeList([windscribeNode(), windscribeNode({ hostname: 'us-central-101.whiskergalaxy.com', ip2: 1802334977 })]),
+      );
+      await failure(
+        () => readWindscribeServers(ip2),
+        ip2,
+        /location 1 \("US Central"\): group 1 \("Atlanta"\): node 2 \("us-central-101\.whiskergalaxy\.com"\): "ip2" is not a string/,
+      );
+      const missing = fileOf(windscribeList([windscribeNode({ ip: undefined })]));
+      await failure(() => readWindscribeServers(missing), missing, /"ip" is missing/);
+      const nodes = fileOf(windscribeList([], { nodes: { ip: '104.223.110.194' } }));
+      await failure(() => readWindscribeServers(nodes), nodes, /group 1 \("Atlanta"\): "nodes" is not a list/);
+      const groups = fileOf(JSON.stringify({ data: [{ name: 'US Central', groups: 'Atlanta' }] }));
+      await failure(() => readWindscribeServers(groups), groups, /location 1 \("US Central"\): "groups" is not a list/);
+      const leaving = fileOf(windscribeList([windscribeNode({ force_disconnect: true })]));
+      await failure(() => readWindscribeServers(leaving), leaving, /"force_disconnect" is not 0 or 1/);
+      const node = fileOf(windscribeList(['us-central-122.whiskergalaxy.com']));
+      await failure(() => readWindscribeServers(node), node, /node 1: node is not an object/);
+    });
+    it('a bad address, even on a node taken out of service, and an IPv6 address', async () => {
+      const bad = fileOf(windscribeList([windscribeNode({ ip3: '104.223.110.256' })]));
+      await failure(() => readWindscribeServers(bad), bad, /"104\.223\.110\.256" is not an IPv4 address/);
+      const leaving = fileOf(windscribeList([windscribeNode(), windscribeNode({ force_disconnect: 1, ip: 'us-central-093' })]));
+      await failure(() => readWindscribeServers(leaving), leaving, /"us-central-093" is not an IPv4 address/);
+      const v6 = fileOf(windscribeList([windscribeNode({ ip2: '2606:4700::1' })]));
+      await failure(() => readWindscribeServers(v6), v6, /"2606:4700::1" is not an IPv4 address/);
+    });
+    it('a list with no node in service', async () => {
+      const file = fileOf(windscribeList([windscribeNode({ force_disconnect: 1 })]));
+      await failure(() => readWindscribeServers(file), file, /lists no node in service/);
+      const bare = fileOf(JSON.stringify({ data: [{ name: 'United Kingdom' }] }));
+      await failure(() => readWindscribeServers(bare), bare, /lists no node in service/);
+    });
+    it('JSON nested past the bound, and a file past the size bound', async () => {
+      const deep = fileOf('{"data":' + '['.repeat(40) + ']'.repeat(40) + '}');
+      await failure(() => readWindscribeServers(deep), deep, /nested deeper than 32/);
+      const big = fileOf(Buffer.alloc(16 * 1024 * 1024 + 1, 0x20));
+      await failure(() => readWindscribeServers(big), big, /more than the bound of 16777216/);
+    });
+  });
+});
+
+/** AirVPN's Adhara as its status gives it, with `changes` applied. */
+function airVpnServer(changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    public_name: 'Adhara',
+    country_name: 'Germany',
+    country_code: 'de',
+    location: 'Frankfurt',
+    continent: 'Europe',
+    bw: 1858,
+    bw_max: 2000,
+    users: 138,
+    currentload: 92,
+    ip_v4_in1: '185.104.184.42',
+    ip_v4_in2: '185.104.184.44',
+    ip_v4_in3: '185.104.184.45',
+    ip_v4_in4: '185.104.184.46',
+    ip_v6_in1: '2001:ac8:20:5:6000:4b07:7b1c:4c0',
+    ip_v6_in2: '2001:ac8:20:5:63b4:36fb:5204:b248',
+    ip_v6_in3: '2001:ac8:20:5:623e:50fc:8023:a65',
+    ip_v6_in4: '2001:ac8:20:5:68b8:f9de:d736:eb9b',
+    health: 'ok',
+    ...changes,
+  };
+}
+const airVpnStatus = (...servers: unknown[]) => fileOf(JSON.stringify({ result: 'ok', servers }));
+
+describe('readAirVpnStatus', () => {
+  it('lists the four IPv4 and four IPv6 entry addresses of every server in service', () => {
+    const listing = readAirVpnStatus(AIRVPN);
+    expect(listing.ranges).toHaveLength(40); // five servers, eight addresses each
+    expect(listing.ranges.filter((r) => r.family === 6)).toHaveLength(20);
+    expect(listing.ranges.every((r) => r.provider === 'AirVPN')).toBe(true);
+    expect(listing.date).toBeNull();
+    expectSorted(listing);
+    const all = texts(listing);
+    for (const ip of ['185.104.184.42', '185.104.184.46', '37.46.199.66', '184.75.223.214', '2001:ac8:20:5:6000:4b07:7b1c:4c0'])
+      expect(all).toContain(host(ip));
+  });
+
+  it('leaves out a server closed to new connections (health "error"), and keeps a busy one ("warning")', () => {
+    const all = texts(readAirVpnStatus(AIRVPN));
+    expect(all).not.toContain(host('213.152.161.228')); // Andromeda
+    expect(all).not.toContain(host('2a00:1678:2470:46:bace:c512:7a73:fdc8'));
+    const busy = airVpnStatus(
+      airVpnServer({ health: 'warning' }),
+      airVpnServer({ public_name: 'Andromeda', health: 'error', ip_v4_in1: '213.152.161.228' }),
+    );
+    expect(readAirVpnStatus(busy).ranges).toHaveLength(8);
+  });
+
+  it('takes an empty, null or missing address as none, and reads a status without "result"', () => {
+    const file = fileOf(
+      JSON.stringify({
+        servers: [airVpnServer({ ip_v4_in2: '', ip_v4_in3: null, ip_v4_in4: undefined, ip_v6_in2: '', ip_v6_in3: '', ip_v6_in4: '' })],
+      }),
+    );
+    expect(texts(readAirVpnStatus(file))).toEqual([host('185.104.184.42'), host('2001:ac8:20:5:6000:4b07:7b1c:4c0')]);
+  });
+
+  describe('refuses', () => {
+    it('truncated JSON', async () => {
+      const text = fs.readFileSync(AIRVPN, 'utf8');
+      const file = fileOf(text.slice(0, 2000));
+      await failure(() => readAirVpnStatus(file), file, /not JSON/);
+    });
+    it('a failed answer, a document of another shape, and an empty list', async () => {
+      const failed = fileOf('{"result":"fail","message":"Not authorized.","servers":[]}');
+      await failure(() => readAirVpnStatus(failed), failed, /the status answers "fail", not "ok"/);
+      const other = fileOf('{"result":"ok","countries":[]}');
+      await failure(() => readAirVpnStatus(other), other, /not an AirVPN status: no "servers" list/);
+      const empty = airVpnStatus();
+      await failure(() => readAirVpnStatus(empty), empty, /lists no server/);
+    });
+    it('a field of the wrong type, naming the server', async () => {
+      const name = airVpnStatus(airVpnServer(), airVpnServer({ public_name: 'Adhil', ip_v4_in1: ['37.46.199.66'] }));
+      await failure(() => readAirVpnStatus(name), name, /server 2 \("Adhil"\): "ip_v4_in1" is not a string or null/);
+      const missing = airVpnStatus(airVpnServer({ health: undefined }));
+      await failure(() => readAirVpnStatus(missing), missing, /"health" is missing/);
+      const country = airVpnStatus(airVpnServer({ country_code: 'DE' }));
+      await failure(() => readAirVpnStatus(country), country, /"country_code" is not a two-letter code/);
+      const server = airVpnStatus('Adhara');
+      await failure(() => readAirVpnStatus(server), server, /server 1: server is not an object/);
+    });
+    it('a health value it does not know', async () => {
+      const file = airVpnStatus(airVpnServer({ health: 'maintenance' }));
+      await failure(() => readAirVpnStatus(file), file, /unknown health "maintenance"/);
+    });
+    it('a bad address, of the other family, or on a closed server', async () => {
+      const bad = airVpnStatus(airVpnServer({ ip_v4_in3: '185.104.184' }));
+      await failure(() => readAirVpnStatus(bad), bad, /"185\.104\.184" is not an IPv4 address/);
+      const swapped = airVpnStatus(airVpnServer({ ip_v6_in1: '185.104.184.42' }));
+      await failure(() => readAirVpnStatus(swapped), swapped, /"185\.104\.184\.42" is not an IPv6 address/);
+      const closed = airVpnStatus(airVpnServer(), airVpnServer({ health: 'error', ip_v6_in4: '2001:ac8:20:5::g' }));
+      await failure(() => readAirVpnStatus(closed), closed, /"2001:ac8:20:5::g" is not an IPv6 address/);
+    });
+    it('a server in service with no address, and a status with no server in service', async () => {
+      const none = Object.fromEntries(
+        [1, 2, 3, 4].flatMap((n) => [
+          [`ip_v4_in${n}`, ''],
+          [`ip_v6_in${n}`, ''],
+        ]),
+      );
+      const bare = airVpnStatus(airVpnServer(none));
+      await failure(() => readAirVpnStatus(bare), bare, /a server in service with no address/);
+      const closed = airVpnStatus(airVpnServer({ health: 'error' }));
+      await failure(() => readAirVpnStatus(closed), closed, /lists no server in service/);
+    });
+    it('JSON nested past the bound, bytes that are not UTF-8, and a file past the size bound', async () => {
+      const deep = fileOf('{"servers":' + '['.repeat(40) + ']'.repeat(40) + '}');
+      await failure(() => readAirVpnStatus(deep), deep, /nested deeper than 32/);
+      const binary = fileOf(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]));
+      await failure(() => readAirVpnStatus(binary), binary, /not UTF-8/);
+      const big = fileOf(Buffer.alloc(16 * 1024 * 1024 + 1, 0x20));
+      await failure(() => readAirVpnStatus(big), big, /more than the bound of 16777216/);
     });
   });
 });
