@@ -7,8 +7,9 @@
 // the values go into the template's holes, in its order:
 //
 //   ip, location.{continent, continent_code, country, country_code, region, city, district,
-//   postal_code, latitude, longitude, accuracy_radius_km, is_eu}, timezone.id (basic) or timezone
-//   (full), network.{asn, isp, organization, domain, connection_type}; full level only:
+//   postal_code, latitude, longitude, accuracy_radius_km, is_eu}, location.address (full level, where
+//   the AS row's datacenter is in the location row's country: its own keys around it), timezone.id
+//   (basic) or timezone (full), network.{asn, isp, organization, domain, connection_type}; full level only:
 //   network.{asn_name, org_domain, holding, holding_domain, usage, range.start, range.end,
 //   range.size (IPv4) or range.prefix (IPv6)}, country_info, security.
 //
@@ -57,11 +58,13 @@ const AS_ROW_BYTES: usize = 40;
 const AS_ORGANIZATION_AT: usize = 4;
 const AS_DOMAIN_AT: usize = 8;
 const AS_CONNECTION_TYPE_AT: usize = 12;
+const AS_DATACENTER_COUNTRY_AT: usize = 14;
 const AS_NAME_AT: usize = 16;
 const AS_ISP_AT: usize = 20;
 const AS_ORG_DOMAIN_AT: usize = 24;
 const AS_HOLDING_AT: usize = 28;
 const AS_HOLDING_DOMAIN_AT: usize = 32;
+const AS_DATACENTER_ADDRESS_AT: usize = 36;
 const HOSTING: u32 = 4;
 
 // The description of one family, u32 fields written by the host (src/engine/recordJson.ts).
@@ -85,6 +88,7 @@ const TEMPLATE_FULL: usize = 64;
 const CONNECTION_TYPES: usize = 68;
 const QUIET_SECURITY: usize = 72;
 const USAGES: usize = 76;
+const ADDRESS: usize = 80;
 
 // A country's fragments: continent, continent_code, country, is_eu, country_info.
 const CONTINENT: usize = 0;
@@ -240,6 +244,13 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32,
   else at = unsigned(at, radius);
   at = fragment(at, parts + 96);
   at = fragment(at, country + IS_EU);
+  // a datacenter's street only where the geolocation puts the range in the datacenter's country
+  if (level != 0 && as != 0 && packedCountry != 0 && <u32>load<u16>(as + AS_DATACENTER_COUNTRY_AT) == packedCountry) {
+    const address = field(d, ADDRESS);
+    at = fragment(at, address);
+    at = poolString(at, offsets, bytes, load<u32>(as + AS_DATACENTER_ADDRESS_AT));
+    at = fragment(at, address + 8);
+  }
   at = fragment(at, parts + 104);
   if (level == 0) at = poolString(at, offsets, bytes, zone);
   else at = clock(at, zoneSlot, ms, minute);

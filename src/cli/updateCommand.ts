@@ -46,7 +46,7 @@ export function registerUpdateCommand(program: Command): void {
     .option('--force', 'accept sources and tables that shrank past the limit, and fetch sources younger than their cadence')
     .option(
       '--peeringdb',
-      "fetch PeeringDB's networks and organisations too, where your use is within PeeringDB's Acceptable Use Policy (default: $NETLOOKUP_UPDATE_PEERINGDB)",
+      "fetch PeeringDB's networks, organisations and facilities too, where your use is within PeeringDB's Acceptable Use Policy (default: $NETLOOKUP_UPDATE_PEERINGDB)",
     )
     .addOption(
       new Option('--timeout <seconds>', "the longest wait for a publisher's answer and between its bytes")

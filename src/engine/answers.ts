@@ -22,6 +22,9 @@ export interface NetworkAnswer {
   org_domain: string | null;
   holding: string | null;
   holding_domain: string | null;
+  /** the street address of the one datacenter a hosting network is at (PeeringDB), and its country */
+  datacenter_address: string | null;
+  datacenter_country: string | null;
 }
 
 /** IPv4: start, end and size; IPv6: the CIDR block within the network that holds the address. */

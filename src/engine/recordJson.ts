@@ -29,6 +29,11 @@ export interface IpJsonShape {
   templates: Readonly<Record<4 | 6, Readonly<Record<JsonLevel, readonly string[]>>>>;
   /** JSON of continent, continent_code, country, is_eu and country_info for a country (null: none); null: the object path */
   country(facts: CountryFacts | null): readonly string[] | null;
+  /**
+   * The full level's location JSON around a datacenter address, which goes after is_eu where the AS
+   * row's datacenter is in the location row's country: before the address's value, and after it.
+   */
+  address: readonly [string, string];
   /** JSON of each connection type, by its code in the tables (0: unknown) */
   connectionTypes: readonly string[];
   /** JSON of network.usage for each connection type, by its code in the tables (0: unknown) */
@@ -290,7 +295,7 @@ function areaOf(placed: PlacedTables): JsonArea | null {
 const areas = new WeakMap<PlacedTables, JsonArea>();
 
 /** What the WASM record writer needs of one IP family; assembly/ipRecordJson.ts names the fields. */
-const IP_DESCRIPTION_WORDS = 20;
+const IP_DESCRIPTION_WORDS = 21;
 
 class FamilyWriter {
   /** zone string id → its slot, in WASM memory */
@@ -336,6 +341,7 @@ class FamilyWriter {
       area.fragments(shape.connectionTypes),
       area.fragments(shape.quietSecurity),
       area.fragments(shape.usages),
+      area.fragments(shape.address),
     ];
     words.forEach((word, i) => area.setU32(d + 4 * i, word));
     exports.ipJsonConfigure(table.family, d);

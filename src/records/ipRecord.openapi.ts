@@ -53,7 +53,7 @@ const IPV6: JsonSchema = { type: 'string', format: 'ipv6' };
 export function ipRecordSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
   schemas.IpLocation = record<LocationRecord>(
-    'Location of the network block. address and address_type (full level) are present only when known.',
+    "Location of the network block. address and address_type (full level) are present only when known: the street address of the one datacenter a hosting network is at (PeeringDB), in the range's country.",
     {
       continent: strOrNull('continent name'),
       continent_code: strOrNull('two-letter continent code', { pattern: '^[A-Z]{2}$' }),

@@ -5,7 +5,7 @@
  * Three shapes, by answer status:
  * - found: the SPEC 2.2 record of the field level. Every key of the level is present, null where
  *   unknown (SPEC 1.5). The only omitted keys are location.address and location.address_type,
- *   which SPEC 2.2 makes "present only when known": we have no source for them, so they never appear.
+ *   which SPEC 2.2 makes "present only when known" (below).
  * - reserved: the SPEC 2.3 record, the same on every plan (it has no plan column).
  * - not_found: `{ success: true, ip, version, found: false, message }`. SPEC 2.3 fixes only found
  *   and message ("fields beyond found and message: not shown"); ours adds the envelope keys every
@@ -14,6 +14,10 @@
  *
  * Where our data comes from, field by field (docs/tables.md "Estimates and rules": unknown is null, and
  * optional feeds that are not loaded leave their fields false/null, honestly):
+ * - location.address, address_type (full level): the street address of the datacenter of a hosting
+ *   network that PeeringDB places at one facility (the AS row's datacenter), with "datacenter", only
+ *   where the range's country is the datacenter's: where the geolocation and the facility disagree,
+ *   neither is trusted for a street. Absent otherwise, and always without PeeringDB.
  * - location.*: the city table row; district is ours (the part of the source's place name that
  *   names a district, kept out of city: src/tables/build/placeNames.ts); continent, country name and is_eu from the table's country
  *   facts (answer.country). latitude/longitude are rounded to 4 decimals (about 11 m): the sources
@@ -101,9 +105,9 @@ export interface LocationRecord {
   longitude: number | null;
   accuracy_radius_km: number | null;
   is_eu: boolean | null;
-  /** full level, present only when known (never: no source) */
+  /** full level, present only when known: the datacenter of a hosting network at one facility */
   address?: string;
-  /** full level, present only when known (never: no source) */
+  /** full level, present only with address ("office" is never given: no source) */
   address_type?: 'datacenter' | 'office';
 }
 
@@ -279,7 +283,7 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
     success: true,
     ip: answer.ip,
     version: answer.version,
-    location,
+    location: withDatacenter(location, net),
     timezone: timezoneFull(zone, now.getTime()),
     network: {
       asn: net?.asn ?? null,
@@ -308,6 +312,13 @@ export function ipRecord(answer: IpAnswer, level: FieldLevel, now: Date, feeds?:
     security: securityRecord(security, isHostingOf(connectionType), feeds?.threat ?? NO_THREAT_FACTS),
     abuse: { email: feeds?.abuse ?? null },
   };
+}
+
+/** The location with the network's datacenter address, where the datacenter is in the location's country. */
+function withDatacenter(location: LocationRecord, net: IpAnswer['network']): LocationRecord {
+  const address = net?.datacenter_address ?? null;
+  if (address === null || location.country_code === null || net!.datacenter_country !== location.country_code) return location;
+  return { ...location, address, address_type: 'datacenter' };
 }
 
 /** The full level's timezone object at instant `ms`; the three computed fields are null without a known zone. */

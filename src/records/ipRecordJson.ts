@@ -102,10 +102,24 @@ function foundAnswer(version: 4 | 6, country: CountryFacts | null): IpAnswer {
       org_domain: null,
       holding: null,
       holding_domain: null,
+      datacenter_address: null,
+      datacenter_country: null,
     },
     block: { start: '', end: '', size: version === 4 ? 1 : null, prefix: version === 4 ? null : 1 },
     range: 0,
   };
+}
+
+/** The location's JSON around the datacenter address the engine puts in after is_eu: before its value, and after it up to the location's end. */
+function addressParts(): [string, string] {
+  const answer = foundAnswer(4, null);
+  answer.location!.country_code = 'ZZ';
+  answer.network!.datacenter_address = '';
+  answer.network!.datacenter_country = 'ZZ';
+  const { location } = ipRecord(answer, 'full', new Date(0)) as IpRecordFull;
+  const [, before, after] = JsonTemplate.compile(location, ['is_eu', 'address']).parts;
+  // the location's closing brace is the template's
+  return [before, after.slice(0, -1)];
 }
 
 const templateOf = (version: 4 | 6, level: FieldLevel) =>
@@ -125,6 +139,7 @@ const SHAPE: IpJsonShape = {
     // a value JSON cannot show (is_eu missing from the facts) drops its key: the object path answers
     return texts.every((text) => typeof text === 'string') ? texts : null;
   },
+  address: addressParts(),
   connectionTypes: connectionTypes.map((type) => JSON.stringify(type)),
   usages: connectionTypes.map((type) => JSON.stringify(usageOf(type))),
   quietSecurity: [false, true, null].map((hosting) => JSON.stringify(securityRecord(NO_SECURITY_FACTS, hosting, NO_THREAT_FACTS))) as [

@@ -112,6 +112,7 @@ function publisherInputs(tablesDir: string, inputs: SourceInputs): PublisherInpu
     registrations: all({ afrinic: 'rir-afrinic', apnic: 'rir-apnic', arin: 'rir-arin', lacnic: 'rir-lacnic', ripencc: 'rir-ripencc' }),
     ieee: all({ 'MA-L': 'ieee-ma-l', 'MA-M': 'ieee-ma-m', 'MA-S': 'ieee-ma-s', IAB: 'ieee-iab' }),
     peeringDb: all({ networks: 'peeringdb-net', organisations: 'peeringdb-org' }),
+    peeringDbFacilities: all({ facilities: 'peeringdb-fac', presences: 'peeringdb-netfac' }),
   };
 }
 

@@ -10,7 +10,14 @@ import { AS_ORG_MAX_LINE_LENGTH, newestAsOrgFile, readAsOrg2Info } from '../tabl
 import { DBIP_FREE_URL, dbipCityFileNames, readDbipCityCsv, type DbipCityCounts } from '../tables/sources/dbipCityCsv.js';
 import { IEEE_REGISTRY_FILES, readIeeeRegistryCsv, type IeeeRegistry } from '../tables/sources/ieeeRegistryCsv.js';
 import { DELEGATED_EXTENDED_URLS, md5OfChecksumFile, readDelegatedExtended, type Rir } from '../tables/sources/rirDelegated.js';
-import { PEERINGDB_MAX_BYTES, PEERINGDB_URLS, readPeeringDbNetworks, readPeeringDbOrganisations } from '../tables/sources/peeringDb.js';
+import {
+  PEERINGDB_MAX_BYTES,
+  PEERINGDB_URLS,
+  readPeeringDbFacilities,
+  readPeeringDbNetworks,
+  readPeeringDbOrganisations,
+  readPeeringDbPresences,
+} from '../tables/sources/peeringDb.js';
 import { readRisWhoisDump } from '../tables/sources/routingTable.js';
 import { linesOfFile } from '../tables/sources/textLines.js';
 import { publisherFileName } from './download.js';
@@ -30,7 +37,9 @@ export type SourceId =
   | 'ieee-ma-s'
   | 'ieee-iab'
   | 'peeringdb-net'
-  | 'peeringdb-org';
+  | 'peeringdb-org'
+  | 'peeringdb-fac'
+  | 'peeringdb-netfac';
 
 interface SourceCheck {
   rows: number;
@@ -70,7 +79,7 @@ export interface PublishedSource {
 export interface SourceDefinition extends PublishedSource {
   id: SourceId;
   /** the part of the tables the source feeds */
-  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry' | 'network-descriptions';
+  feeds: 'location' | 'routing' | 'as-names' | 'registration' | 'mac-registry' | 'network-descriptions' | 'datacenter-addresses';
   /**
    * Fetched only when the operator turns it on (`--peeringdb`): the publisher's terms limit its
    * use, and whether a deployment's use is within them is the operator's call.
@@ -122,22 +131,39 @@ function ieeeSource(registry: IeeeRegistry): SourceDefinition {
 }
 
 /**
- * PeeringDB's daily bootstrap files. The floors are about half of what PeeringDB listed in 2025
- * (some 30,000 networks and as many organisations).
+ * PeeringDB's daily bootstrap files. The floors of the network and organisation files are about
+ * half of what PeeringDB listed in 2025 (some 30,000 networks and as many organisations); those of
+ * the facility and presence files are set well below any whole file (PeeringDB lists thousands of
+ * facilities and networks present at them; their 2025 counts were not checked here).
  */
+const PEERINGDB_FILES: Record<
+  keyof typeof PEERINGDB_URLS,
+  {
+    id: SourceId;
+    read: (file: string, name: string) => { rows: unknown[]; date: string | null };
+    minRows: number;
+    feeds: SourceDefinition['feeds'];
+  }
+> = {
+  networks: { id: 'peeringdb-net', read: readPeeringDbNetworks, minRows: 15_000, feeds: 'network-descriptions' },
+  organisations: { id: 'peeringdb-org', read: readPeeringDbOrganisations, minRows: 15_000, feeds: 'network-descriptions' },
+  facilities: { id: 'peeringdb-fac', read: readPeeringDbFacilities, minRows: 1_000, feeds: 'datacenter-addresses' },
+  presences: { id: 'peeringdb-netfac', read: readPeeringDbPresences, minRows: 1_000, feeds: 'datacenter-addresses' },
+};
+
 function peeringDbSource(kind: keyof typeof PEERINGDB_URLS): SourceDefinition {
-  const read = kind === 'networks' ? readPeeringDbNetworks : readPeeringDbOrganisations;
+  const { id, read, minRows, feeds } = PEERINGDB_FILES[kind];
   return {
-    id: kind === 'networks' ? 'peeringdb-net' : 'peeringdb-org',
-    name: `PeeringDB ${kind}`,
-    feeds: 'network-descriptions',
+    id,
+    name: `PeeringDB ${kind === 'presences' ? 'network presences at facilities' : kind}`,
+    feeds,
     optIn: 'peeringdb',
     urls: () => [PEERINGDB_URLS[kind]],
     maxBytes: PEERINGDB_MAX_BYTES,
-    minRows: 15_000,
+    minRows,
     cadenceMs: DAY,
     licence: 'PeeringDB Acceptable Use Policy: Internet operational purposes, no commercial use',
-    attribution: 'Network descriptions: PeeringDB (https://www.peeringdb.com), under its Acceptable Use Policy',
+    attribution: `${feeds === 'network-descriptions' ? 'Network descriptions' : 'Datacenter addresses'}: PeeringDB (https://www.peeringdb.com), under its Acceptable Use Policy`,
     about: 'https://www.peeringdb.com/aup',
     check: async (file, url) => {
       const listed = read(file, publisherFileName(url));
@@ -204,4 +230,6 @@ export const SOURCES: readonly SourceDefinition[] = [
   ...(['MA-L', 'MA-M', 'MA-S', 'IAB'] as const).map(ieeeSource),
   peeringDbSource('networks'),
   peeringDbSource('organisations'),
+  peeringDbSource('facilities'),
+  peeringDbSource('presences'),
 ];

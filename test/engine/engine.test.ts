@@ -63,6 +63,8 @@ describe('engine over tiny tables', () => {
       org_domain: null,
       holding: null,
       holding_domain: null,
+      datacenter_address: null,
+      datacenter_country: null,
     });
     expect(answer.block).toEqual({ start: '81.0.0.0', end: '81.0.0.255', size: 256, prefix: null });
     expect(answer.country?.name).toBe('Germany');

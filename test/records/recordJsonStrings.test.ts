@@ -1,8 +1,9 @@
 /**
  * The WASM record writer on strings and numbers the built tables do not happen to hold: small
  * tables made here with hostile strings (quotes, backslashes, every control character, non-ASCII,
- * 4-byte UTF-8, lone surrogates as the pool stores them), hostile country facts and codes, and any
- * coordinate, must give the object path's JSON byte for byte, both levels, IPv4, IPv6 and MAC.
+ * 4-byte UTF-8, lone surrogates as the pool stores them), hostile country facts and codes, any
+ * coordinate, and datacenter addresses in the location's country and out of it, must give the
+ * object path's JSON byte for byte, both levels, IPv4, IPv6 and MAC.
  */
 import fc from 'fast-check';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 import { macRecord } from '../../src/records/macRecord.js';
 import { macRecordJson } from '../../src/records/macRecordJson.js';
 import { packCountryCode } from '../../src/tables/format/containerLayout.js';
-import { writeIpTable, type IpTableParts } from '../../src/tables/format/ipTable.js';
+import { connectionTypes, writeIpTable, type IpTableParts } from '../../src/tables/format/ipTable.js';
 import { AS_ROW, LOCATION_ROW } from '../../src/tables/format/ipTableLayout.js';
 import { writeMacTable } from '../../src/tables/format/macTable.js';
 import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
@@ -74,13 +75,22 @@ const location = fc.record({
   latitude: coordinate,
   longitude: coordinate,
 });
-const network = fc.record({ organization: hostile, domain: hostile, asn: fc.nat(), connectionType: fc.integer({ min: 0, max: 16 }) });
+const network = fc.record({
+  organization: hostile,
+  domain: hostile,
+  asn: fc.nat(),
+  connectionType: fc.integer({ min: 0, max: 16 }),
+  // a hosting network's datacenter: in the first location row's country, in another, or none
+  datacenter: fc.option(fc.record({ address: hostile.filter((text) => text !== ''), sameCountry: fc.boolean(), code })),
+});
+type HostileNetwork = { organization: string; domain: string; asn: number; connectionType: number; datacenter?: Datacenter | null };
+type Datacenter = { address: string; sameCountry: boolean; code: string };
 
 /** The tiny tables with their rows rewritten: `count` location and AS rows of hostile values, ranges as in the tiny tables. */
 function hostileRows(
   parts: IpTableParts,
   locations: { strings: string[]; code: string; latitude: number; longitude: number }[],
-  networks: { organization: string; domain: string; asn: number; connectionType: number }[],
+  networks: HostileNetwork[],
   countries: CountryFacts[],
 ): IpTableParts {
   const strings = new StringPoolBuilder();
@@ -107,6 +117,11 @@ function hostileRows(
   av.setUint32(AS_ROW.organization, strings.intern(n.organization), true);
   av.setUint32(AS_ROW.domain, strings.intern(n.domain), true);
   av.setUint8(AS_ROW.connectionType, n.connectionType);
+  if (n.datacenter) {
+    av.setUint8(AS_ROW.connectionType, connectionTypes.indexOf('hosting'));
+    av.setUint32(AS_ROW.datacenterAddress, strings.intern(n.datacenter.address), true);
+    av.setUint16(AS_ROW.datacenterCountry, packCountryCode(n.datacenter.sameCountry ? locations[0].code : n.datacenter.code), true);
+  }
   return { ...parts, countries, locationRows, asRows, strings: strings.sections() };
 }
 
@@ -158,6 +173,37 @@ describe('the WASM record writer on hostile table contents', () => {
       expect(renderer.render(engine, parseIp('81.0.0.7')!, 'full', now)).toBe(
         JSON.stringify(ipRecord(engine.lookupIp('81.0.0.7'), 'full', now)),
       );
+    }
+  });
+
+  it("writes a datacenter's address at the full level, only where the range is in the datacenter's country", async () => {
+    const renderer = new IpRecordRenderer();
+    const now = new Date(0);
+    const address = 'Kleyerstraße 90, Frankfurt am Main, 60326';
+    for (const [country, expected] of [
+      ['DE', { address, address_type: 'datacenter' }],
+      ['US', {}],
+    ] as const) {
+      const engine = await LookupEngine.create(wasm, {
+        ip4: writeIpTable(tinyIp4({ address, country })),
+        ip6: writeIpTable(tinyIp6({ address, country })),
+      });
+      for (const text of ['81.0.0.7', '2a00:1450::1']) {
+        // renderUtf8 answers only with the engine's own text: no object path behind it
+        const written = renderer.renderUtf8(engine, parseIp(text)!, 'full', now);
+        expect(written).not.toBeNull();
+        const full = JSON.parse(Buffer.from(written!, 'latin1').toString('utf8'));
+        expect(full).toEqual(ipRecord(engine.lookupIp(text), 'full', now));
+        expect(full.network.connection_type).toBe('hosting');
+        expect({ address: full.location.address, address_type: full.location.address_type }).toEqual({
+          address: undefined,
+          address_type: undefined,
+          ...expected,
+        });
+        // the keys close the location object, after is_eu
+        if (country === 'DE') expect(Object.keys(full.location).slice(-3)).toEqual(['is_eu', 'address', 'address_type']);
+        expect(JSON.parse(renderer.render(engine, parseIp(text)!, 'basic', now)).location).not.toHaveProperty('address');
+      }
     }
   });
 

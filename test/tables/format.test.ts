@@ -65,6 +65,8 @@ describe('ip4 table round trip', () => {
       org_domain: null,
       holding: null,
       holding_domain: null,
+      datacenter_address: null,
+      datacenter_country: null,
     });
     const start = new Uint32Array(1);
     const end = new Uint32Array(1);
@@ -74,6 +76,19 @@ describe('ip4 table round trip', () => {
     expect(table.header.builtAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(table.header.sourceDate?.toISOString()).toBe('2025-12-01T00:00:00.000Z');
     expect(table.meta.kind).toBe('ip4');
+  });
+
+  it("keeps a hosting network's datacenter address and country", () => {
+    const hosting = new IpTable(
+      aligned(writeIpTable(tinyIp4({ address: 'Kleyerstraße 90, Frankfurt am Main, 60326', country: 'DE' }))),
+      'dc.nlt',
+      4,
+    );
+    expect(hosting.asRow(0)).toMatchObject({
+      connection_type: 'hosting',
+      datacenter_address: 'Kleyerstraße 90, Frankfurt am Main, 60326',
+      datacenter_country: 'DE',
+    });
   });
 
   it('builds the bucket index from the keys', () => {
@@ -356,15 +371,34 @@ describe('refusals', () => {
     );
   });
 
-  it('validates the AS rows: every identity string id in range, the zero bytes zero', () => {
-    for (const [field, value, reason] of [
-      [AS_ROW.holdingDomain, 0xffff, /^bad-as\.nlt: AS row 0 has a bad string id$/],
-      [AS_ROW.asName, 0xffff, /^bad-as\.nlt: AS row 0 has a bad string id$/],
-      [AS_ROW.bytes - 4, 1, /^bad-as\.nlt: AS row 0 has bytes set that must be zero$/],
-      [AS_ROW.connectionType + 1, 0x100, /^bad-as\.nlt: AS row 0 has bytes set that must be zero$/],
+  it('validates the AS rows: every identity string id in range, the zero byte zero, a datacenter whole and only for hosting', () => {
+    const datacenter = { address: '21715 Filigree Ct, Ashburn, VA, 20147', country: 'US' };
+    for (const [field, value, bytes, reason, hosting] of [
+      [AS_ROW.holdingDomain, 0xffff, 4, /^bad-as\.nlt: AS row 0 has a bad string id$/, false],
+      [AS_ROW.asName, 0xffff, 4, /^bad-as\.nlt: AS row 0 has a bad string id$/, false],
+      [AS_ROW.datacenterAddress, 0xffff, 4, /^bad-as\.nlt: AS row 0 has a bad string id$/, true],
+      [AS_ROW.connectionType + 1, 1, 1, /^bad-as\.nlt: AS row 0 has bytes set that must be zero$/, false],
+      [
+        AS_ROW.datacenterAddress,
+        1,
+        4,
+        /^bad-as\.nlt: AS row 0 has a datacenter address without its country or a country without an address$/,
+        false,
+      ],
+      [
+        AS_ROW.datacenterCountry,
+        0,
+        2,
+        /^bad-as\.nlt: AS row 0 has a datacenter address without its country or a country without an address$/,
+        true,
+      ],
+      [AS_ROW.connectionType, 1, 1, /^bad-as\.nlt: AS row 0 has a datacenter address but is not a hosting network$/, true],
     ] as const) {
-      const parts = tinyIp4();
-      new DataView(parts.asRows.buffer).setUint32(field, value, true);
+      const parts = hosting ? tinyIp4(datacenter) : tinyIp4();
+      const view = new DataView(parts.asRows.buffer);
+      if (bytes === 4) view.setUint32(field, value, true);
+      else if (bytes === 2) view.setUint16(field, value, true);
+      else view.setUint8(field, value);
       expect(() => new IpTable(resealed(writeIpTable(parts)), 'bad-as.nlt', 4)).toThrow(reason);
     }
   });

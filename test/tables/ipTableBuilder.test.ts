@@ -4,6 +4,7 @@ import type { AsnRange } from '../../src/tables/sources/asnCsv.js';
 import type { CuratedAsn } from '../../src/tables/sources/curated.js';
 import { IpTable, writeIpTable } from '../../src/tables/format/ipTable.js';
 import type { MmdbFile } from '../../src/tables/sources/mmdb.js';
+import type { PeeringDbDatacenter } from '../../src/tables/sources/peeringDb.js';
 import { aligned, germany } from './tinyTables.js';
 
 /** A city database without leaves: these tests look only at the network side of the table. */
@@ -18,12 +19,13 @@ const CSV_RANGES: AsnRange[] = [
   { start: ip('66.0.0.0'), end: ip('66.0.0.255'), asn: 64502, organization: 'NAL-AS' },
 ];
 
-function build(curated: Map<number, CuratedAsn>, asn: AsnRange[] = CSV_RANGES) {
+function build(curated: Map<number, CuratedAsn>, asn: AsnRange[] = CSV_RANGES, datacenters?: Map<number, PeeringDbDatacenter>) {
   const { parts, stats } = buildIpTable({
     family: 4,
     locations: mmdbLocations(noLocations, 'dbip-flat'),
     asn,
     curatedAsn: curated,
+    datacenters,
     anycast: [],
     countries: [germany],
     countryAreaKm2: () => null,
@@ -53,7 +55,8 @@ describe('network rows of a built ip table', () => {
       },
     ],
   ]);
-  const identity = { asn_name: null, isp: null, org_domain: null, holding: null, holding_domain: null };
+  const noDatacenter = { datacenter_address: null, datacenter_country: null };
+  const identity = { asn_name: null, isp: null, org_domain: null, holding: null, holding_domain: null, ...noDatacenter };
   const { stats, asRows } = build(curated);
 
   it('takes the curated type, else the name rule, else none, and the curated name in place of a handle', () => {
@@ -105,6 +108,27 @@ describe('network rows of a built ip table', () => {
     );
     expect(overridden.asRows[1].connection_type).toBe('research');
     expect(overridden.stats.connectionTypeAddresses.rule).toBe(0n);
+  });
+
+  it('gives a hosting network its one datacenter, and no other network the one PeeringDB names', () => {
+    const hosted = build(
+      new Map(),
+      [
+        { start: ip('64.0.0.0'), end: ip('64.0.0.255'), asn: 64510, organization: 'Example Hosting GmbH' },
+        { start: ip('65.0.0.0'), end: ip('65.0.0.255'), asn: 64500, organization: 'Universidad Nacional Autonoma de Mexico' },
+      ],
+      new Map([
+        [64510, { address: 'Kleyerstraße 90, Frankfurt am Main, 60326', countryCode: 'DE' }],
+        [64500, { address: 'Av. Universidad 3000, Ciudad de México, 04510', countryCode: 'MX' }],
+      ]),
+    );
+    expect(hosted.asRows[0]).toMatchObject({
+      connection_type: 'hosting',
+      datacenter_address: 'Kleyerstraße 90, Frankfurt am Main, 60326',
+      datacenter_country: 'DE',
+    });
+    // a university is not at a datacenter because PeeringDB lists it at one facility
+    expect(hosted.asRows[1]).toMatchObject({ connection_type: 'education', datacenter_address: null, datacenter_country: null });
   });
 
   it('stores what a routed source says apart: the AS name, the organisation, the holding of a group of ASNs', () => {

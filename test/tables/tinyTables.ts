@@ -1,6 +1,6 @@
 /** Small hand-made tables for format tests: every field set to a value a test can check. */
 import { packCountryCode } from '../../src/tables/format/containerLayout.js';
-import type { IpTableParts } from '../../src/tables/format/ipTable.js';
+import { connectionTypes, type IpTableParts } from '../../src/tables/format/ipTable.js';
 import { ADDRESS6, AS_ROW, LOCATION_ROW, NETWORK_ROW, NONE } from '../../src/tables/format/ipTableLayout.js';
 import type { MacTableParts } from '../../src/tables/format/macTable.js';
 import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
@@ -44,20 +44,30 @@ function locationRows(strings: StringPoolBuilder): Uint8Array {
   return rows;
 }
 
-function asRows(strings: StringPoolBuilder): Uint8Array {
+/** A datacenter for the tiny tables' AS row, which then is a hosting network. */
+export interface TinyDatacenter {
+  address: string;
+  country: string;
+}
+
+function asRows(strings: StringPoolBuilder, datacenter?: TinyDatacenter): Uint8Array {
   const rows = new Uint8Array(AS_ROW.bytes);
   const v = new DataView(rows.buffer);
   v.setUint32(AS_ROW.asn, 3320, true);
   v.setUint32(AS_ROW.organization, strings.intern('Deutsche Telekom AG'), true);
   v.setUint32(AS_ROW.domain, strings.intern('telekom.de'), true);
-  v.setUint8(AS_ROW.connectionType, 1);
+  v.setUint8(AS_ROW.connectionType, datacenter ? connectionTypes.indexOf('hosting') : 1);
   v.setUint32(AS_ROW.asName, strings.intern('DTAG'), true);
   v.setUint32(AS_ROW.isp, strings.intern('Telekom'), true);
+  if (datacenter) {
+    v.setUint16(AS_ROW.datacenterCountry, packCountryCode(datacenter.country), true);
+    v.setUint32(AS_ROW.datacenterAddress, strings.intern(datacenter.address), true);
+  }
   return rows;
 }
 
 /** ip4: 0.0.0.0 none, 81.0.0.0 → Berlin + AS3320 (network 81.0.0.0–81.0.0.255), 81.0.1.0 → row 1, 82.0.0.0 none. */
-export function tinyIp4(): IpTableParts {
+export function tinyIp4(datacenter?: TinyDatacenter): IpTableParts {
   const strings = new StringPoolBuilder();
   const row = NETWORK_ROW[4];
   const networkRows = new Uint8Array(row.bytes);
@@ -76,13 +86,13 @@ export function tinyIp4(): IpTableParts {
     rangeNetwork: Uint32Array.of(NONE, 0, NONE, NONE),
     locationRows: locationRows(strings),
     networkRows,
-    asRows: asRows(strings),
+    asRows: asRows(strings, datacenter),
     strings: strings.sections(),
   };
 }
 
 /** ip6: :: none, 2a00:1450:: → Berlin + AS3320 (network 2a00:1450::/32), 2a00:1451:: none. */
-export function tinyIp6(): IpTableParts {
+export function tinyIp6(datacenter?: TinyDatacenter): IpTableParts {
   const strings = new StringPoolBuilder();
   const row = NETWORK_ROW[6];
   const networkRows = new Uint8Array(row.bytes);
@@ -101,7 +111,7 @@ export function tinyIp6(): IpTableParts {
     rangeNetwork: Uint32Array.of(NONE, 0, NONE),
     locationRows: locationRows(strings),
     networkRows,
-    asRows: asRows(strings),
+    asRows: asRows(strings, datacenter),
     strings: strings.sections(),
   };
 }

@@ -230,13 +230,14 @@ describe('netlookup update', () => {
     expect(pointer(tables, 'current')).toBe(second);
   });
 
-  it('PeeringDB only when turned on: its networks describe their ASes, and a set built with it off drops it', async () => {
+  it('PeeringDB only when turned on: its networks describe their ASes and place a hosting one at its datacenter, and a set built with it off drops it', async () => {
     const tables = tablesFolder();
-    const lookup = async (ip: string) => {
+    const record = async (ip: string) => {
       const run = await runBuiltCli(['lookup', '--no-pretty', '--tables', tables, ip], envFor(tables));
       expect(run.code, run.stderr).toBe(0);
-      return JSON.parse(run.stdout).network;
+      return JSON.parse(run.stdout);
     };
+    const lookup = async (ip: string) => (await record(ip)).network;
     const on = await update(tables, '--force', '--peeringdb');
     expect(on.code, on.stderr).toBe(0);
     expect(publishers.requests).toContain(PEERINGDB_NET);
@@ -255,12 +256,34 @@ describe('netlookup update', () => {
       connection_type: 'residential',
       usage: 'consumer access',
     });
+    expect(status(tables).sources['peeringdb-fac']).toMatchObject({ outcome: 'fetched', date: '2025-09-26' });
+    expect(described.sources.map((s: { origin: string }) => s.origin)).toContain('https://public.peeringdb.com/netfac-0.json');
+    // AS15169 (hosting) is at one facility, in the United States, where 8.8.8.0/24 is located
+    const google = await record('8.8.8.8');
+    expect(google.network.connection_type).toBe('hosting');
+    expect(google.location).toMatchObject({
+      country_code: 'US',
+      address: '21715 Filigree Ct, Building F, Ashburn, VA, 20147-6205',
+      address_type: 'datacenter',
+    });
+    // AS13335's one facility is in the United States, 1.1.1.0/24 in Australia: the two disagree, no address
+    const cloudflare = await record('1.1.1.1');
+    expect(cloudflare.location.country_code).toBe('AU');
+    expect(cloudflare.location).not.toHaveProperty('address');
+    expect(cloudflare.location).not.toHaveProperty('address_type');
+    // rain is no hosting network
+    expect((await record('41.213.0.1')).location).not.toHaveProperty('address');
     const off = await update(tables, '--force');
     expect(off.code, off.stderr).toBe(0);
     expect(off.stderr).toContain('peeringdb-net: left out');
     const without = readJson(path.join(tables, 'sets', pointer(tables, 'current'), 'manifest.json'));
     expect(without.sources.map((s: { origin: string }) => s.origin)).not.toContain('https://public.peeringdb.com/net-0.json');
     expect(await lookup('41.213.0.1')).toMatchObject({ isp: 'RAIN GROUP HOLDINGS (PTY) LTD', holding: null, connection_type: null });
+    expect(off.stderr).toContain('peeringdb-fac: left out');
+    const offGoogle = await record('8.8.8.8');
+    expect(offGoogle.network.connection_type).toBe('hosting');
+    expect(offGoogle.location).not.toHaveProperty('address');
+    expect(offGoogle.location).not.toHaveProperty('address_type');
   });
 
   it('a feed that fails, shrinks or is malformed leaves the feed set in force; a good one replaces it', async () => {

@@ -262,8 +262,14 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
   const npmCredits = staticCredits();
   const { locations, credit: city } = await locationSource(options, publishers);
   const networks = await networkSource(publishers);
-  const peeringDb = publishers.peeringDb ? readPeeringDbDescriptions(publishers.peeringDb) : null;
-  const peeringDbCredits = publishers.peeringDb ? [publishers.peeringDb.networks.credit, publishers.peeringDb.organisations.credit] : [];
+  const peeringDb = publishers.peeringDb ? readPeeringDbDescriptions(publishers.peeringDb, publishers.peeringDbFacilities) : null;
+  const peeringDbCredits = publishers.peeringDb
+    ? [
+        publishers.peeringDb.networks.credit,
+        publishers.peeringDb.organisations.credit,
+        ...(publishers.peeringDbFacilities ? [publishers.peeringDbFacilities.facilities.credit, publishers.peeringDbFacilities.presences.credit] : []),
+      ]
+    : [];
   const registrations = publishers.registrations && networks.routed ? await readRegistrations(publishers.registrations) : null;
   const believed = { 4: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 }, 6: { unregistered: 0, unannounced: 0, namedAfterRegistration: 0 } };
   const placed = registrations ? believedLocations(locations, registrations, networks.ranges, believed, countryCodeOfName) : locations;
@@ -291,7 +297,8 @@ export async function buildTables(options: BuildOptions): Promise<BuildSummary> 
       locations: placed,
       asn: registrations ? believedNetworks(networks.ranges[family], registrations[family], family) : networks.ranges[family],
       curatedAsn,
-      peeringDb,
+      peeringDb: peeringDb?.networks ?? null,
+      datacenters: peeringDb?.datacenters ?? null,
       anycast: anycast[family],
       countries,
       countryAreaKm2,

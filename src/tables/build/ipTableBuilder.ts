@@ -15,7 +15,7 @@ import type { CuratedAsn } from '../sources/curated.js';
 import { locationFields, type LocationFields, type LocationSchema } from '../sources/locationRecord.js';
 import type { MmdbFile } from '../sources/mmdb.js';
 import { networkIdentity } from '../sources/networkIdentity.js';
-import type { PeeringDbNetwork } from '../sources/peeringDb.js';
+import type { PeeringDbDatacenter, PeeringDbNetwork } from '../sources/peeringDb.js';
 import { estimateRadiusKm } from './accuracyRadius.js';
 import { PlaceNames } from './placeNames.js';
 import { tileEnd, tileRanges, type ValuedRanges } from './rangeMerge.js';
@@ -53,6 +53,8 @@ export interface IpBuildInput {
   curatedAsn: Map<number, CuratedAsn>;
   /** what PeeringDB's operators say of each AS, where the operator turned PeeringDB on */
   peeringDb?: Map<number, PeeringDbNetwork> | null;
+  /** the datacenter of each AS that PeeringDB places at one facility, where the operator turned PeeringDB on */
+  datacenters?: Map<number, PeeringDbDatacenter> | null;
   /** anycast blocks of this family (data/curated/anycast-prefixes.csv), sorted */
   anycast: AnycastPrefix[];
   countries: CountryFacts[];
@@ -269,12 +271,17 @@ function joinEqualNeighbours(ranges: ValuedRanges, rowOf: Map<number, number>): 
  * curated row's, else the organisation-name rule's, else PeeringDB's, else unknown
  * (connectionTypeOfAs); the identity follows the rules
  * of networkIdentity.ts (a curated organisation name replaces a registry handle such as `TE-AS`,
- * which stays the AS name).
+ * which stays the AS name). A hosting network that PeeringDB places at one facility carries that
+ * datacenter's address and country; the record shows it only where the range's own country is
+ * the datacenter's (docs/tables.md "Datacenter address").
  */
 function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
   const { family } = input;
   const asRowOf = new Map<string, number>();
-  const asList: ({ asn: number; strings: number[]; type: number; handle: 'kept' | 'replaced' | null } & Omit<AsConnectionType, 'type'>)[] = [];
+  const asList: ({ asn: number; strings: number[]; type: number; datacenterCountry: string | null; handle: 'kept' | 'replaced' | null } & Omit<
+    AsConnectionType,
+    'type'
+  >)[] = [];
   const networkRanges: ValuedRanges = { start: [], end: [], value: [] };
   const layout = NETWORK_ROW[family];
   const networkRows = new Uint8Array(input.asn.length * layout.bytes);
@@ -294,14 +301,23 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
       const isHandle = range.organization === null || isRegistryHandle(range.organization);
       const identity = networkIdentity(range, curated, described);
       const named = identity.organization;
+      const datacenter = typed.type === 'hosting' ? (input.datacenters?.get(range.asn) ?? null) : null;
       asRow = asList.length;
       asList.push({
         asn: range.asn,
         // in the order of AS_STRING_FIELDS
-        strings: [identity.organization, identity.domain, identity.asName, identity.isp, identity.orgDomain, identity.holding, identity.holdingDomain].map(
-          (text) => strings.intern(text),
-        ),
+        strings: [
+          identity.organization,
+          identity.domain,
+          identity.asName,
+          identity.isp,
+          identity.orgDomain,
+          identity.holding,
+          identity.holdingDomain,
+          datacenter?.address ?? null,
+        ].map((text) => strings.intern(text)),
         type: typed.type ? connectionTypes.indexOf(typed.type) : 0,
+        datacenterCountry: datacenter?.countryCode ?? null,
         provenance: typed.provenance,
         rule: typed.rule,
         handle: range.organization === null || !isHandle ? null : named === range.organization ? 'kept' : 'replaced',
@@ -336,6 +352,7 @@ function buildNetworkRows(input: IpBuildInput, strings: StringPoolBuilder) {
     av.setUint32(at + AS_ROW.asn, a.asn, true);
     AS_STRING_FIELDS.forEach((field, i) => av.setUint32(at + field, a.strings[i], true));
     av.setUint8(at + AS_ROW.connectionType, a.type);
+    av.setUint16(at + AS_ROW.datacenterCountry, packCountryCode(a.datacenterCountry), true);
   });
   return { networkRanges, networkRows, asRows, coverage };
 }

@@ -1,8 +1,9 @@
 /**
  * The publishers' files `netlookup update` fetched, read into what the builder takes: DB-IP's CSV
  * as a location source, the RIRs' delegations as registered blocks, RIS routes named by CAIDA's
- * AS organisations as network ranges, the IEEE CSVs as the MAC registry, and PeeringDB's networks
- * and organisations as what each AS's operators say of it.
+ * AS organisations as network ranges, the IEEE CSVs as the MAC registry, PeeringDB's networks
+ * and organisations as what each AS's operators say of it, and its facilities and the networks
+ * present at them as the datacenter of a network at one facility.
  */
 import type { SourceCredit } from '../format/tableMeta.js';
 import { AS_ORG_MAX_LINE_LENGTH, readAsOrg2Info } from '../sources/asOrganizations.js';
@@ -11,7 +12,16 @@ import { readDbipCityCsv } from '../sources/dbipCityCsv.js';
 import type { IabBlock } from '../sources/iabRegistry.js';
 import { iabBlocksOf, readIeeeRegistryCsv, registryIndexOf, type IeeeAssignment, type IeeeRegistry } from '../sources/ieeeRegistryCsv.js';
 import type { LocationFields } from '../sources/locationRecord.js';
-import { peeringDbNetworks, readPeeringDbNetworks, readPeeringDbOrganisations, type PeeringDbNetwork } from '../sources/peeringDb.js';
+import {
+  peeringDbDatacenters,
+  peeringDbNetworks,
+  readPeeringDbFacilities,
+  readPeeringDbNetworks,
+  readPeeringDbOrganisations,
+  readPeeringDbPresences,
+  type PeeringDbDatacenter,
+  type PeeringDbNetwork,
+} from '../sources/peeringDb.js';
 import { readDelegatedExtended, type DelegatedBlock, type Rir } from '../sources/rirDelegated.js';
 import { readRisWhoisDump, routedRanges } from '../sources/routingTable.js';
 import { linesOfFile } from '../sources/textLines.js';
@@ -30,6 +40,8 @@ export interface PublisherInputs {
   ieee: Record<IeeeRegistry, PublisherFile> | null;
   /** PeeringDB's networks and organisations, only where the operator turned PeeringDB on */
   peeringDb?: { networks: PublisherFile; organisations: PublisherFile } | null;
+  /** PeeringDB's facilities and the networks present at them, used with its networks */
+  peeringDbFacilities?: { facilities: PublisherFile; presences: PublisherFile } | null;
 }
 
 /** DB-IP's CSV as a location source: rows kept as ranges, equal places interned as one record. */
@@ -143,9 +155,22 @@ export async function readIeeeRegistries(files: Record<IeeeRegistry, PublisherFi
   return { registry: registryIndexOf(assignments), iab };
 }
 
-/** PeeringDB's description of each AS it lists (peeringDb.ts). */
-export function readPeeringDbDescriptions(files: NonNullable<PublisherInputs['peeringDb']>): Map<number, PeeringDbNetwork> {
+/**
+ * PeeringDB's description of each AS it lists, and the datacenter of each AS it places at one
+ * facility where its facility files are in hand too (peeringDb.ts).
+ */
+export function readPeeringDbDescriptions(
+  files: NonNullable<PublisherInputs['peeringDb']>,
+  facilityFiles: PublisherInputs['peeringDbFacilities'] = null,
+): { networks: Map<number, PeeringDbNetwork>; datacenters: Map<number, PeeringDbDatacenter> | null } {
   const networks = readPeeringDbNetworks(files.networks.file, files.networks.file);
   const organisations = readPeeringDbOrganisations(files.organisations.file, files.organisations.file);
-  return peeringDbNetworks(networks.rows, organisations.rows);
+  const datacenters = facilityFiles
+    ? peeringDbDatacenters(
+        networks.rows,
+        readPeeringDbPresences(facilityFiles.presences.file, facilityFiles.presences.file).rows,
+        readPeeringDbFacilities(facilityFiles.facilities.file, facilityFiles.facilities.file).rows,
+      )
+    : null;
+  return { networks: peeringDbNetworks(networks.rows, organisations.rows), datacenters };
 }

@@ -105,6 +105,10 @@ export interface AsRow {
   /** the parent organisation of a group */
   holding: string | null;
   holding_domain: string | null;
+  /** the street address of the one datacenter a hosting network is at, where a source names one */
+  datacenter_address: string | null;
+  /** that datacenter's country (ISO 3166 alpha-2) */
+  datacenter_country: string | null;
 }
 
 /** INDX[b] = first range whose key's top `bits` bits are >= b; INDX[2^bits] = range count. */
@@ -279,9 +283,13 @@ export class IpTable extends RangeTable {
       for (const field of AS_STRING_FIELDS) {
         if (!this.strings.has(this.asRows.getUint32(at + field, true))) fail(`AS row ${r} has a bad string id`);
       }
-      if (this.asRows.getUint8(at + AS_ROW.connectionType) >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
-      if (this.asRows.getUint32(at + AS_ROW.connectionType, true) >>> 8 !== 0 || this.asRows.getUint32(at + AS_ROW.bytes - 4, true) !== 0)
-        fail(`AS row ${r} has bytes set that must be zero`);
+      const type = this.asRows.getUint8(at + AS_ROW.connectionType);
+      if (type >= connectionTypes.length) fail(`AS row ${r} has an unknown connection type`);
+      if (this.asRows.getUint8(at + AS_ROW.connectionType + 1) !== 0) fail(`AS row ${r} has bytes set that must be zero`);
+      const datacenter = this.asRows.getUint32(at + AS_ROW.datacenterAddress, true) !== 0;
+      if (datacenter !== (this.asRows.getUint16(at + AS_ROW.datacenterCountry, true) !== 0))
+        fail(`AS row ${r} has a datacenter address without its country or a country without an address`);
+      if (datacenter && connectionTypes[type] !== 'hosting') fail(`AS row ${r} has a datacenter address but is not a hosting network`);
     }
   }
 
@@ -367,6 +375,8 @@ export class IpTable extends RangeTable {
       org_domain: this.strings.get(v.getUint32(at + AS_ROW.orgDomain, true)),
       holding: this.strings.get(v.getUint32(at + AS_ROW.holding, true)),
       holding_domain: this.strings.get(v.getUint32(at + AS_ROW.holdingDomain, true)),
+      datacenter_address: this.strings.get(v.getUint32(at + AS_ROW.datacenterAddress, true)),
+      datacenter_country: unpackCountryCode(v.getUint16(at + AS_ROW.datacenterCountry, true)),
     };
   }
 }

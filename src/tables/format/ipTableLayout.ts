@@ -66,8 +66,9 @@ export const NETWORK_ROW = {
 export const ADDRESS6 = { high: 0, low: 8 } as const;
 
 /**
- * "AS row: AS number u32, organisation string id, domain string id, connection type u8 ..., 3 zero
- * bytes, AS name, ISP, organisation domain, holding and holding domain string ids, 4 zero bytes."
+ * "AS row: AS number u32, organisation string id, domain string id, connection type u8 ..., 1 zero
+ * byte, datacenter country code u16, AS name, ISP, organisation domain, holding and holding domain
+ * string ids, datacenter address string id."
  */
 export const AS_ROW = {
   bytes: 40,
@@ -75,17 +76,19 @@ export const AS_ROW = {
   organization: 4,
   domain: 8,
   connectionType: 12,
+  datacenterCountry: 14,
   asName: 16,
   isp: 20,
   orgDomain: 24,
   holding: 28,
   holdingDomain: 32,
+  datacenterAddress: 36,
 } as const;
 
 /** The string id fields of an AS row. */
-export const AS_STRING_FIELDS = (['organization', 'domain', 'asName', 'isp', 'orgDomain', 'holding', 'holdingDomain'] as const).map(
-  (field) => AS_ROW[field],
-);
+export const AS_STRING_FIELDS = (
+  ['organization', 'domain', 'asName', 'isp', 'orgDomain', 'holding', 'holdingDomain', 'datacenterAddress'] as const
+).map((field) => AS_ROW[field]);
 
 const denseLowHalves: SectionLayout = { [IP_SECTION.keysLow]: { elementBytes: U64_BYTES } };
 

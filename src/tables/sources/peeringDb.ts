@@ -1,10 +1,14 @@
 /**
- * Reader of PeeringDB's daily bootstrap files (`https://public.peeringdb.com/net-0.json` and
- * `org-0.json`, the same objects as its API's `/api/net` and `/api/org` lists): one JSON document
- * `{"meta": {...}, "data": [ ... ]}` whose rows carry `id`, `status`, `created`, `updated` and the
- * object's fields. Networks (`net`) are described by their operators: `asn`, `org_id`, `name`,
- * `website`, `info_type` (one of PeeringDB's network types) and, since 2024, `info_types` (a list of
- * them). Organisations (`org`) have `name` and `website`.
+ * Reader of PeeringDB's daily bootstrap files (`https://public.peeringdb.com/net-0.json`,
+ * `org-0.json`, `fac-0.json` and `netfac-0.json`, the same objects as its API's `/api/net`,
+ * `/api/org`, `/api/fac` and `/api/netfac` lists): one JSON document `{"meta": {...}, "data": [ ... ]}`
+ * whose rows carry `id`, `status`, `created`, `updated` and the object's fields. Networks (`net`)
+ * are described by their operators: `asn`, `org_id`, `name`, `website`, `info_type` (one of
+ * PeeringDB's network types) and, since 2024, `info_types` (a list of them). Organisations (`org`)
+ * have `name` and `website`. Facilities (`fac`, the datacenters and colocation sites) have their
+ * street address: `address1`, `address2`, `city`, `state`, `zipcode` and `country` (ISO 3166
+ * alpha-2, or empty). A network's presence at a facility (`netfac`) joins `net_id` to `fac_id`
+ * (with `local_asn`, the network's AS number, which PeeringDB means to drop).
  *
  * PeeringDB's Acceptable Use Policy limits the data to Internet operational purposes and rules out
  * commercial use, so `netlookup update` fetches it only when the operator turns it on
@@ -23,12 +27,16 @@ import { SourceFormatError } from './textLines.js';
 export const PEERINGDB_URLS = {
   networks: 'https://public.peeringdb.com/net-0.json',
   organisations: 'https://public.peeringdb.com/org-0.json',
+  facilities: 'https://public.peeringdb.com/fac-0.json',
+  presences: 'https://public.peeringdb.com/netfac-0.json',
 } as const;
 
 /** The largest file read: 2026's net file is tens of megabytes (its operators' notes are free text). */
 export const PEERINGDB_MAX_BYTES = 256 * 1024 * 1024;
 const MAX_NAME_LENGTH = 1024;
 const MAX_WEBSITE_LENGTH = 4096;
+/** PeeringDB's address fields are at most 255 characters (django-peeringdb's AddressModel); room to spare. */
+const MAX_ADDRESS_PART_LENGTH = 1024;
 const MAX_ASN = 0xffffffff;
 
 /** PeeringDB's network types (its `info_type` choices); "" and "Not Disclosed" say nothing. */
@@ -61,6 +69,24 @@ export interface PeeringDbOrganisationRow {
   id: number;
   name: string;
   website: string;
+}
+
+export interface PeeringDbFacilityRow {
+  id: number;
+  address1: string;
+  address2: string;
+  city: string;
+  state: string;
+  zipcode: string;
+  /** ISO 3166 alpha-2; null where the facility gives none */
+  country: string | null;
+}
+
+/** A network's presence at a facility (`netfac`). */
+export interface PeeringDbPresenceRow {
+  id: number;
+  netId: number;
+  facId: number;
 }
 
 export interface PeeringDbFile<Row> {
@@ -169,6 +195,83 @@ export function readPeeringDbOrganisations(file: string, name: string): PeeringD
     name: field.text('name', MAX_NAME_LENGTH),
     website: field.text('website', MAX_WEBSITE_LENGTH),
   }));
+}
+
+/** Reads `fac-0.json` (or an `/api/fac` list): each facility's street address. */
+export function readPeeringDbFacilities(file: string, name: string): PeeringDbFile<PeeringDbFacilityRow> {
+  return readRows(file, name, (fields, field) => {
+    const country = field.text('country', 2);
+    if (country !== '' && !/^[A-Z]{2}$/.test(country)) {
+      throw new SourceFormatError(name, 0, `facility ${String(fields.id)}: country ${JSON.stringify(country)} is not a two-letter code`);
+    }
+    return {
+      id: field.id('id'),
+      address1: field.text('address1', MAX_ADDRESS_PART_LENGTH),
+      address2: field.text('address2', MAX_ADDRESS_PART_LENGTH),
+      city: field.text('city', MAX_ADDRESS_PART_LENGTH),
+      state: field.text('state', MAX_ADDRESS_PART_LENGTH),
+      zipcode: field.text('zipcode', MAX_ADDRESS_PART_LENGTH),
+      country: country === '' ? null : country,
+    };
+  });
+}
+
+/** Reads `netfac-0.json` (or an `/api/netfac` list): which network is present at which facility. */
+export function readPeeringDbPresences(file: string, name: string): PeeringDbFile<PeeringDbPresenceRow> {
+  return readRows(file, name, (fields, field) => {
+    // local_asn is the network's own AS number, which PeeringDB keeps in step and means to drop: checked where given, not used
+    if (fields.local_asn !== undefined && fields.local_asn !== null && field.id('local_asn') > MAX_ASN) {
+      throw new SourceFormatError(name, 0, `presence ${String(fields.id)}: AS number out of range`);
+    }
+    return { id: field.id('id'), netId: field.id('net_id'), facId: field.id('fac_id') };
+  });
+}
+
+/**
+ * A facility's street address as one line, its parts in the order PeeringDB shows them (Address 1,
+ * Address 2, then "city, state, zipcode"), the empty ones left out, joined by ", ". The country is
+ * not in it: the record has country fields of its own. Null without a street (address1).
+ */
+export function facilityAddress(facility: PeeringDbFacilityRow): string | null {
+  if (facility.address1.trim() === '') return null;
+  const parts = [facility.address1, facility.address2, facility.city, facility.state, facility.zipcode].map((part) => part.trim());
+  return parts.filter((part) => part !== '').join(', ');
+}
+
+/** The datacenter a network is at, where PeeringDB places it at one facility only. */
+export interface PeeringDbDatacenter {
+  address: string;
+  /** the facility's country (ISO 3166 alpha-2) */
+  countryCode: string;
+}
+
+/**
+ * The facility of each AS whose network PeeringDB lists at exactly one facility (presences with
+ * status ok, counted by facility), where that facility is in the facility file with a street and
+ * a country. A network at two or more facilities gets none: which one an address is at, PeeringDB
+ * does not say.
+ */
+export function peeringDbDatacenters(
+  networks: readonly PeeringDbNetworkRow[],
+  presences: readonly PeeringDbPresenceRow[],
+  facilities: readonly PeeringDbFacilityRow[],
+): Map<number, PeeringDbDatacenter> {
+  const facilitiesOf = new Map<number, Set<number>>();
+  for (const presence of presences) {
+    let at = facilitiesOf.get(presence.netId);
+    if (at === undefined) facilitiesOf.set(presence.netId, (at = new Set()));
+    at.add(presence.facId);
+  }
+  const facilityOf = new Map(facilities.map((facility) => [facility.id, facility]));
+  const out = new Map<number, PeeringDbDatacenter>();
+  for (const net of networks) {
+    const at = facilitiesOf.get(net.id);
+    if (at === undefined || at.size !== 1) continue;
+    const facility = facilityOf.get([...at][0]);
+    const address = facility ? facilityAddress(facility) : null;
+    if (facility && facility.country !== null && address !== null) out.set(net.asn, { address, countryCode: facility.country });
+  }
+  return out;
 }
 
 /**
