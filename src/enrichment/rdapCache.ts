@@ -29,7 +29,7 @@ const DEFAULT_MAX_ROWS = 2_000_000;
 /** The block a cache entry may span: the address's /24 or /48. */
 const BLOCK_BITS = { 4: 24, 6: 48 } as const;
 
-export interface CachedContact {
+interface CachedContact {
   /** the mailbox, or null: the registry names none */
   email: string | null;
 }

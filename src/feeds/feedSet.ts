@@ -6,15 +6,14 @@
  * Honest answers: a verdict comes only from feeds that are loaded and fresh. A feed is fresh until
  * its `stale_after`: three of its cadences after its publisher last gave or confirmed the file
  * (src/update/feedCatalog.ts; the freshness file of the set, rewritten by updates that find
- * nothing new, overrides the tables' META). While at least one fresh feed says a kind of thing (Tor,
- * VPN, proxy), the flag of that kind is a boolean: true when a fresh feed lists the address, false
- * when none does. With no fresh feed of the kind it is null: nobody was asked.
+ * nothing new, overrides the tables' META). The security flags follow securityVerdicts.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParsedIp } from '../address/ipAddress.js';
 import { CURRENT_POINTER, INSTALLED_SET, readPointer, setFolder } from '../tables/tableSets.js';
 import { RDAP_HOSTS, registryOfAbuseFeed, type AbuseRegistry } from './abuseMailbox.js';
+import { NO_FEED_SECURITY, SecurityVerdicts, type FeedSecurity } from './securityVerdicts.js';
 import { FeedTable, RPKI_STATES, type FeedKind, type FeedState, type RpkiState, type SecurityValue } from './format/feedTable.js';
 
 export const FEEDS_FOLDER = 'feeds';
@@ -24,24 +23,6 @@ export const FEEDS_FOLDER = 'feeds';
  */
 export const FRESHNESS_FILE = 'freshness.json';
 export const FEED_FILES: Record<FeedKind, string> = { security: 'security.nlt', rpki: 'rpki.nlt', abuse: 'abuse.nlt', rdap: 'rdap.nlt' };
-
-/** The SPEC 2.2 security flags the feeds answer, and the names of the fresh feeds that list the address. */
-export interface FeedSecurity {
-  is_vpn: boolean | null;
-  vpn_provider: string | null;
-  is_proxy: boolean | null;
-  is_tor: boolean | null;
-  /** ours: the feeds that list the address (empty: consulted, not listed; null: no fresh feed) */
-  listed_by: string[] | null;
-}
-
-export const NO_FEED_SECURITY: Readonly<FeedSecurity> = Object.freeze({
-  is_vpn: null,
-  vpn_provider: null,
-  is_proxy: null,
-  is_tor: null,
-  listed_by: null,
-});
 
 /** One feed as `/health` and `/v1` show it. */
 export interface FeedStatus {
@@ -54,12 +35,6 @@ export interface FeedStatus {
   /** when it stops answering unless its publisher gives or confirms it again */
   stale_after: string;
   fresh: boolean;
-}
-
-const MASK64 = (1n << 64n) - 1n;
-
-function halvesOf(words: Uint32Array): [bigint, bigint] {
-  return [(BigInt(words[0]) << 32n) | BigInt(words[1]), (BigInt(words[2]) << 32n) | BigInt(words[3])];
 }
 
 export class FeedSet {
@@ -78,7 +53,11 @@ export class FeedSet {
     readonly rdap: FeedTable<string> | null,
     /** per feed id, when it stops answering (the freshness file, else each table's META) */
     private readonly staleAfter: ReadonlyMap<string, number> = new Map(),
-  ) {}
+  ) {
+    this.verdicts = security === null ? null : new SecurityVerdicts(security, (feed) => this.staleAfterOf(feed));
+  }
+
+  private readonly verdicts: SecurityVerdicts | null;
 
   static readonly EMPTY = new FeedSet(null, null, null, null, null);
 
@@ -159,47 +138,9 @@ export class FeedSet {
     return fresh;
   }
 
-  private valueOf<V>(table: FeedTable<V>, ip: ParsedIp): V | null {
-    if (ip.v4 >= 0) return table.lookup4(ip.v4);
-    const [hi, lo] = halvesOf(ip.words);
-    return table.lookup6(hi, lo & MASK64);
-  }
-
   /** The security flags of `ip` from the fresh feeds. */
   securityOf(ip: ParsedIp, nowMs: number): FeedSecurity {
-    const table = this.security;
-    if (table === null) return NO_FEED_SECURITY;
-    const fresh = this.freshness('security', table, nowMs);
-    // the verdicts are few (one per distinct listing): made once per freshness and shared
-    let verdicts = this.verdicts;
-    if (verdicts === null || verdicts.fresh !== fresh)
-      verdicts = this.verdicts = { fresh, unlisted: this.verdictOf(null, fresh), byValue: new Map() };
-    if (verdicts.unlisted === NO_FEED_SECURITY) return NO_FEED_SECURITY;
-    const value = this.valueOf(table, ip);
-    if (value === null) return verdicts.unlisted;
-    let verdict = verdicts.byValue.get(value);
-    if (verdict === undefined) verdicts.byValue.set(value, (verdict = this.verdictOf(value, fresh)));
-    return verdict;
-  }
-
-  private verdicts: { fresh: boolean[]; unlisted: FeedSecurity; byValue: Map<SecurityValue, FeedSecurity> } | null = null;
-
-  private verdictOf(value: SecurityValue | null, fresh: readonly boolean[]): FeedSecurity {
-    const feeds = this.security!.meta.feeds;
-    const consulted = (kinds: readonly string[]) => feeds.some((feed, i) => fresh[i] && kinds.includes(feed.says));
-    const asked = { tor: consulted(['tor']), vpn: consulted(['vpn']), proxy: consulted(['proxy', 'relay']) };
-    if (!asked.tor && !asked.vpn && !asked.proxy) return NO_FEED_SECURITY;
-    const listing = (value?.by ?? []).filter((i) => fresh[i]).map((i) => feeds[i]);
-    const says = (kinds: readonly string[]) => listing.some((feed) => kinds.includes(feed.says));
-    const isVpn = asked.vpn ? says(['vpn']) : null;
-    const provider = isVpn && value?.vpn_provider_by != null && fresh[value.vpn_provider_by] ? value.vpn_provider : null;
-    return Object.freeze({
-      is_vpn: isVpn,
-      vpn_provider: provider,
-      is_proxy: asked.proxy ? says(['proxy', 'relay']) : null,
-      is_tor: asked.tor ? says(['tor']) : null,
-      listed_by: Object.freeze(listing.map((feed) => feed.name)) as string[],
-    });
+    return this.verdicts === null ? NO_FEED_SECURITY : this.verdicts.of(ip.v4, ip.words, nowMs);
   }
 
   /** RFC 6811 state of the IPv4 route carrying `ip`; null for IPv6, without a fresh ROA feed, or where not computed. */
@@ -222,7 +163,7 @@ export class FeedSet {
   /** The value of `ip` in a table whose feeds answer alike (any fresh one), or null. */
   private freshValueOf(kind: FeedKind, table: FeedTable<string> | null, ip: ParsedIp, nowMs: number): string | null {
     if (table === null) return null;
-    const value = this.valueOf(table, ip);
+    const value = table.lookup(ip.v4, ip.words);
     if (value === null) return null;
     return this.freshness(kind, table, nowMs).some(Boolean) ? value : null;
   }

@@ -12,7 +12,7 @@ import type { ParsedIp } from '../address/ipAddress.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import { abuseEmailOf } from '../enrichment/rdapAbuse.js';
 import { hostnameOf } from '../enrichment/reverseDns.js';
-import { NO_FEED_SECURITY } from '../feeds/feedSet.js';
+import { NO_FEED_SECURITY } from '../feeds/securityVerdicts.js';
 import { keepsField, type FieldsFilter } from '../records/fieldsFilter.js';
 import type { FieldLevel, IpRecordFeeds } from '../records/ipRecord.js';
 import type { ServiceDeps } from './serviceDeps.js';

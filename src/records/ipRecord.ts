@@ -49,7 +49,8 @@
  *   which the blacklist fills (default false/null/0/0/null). is_hosting = a VPN range, or else the
  *   connection type is hosting (SPEC: "datacenter or VPN range"); null where the connection type is
  *   unknown. A VPN range also reports connection_type hosting (SPEC 2.2).
- * - abuse.email: null, no abuse-contact source is loaded.
+ * - abuse.email: feeds.abuse, the mailbox of a loaded registry dump or of the registry's RDAP answer
+ *   (src/http/ipRecordFeeds.ts); null without one.
  */
 import type { IpAnswer, IpBlock } from '../engine/answers.js';
 import type { IpVersion } from '../address/ipAddress.js';
@@ -76,7 +77,7 @@ export interface IpRecordFeeds {
   threat?: ThreatFacts | UnknownThreatFacts | null;
   /** RPKI state of the IPv4 route, when a ROA feed is loaded (ignored for IPv6) */
   rpki?: RpkiState | null;
-  /** the abuse mailbox the registry names for the address's block, from a loaded registry dump */
+  /** the abuse mailbox the registry names for the address's block: its dump's, else its RDAP answer's */
   abuse?: string | null;
   /** the address's reverse DNS name, when it was asked for and answered in time */
   hostname?: string | null;

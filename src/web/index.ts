@@ -2,18 +2,20 @@
  * The netlookup engine for browsers and edge runtimes (ESM, Web APIs only). Built by
  * `npm run build:web` into dist/browser/netlookup.js with its types.
  *
- *   const engine = await loadCompactEngine({ wasm: '/netlookup.wasm', ip4: '/ip4c.nlt', ip6: '/ip6c.nlt', mac: '/macc.nlt' });
+ *   const engine = await loadCompactEngine({ wasm: '/netlookup.wasm', ip4: '/ip4c.nlt', ip6: '/ip6c.nlt', mac: '/macc.nlt',
+ *     security: '/security.nlt' });
  *   engine.lookupIp('8.8.8.8'); engine.lookupMac('00:00:0c:12:34:56');
+ *   engine.useSecurityTable(await (await fetch('/security.nlt')).arrayBuffer()); // newer feeds
  *
  * loadEngine takes the full tables instead and answers exactly as the server does.
  */
 import { CompactEngine } from '../engine/compactEngine.js';
 import { LookupEngine } from '../engine/lookupEngine.js';
 import type { TableNames, TableSources } from '../engine/wasmEngine.js';
-import { tableSource, wasmModule, type Source } from './sources.js';
+import { fileBytes, tableSource, wasmModule, type Source } from './sources.js';
 
 export { CompactEngine } from '../engine/compactEngine.js';
-export type { CompactIpAnswer, CompactMacAnswer } from '../engine/compactEngine.js';
+export type { CompactIpAnswer, CompactMacAnswer, FeedSecurity } from '../engine/compactEngine.js';
 export { LookupEngine } from '../engine/lookupEngine.js';
 export type { IpAnswer, MacAnswer } from '../engine/answers.js';
 export { ApiError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface EngineInputs {
   ip4?: Source;
   ip6?: Source;
   mac?: Source;
+  /** compact engine only: the security feed table (security.nlt) for the Tor, VPN and proxy flags */
+  security?: Source;
 }
 
 /** Fetches (in parallel) and compiles the module and the tables' first bytes, then places the tables. */
@@ -45,8 +49,13 @@ async function gather(inputs: EngineInputs): Promise<{ module: WebAssembly.Modul
 
 /** The engine over the compact sets (ip4c.nlt, ip6c.nlt, macc.nlt): country and AS, MAC vendors. */
 export async function loadCompactEngine(inputs: EngineInputs): Promise<CompactEngine> {
-  const { module, sources, names } = await gather(inputs);
-  return CompactEngine.create(module, sources, names);
+  const [{ module, sources, names }, security] = await Promise.all([
+    gather(inputs),
+    inputs.security === undefined ? null : fileBytes(inputs.security, 'security'),
+  ]);
+  const engine = await CompactEngine.create(module, sources, names);
+  if (security !== null) engine.useSecurityTable(security, typeof inputs.security === 'string' ? inputs.security : 'security.nlt');
+  return engine;
 }
 
 /** The engine over the full tables (ip4.nlt, ip6.nlt, mac.nlt): the server's answers. */

@@ -44,6 +44,13 @@ export function tableStream(response: Response, name: string): ReadableStream<Ui
   return gzipFile && !decoded ? response.body.pipeThrough(new DecompressionStream('gzip')) : response.body;
 }
 
+/** A file's whole bytes (a table read in JavaScript, not placed in WASM memory): bytes as they are, or fetched. */
+export async function fileBytes(source: Source, kind: string): Promise<Uint8Array> {
+  if (isBytes(source)) return bytesOf(source);
+  const response = await responseOf(source, nameOf(source, `${kind} table`));
+  return new Uint8Array(await new Response(tableStream(response, response.url || nameOf(source, `${kind} table`))).arrayBuffer());
+}
+
 /** A table to place: bytes as they are, or a stream whose length is read from its header first. */
 export async function tableSource(source: Source, kind: string): Promise<TableSource> {
   if (isBytes(source)) return bytesOf(source);

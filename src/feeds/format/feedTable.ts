@@ -207,4 +207,10 @@ export class FeedTable<Value> {
     const value = this.values6[first];
     return value === NO_VALUE ? null : this.valueList[value];
   }
+
+  /** The value of the range holding an address as parsed (`v4` ≥ 0: IPv4; else the IPv6 address's four `words`), or null. */
+  lookup(v4: number, words: Uint32Array): Value | null {
+    if (v4 >= 0) return this.lookup4(v4);
+    return this.lookup6((BigInt(words[0]) << 32n) | BigInt(words[1]), (BigInt(words[2]) << 32n) | BigInt(words[3]));
+  }
 }
