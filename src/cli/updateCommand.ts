@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { configFromEnv } from '../config/config.js';
-import { defaultTablesDir, packageRoot } from '../engine/node.js';
+import { defaultCompactDir, defaultTablesDir, packageRoot } from '../engine/node.js';
+import { publishCompactSecurity } from '../update/compactSecurity.js';
 import { rollback, runUpdate } from '../update/runUpdate.js';
 import { FEED_SOURCES } from '../update/feedCatalog.js';
 import { SOURCES } from '../update/sourceCatalog.js';
@@ -74,6 +75,11 @@ export function registerUpdateCommand(program: Command): void {
 async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
   const config = configFromEnv(process.env);
   const tablesDir = path.resolve(config.tablesDir ?? defaultTablesDir());
+  // the compact sets beside the default tables, or where NETLOOKUP_COMPACT_TABLES says: they get the feeds' security table
+  const compactDir =
+    process.env.NETLOOKUP_COMPACT_TABLES !== undefined || tablesDir === path.resolve(defaultTablesDir())
+      ? path.resolve(defaultCompactDir())
+      : null;
   try {
     if (flags.rollback) {
       let back;
@@ -86,6 +92,7 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
         return;
       }
       const kind = flags.feedsOnly ? 'feed set' : 'table set';
+      if (flags.feedsOnly && compactDir !== null) publishCompactSecurity(tablesDir, compactDir);
       process.stderr.write(`${kind} ${back.to} is in force again (was ${back.from}); running servers take it within a second\n`);
       return;
     }
@@ -100,6 +107,7 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
       peeringDb: flags.peeringdb ?? config.updatePeeringDb,
       feedsOnly: flags.feedsOnly,
       tablesOnly: flags.tablesOnly,
+      compactDir,
       idleTimeoutMs: flags.timeout * 1000,
       progress: (phase, done, total) => progress.update(phase, done, total),
       log: (line) => {

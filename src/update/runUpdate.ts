@@ -31,6 +31,7 @@ import {
   type UpdateStatus,
 } from '../tables/tableSets.js';
 import { FEEDS_FOLDER } from '../feeds/feedSet.js';
+import { COMPACT_SECURITY_FILE, publishCompactSecurity } from './compactSecurity.js';
 import { updateFeeds } from './runFeeds.js';
 import { SOURCES, type SourceDefinition, type SourceId } from './sourceCatalog.js';
 import {
@@ -58,6 +59,8 @@ export interface UpdateOptions extends FetchOptions {
   tablesOnly?: boolean;
   /** fetch PeeringDB's files too (its terms limit its use: docs/tables.md "PeeringDB"); a set built without it drops its data */
   peeringDb?: boolean;
+  /** the compact sets' folder, given the feed set's security table after each feed update (compactSecurity.ts); null: none */
+  compactDir?: string | null;
   now?: () => Date;
   log?: (line: string) => void;
 }
@@ -169,6 +172,12 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
     const tables = options.feedsOnly ? null : await updateTables(options, now, note);
     const routes = routesInForce(tablesDir);
     const feeds = options.tablesOnly ? null : await updateFeeds({ ...options, routes }, now, note, tables?.routesChanged ?? false);
+    if (feeds !== null && options.compactDir) {
+      const copy = path.join(options.compactDir, COMPACT_SECURITY_FILE);
+      if (feeds.outcome === 'updated' || !fs.existsSync(copy)) {
+        if (publishCompactSecurity(tablesDir, options.compactDir) === 'copied') options.log?.(`the security table is copied to ${copy}`);
+      }
+    }
     const outcome: UpdateResult['outcome'] =
       tables?.outcome === 'failed' || feeds?.outcome === 'failed'
         ? 'failed'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { disjointTableRanges, securityTableRanges, unroutableSpace, type SecurityFeedInput } from '../../src/feeds/build/feedTables.js';
-import { FeedTable, writeFeedTable, type FeedState, type SecurityValue } from '../../src/feeds/format/feedTable.js';
+import { FeedTable, writeFeedTable, type SecurityValue } from '../../src/feeds/format/feedTable.js';
+import { feedState } from './feedState.js';
 import { TableFormatError } from '../../src/tables/format/container.js';
 import { parseIPv4, parseIPv6 } from '../../src/address/ipAddress.js';
 
@@ -12,20 +13,7 @@ function v6(text: string): bigint {
 }
 const halves = (n: bigint): [bigint, bigint] => [n >> 64n, n & ((1n << 64n) - 1n)];
 
-const feed = (id: string, says: string): FeedState => ({
-  id,
-  says,
-  name: id,
-  origin: `https://example.org/${id}`,
-  version: '0',
-  date: '2026-11-28',
-  licence: 'test',
-  attribution: 'test',
-  url: 'https://example.org',
-  rows: 1,
-  fetched_at: '2026-11-28T00:00:00.000Z',
-  stale_after: '2026-11-29T00:00:00.000Z',
-});
+const feed = (id: string, says: string) => feedState(id, says);
 
 function securityTable(inputs: SecurityFeedInput[], proxies: { family: 4 | 6; start: bigint; end: bigint }[] = []) {
   const parts = securityTableRanges(inputs, { everywhere: unroutableSpace(), proxies });

@@ -3,10 +3,17 @@
  * `node:` imports), run under Node's own Request/Response: its default export fetches the WASM
  * module and the compact IP set (.gz files, decoded by DecompressionStream) from a running
  * service's /demo/ and answers country and AS of the caller's address as the full engine does.
- * The browser bundle also loads tables given as bytes and as .nlt URLs (gzip Content-Encoding).
+ * The browser bundle also loads tables given as bytes and as .nlt URLs (gzip Content-Encoding),
+ * and a security feed table (bytes, or a .nlt.gz URL) whose flags it adds to IP answers.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { securityTableRanges, unroutableSpace } from '../../src/feeds/build/feedTables.js';
+import { writeFeedTable } from '../../src/feeds/format/feedTable.js';
+import { feedState } from '../feeds/feedState.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEngine } from '../../src/engine/node.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
@@ -127,5 +134,47 @@ describe('the edge fetch handler', () => {
     await expect(web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: `${env.NETLOOKUP_ASSETS}tables/macc.nlt` })).rejects.toThrow(
       /wrong table kind: holds macc, expected ip4c/,
     );
+  });
+
+  it('adds the flags of a security feed table given as bytes or as a .nlt.gz URL', async () => {
+    const read = (file: string) => fs.readFileSync(path.join(projectRoot, 'dist', 'demo', file));
+    const staleAfter = new Date(Date.now() + 3600_000).toISOString();
+    const security = writeFeedTable({
+      meta: {
+        feed_kind: 'security',
+        built_at: new Date().toISOString(),
+        feeds: [
+          feedState('tor-bulk-exits', 'tor', { name: 'Tor bulk exit list', fetched_at: new Date().toISOString(), stale_after: staleAfter }),
+        ],
+      },
+      builtAt: new Date(),
+      ...securityTableRanges(
+        [{ says: 'tor', listing: { date: null, ranges: [{ family: 4, start: 0x5d5fe6fdn, end: 0x5d5fe6fdn, provider: null }] } }],
+        {
+          everywhere: unroutableSpace(),
+          proxies: [],
+        },
+      ),
+    });
+    const gzip = gzipSync(security);
+    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(gzip));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/security.nlt.gz`;
+      for (const source of [security, url]) {
+        const engine = await web.loadCompactEngine({ wasm: read('netlookup.wasm'), ip4: read('tables/ip4c.nlt'), security: source });
+        expect(engine.lookupIp('93.95.230.253').security).toEqual({
+          is_tor: true,
+          is_vpn: null,
+          vpn_provider: null,
+          is_proxy: null,
+          listed_by: ['Tor bulk exit list'],
+        });
+        expect(engine.lookupIp('8.8.8.8').security).toMatchObject({ is_tor: false, listed_by: [] });
+        expect(engine.securityFeeds()[0].stale_after).toBe(staleAfter);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
