@@ -39,7 +39,7 @@ function tablesFolder(): string {
 }
 
 async function update(...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tables };
+  const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tables, NETLOOKUP_COMPACT_TABLES: path.join(tables, 'compact') };
   delete env.NETLOOKUP_UPDATE_MIRROR;
   const run = await runBuiltCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], env);
   expect(run.code, run.stderr).toBe(0);
@@ -229,6 +229,16 @@ describe('reverse DNS', () => {
     const names = reply.body.results.map((r: { network: { hostname: string | null } }) => r.network.hostname);
     expect(names).toEqual(['dns.google', 'one.one.one.one', null]);
     expect(performance.now() - started).toBeLessThan(DNS_DEADLINE_MS + 1_000);
+  });
+});
+
+describe('the browser and edge build', () => {
+  it("gets the feed set's security table beside the compact sets, as the server answers from it", async () => {
+    const feedSet = (await h.call('/health')).body.data.feed_set as string;
+    const inSet = fs.readFileSync(path.join(tables, 'feeds', 'sets', feedSet, 'security.nlt'));
+    const copy = fs.readFileSync(path.join(tables, 'compact', 'security.nlt'));
+    expect(Buffer.compare(copy, inSet)).toBe(0);
+    expect(fs.existsSync(path.join(tables, 'compact', 'security.nlt.gz'))).toBe(true);
   });
 });
 
