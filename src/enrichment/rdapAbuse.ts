@@ -73,6 +73,8 @@ interface RdapAbuseStats {
 export interface RdapAbuse {
   /** The abuse contact of `ip` from the RDAP service at `service` (a bootstrap base URL), by `deadlineAt`. */
   lookup(ip: ParsedIp, service: string, deadlineAt?: number): Promise<RdapAbuseAnswer>;
+  /** The answer the cache holds for `ip`, without asking; undefined when it holds none. */
+  cached(ip: ParsedIp): RdapAbuseAnswer | undefined;
   /** The instant `budgetMs` (default: the setting) from now, on this service's clock. */
   deadline(budgetMs?: number): number;
   stats(): RdapAbuseStats;
@@ -189,7 +191,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   };
   const deadline = (budgetMs = settings.deadlineMs) => clock.now() + budgetMs;
   if (!settings.enabled) {
-    return { lookup: async () => OFF, deadline, stats: () => ({ ...counts, inFlight: 0 }), close: () => undefined };
+    return { lookup: async () => OFF, cached: () => OFF, deadline, stats: () => ({ ...counts, inFlight: 0 }), close: () => undefined };
   }
   const cache: RdapCache = openRdapCache(settings.cacheFile);
   const limits = new Map<string, ServiceLimit>();
@@ -279,14 +281,20 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     }
   }
 
+  /** The cache's answer (counted as a hit), or undefined. */
+  function cachedAnswer(ip: ParsedIp): RdapAbuseAnswer | undefined {
+    if (closed) return OFF;
+    const entry = cache.get(ip, wallClock());
+    if (entry === undefined) return undefined;
+    counts.hits++;
+    return entry.email === null ? NO_CONTACT : { outcome: 'contact', email: entry.email };
+  }
+
   function answerOf(ip: ParsedIp, service: string, deadlineAt: number): Promise<RdapAbuseAnswer> {
     if (closed) return Promise.resolve(OFF);
     if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return Promise.resolve(RESERVED);
-    const cached = cache.get(ip, wallClock());
-    if (cached !== undefined) {
-      counts.hits++;
-      return Promise.resolve(cached.email === null ? NO_CONTACT : { outcome: 'contact', email: cached.email });
-    }
+    const cached = cachedAnswer(ip);
+    if (cached !== undefined) return Promise.resolve(cached);
     counts.misses++;
     const key = blockKey(ip);
     let running = inFlight.get(key);
@@ -338,6 +346,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
 
   return {
     lookup: async (ip, service, deadlineAt = deadline()) => answerOf(ip, service, deadlineAt),
+    cached: cachedAnswer,
     deadline,
     stats: () => ({ ...counts, inFlight: inFlight.size }),
     close: () => {

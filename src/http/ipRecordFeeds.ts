@@ -11,7 +11,8 @@
 import type { ParsedIp } from '../address/ipAddress.js';
 import type { ThreatFacts, UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import { abuseEmailOf } from '../enrichment/rdapAbuse.js';
-import { hostnameOf } from '../enrichment/reverseDns.js';
+import { hostnameOf, type ReverseDnsAnswer } from '../enrichment/reverseDns.js';
+import type { Eventually } from './eventually.js';
 import { NO_FEED_SECURITY } from '../feeds/securityVerdicts.js';
 import { keepsField, type FieldsFilter } from '../records/fieldsFilter.js';
 import type { FieldLevel, IpRecordFeeds } from '../records/ipRecord.js';
@@ -30,42 +31,56 @@ export interface QueryTimeWants {
 }
 
 /** What a lookup at `level` with `filter` asks at query time; null: nothing (the hot path stays as it is). */
-export function queryTimeWants(deps: Pick<ServiceDeps, 'config'>, filter: FieldsFilter | null, level: FieldLevel): QueryTimeWants | null {
+export function queryTimeWants(
+  deps: Pick<ServiceDeps, 'config' | 'feeds'>,
+  filter: FieldsFilter | null,
+  level: FieldLevel,
+): QueryTimeWants | null {
   if (level !== 'full') return null;
   const dns = deps.config.dns;
   const hostname = dns !== undefined && dns.servers !== 'off' && keepsField(filter, 'network.hostname');
-  const abuse = deps.config.rdap?.enabled === true && keepsField(filter, 'abuse.email');
+  // RDAP needs IANA's bootstrap, which only an update brings
+  const abuse = deps.config.rdap?.enabled === true && deps.feeds.current.rdap !== null && keepsField(filter, 'abuse.email');
   return hostname || abuse ? { hostname, abuse } : null;
 }
 
 /**
  * The query-time facts of `ips`, each lookup by its service's deadline (a batch's run in parallel
  * within one budget). RDAP is asked only where the feed set has no mailbox, IANA's bootstrap names
- * the registry's service, and no fresh dump of that registry is loaded (its silence is an answer).
+ * the registry's service, and no fresh dump of that registry is loaded (its silence is an answer);
+ * an answer the RDAP cache holds comes at once. When nothing needs the network (no hostname wanted,
+ * every abuse contact decided or cached) the facts come at once, without a promise.
  */
-export async function queryTimeFacts(
+export function queryTimeFacts(
   deps: Pick<ServiceDeps, 'feeds' | 'reverseDns' | 'rdap'>,
   ips: readonly ParsedIp[],
   wants: QueryTimeWants,
   now: Date,
-): Promise<QueryTimeFacts[]> {
+): Eventually<QueryTimeFacts[]> {
   const set = deps.feeds.current;
   const nowMs = now.getTime();
-  const names = wants.hostname ? deps.reverseDns.lookupMany(ips.map((ip) => ip.text)) : null;
-  let emails: Promise<(string | null)[]> | null = null;
+  const emails: (string | null)[] = new Array<string | null>(ips.length).fill(null);
+  const asking: Promise<void>[] = [];
   if (wants.abuse) {
-    const deadlineAt = deps.rdap.deadline();
-    emails = Promise.all(
-      ips.map(async (ip) => {
-        if (set.abuseOf(ip, nowMs) !== null) return null;
-        const service = set.rdapServiceOf(ip, nowMs);
-        if (service === null || set.abuseDumpAnswers(service, nowMs)) return null;
-        return abuseEmailOf(await deps.rdap.lookup(ip, service, deadlineAt));
-      }),
-    );
+    let deadlineAt: number | undefined;
+    ips.forEach((ip, i) => {
+      if (set.abuseOf(ip, nowMs) !== null) return;
+      const service = set.rdapServiceOf(ip, nowMs);
+      if (service === null || set.abuseDumpAnswers(service, nowMs)) return;
+      const cached = deps.rdap.cached(ip);
+      if (cached !== undefined) {
+        emails[i] = abuseEmailOf(cached);
+        return;
+      }
+      deadlineAt ??= deps.rdap.deadline();
+      asking.push(deps.rdap.lookup(ip, service, deadlineAt).then((answer) => void (emails[i] = abuseEmailOf(answer))));
+    });
   }
-  const [hostnames, abuseEmails] = await Promise.all([names, emails]);
-  return ips.map((_, i) => ({ hostname: hostnames ? hostnameOf(hostnames[i]) : null, abuseEmail: abuseEmails ? abuseEmails[i] : null }));
+  const factsOf = (names: ReverseDnsAnswer[] | null) =>
+    ips.map((_, i) => ({ hostname: names ? hostnameOf(names[i]) : null, abuseEmail: emails[i] }));
+  if (!wants.hostname && asking.length === 0) return factsOf(null);
+  const names = wants.hostname ? deps.reverseDns.lookupMany(ips.map((ip) => ip.text)) : null;
+  return Promise.all([names, ...asking]).then(([found]) => factsOf(found ?? null));
 }
 
 export function ipRecordFeeds(

@@ -115,11 +115,15 @@ class IpLookup implements MeteredAnswer {
     const { plan, now } = this.caller!;
     const threat = threatFactsOf(this.deps, this.ip!, plan.field_level, now);
     const wants = queryTimeWants(this.deps, fieldsOf(this.ctx), plan.field_level);
-    if (wants === null) return whenReadyOn(threat, this, this.respond);
+    const found = wants === null ? null : queryTimeFacts(this.deps, [this.ip!], wants, now);
+    if (!(found instanceof Promise)) {
+      this.found = found?.[0] ?? null;
+      return whenReadyOn(threat, this, this.respond);
+    }
     // the PTR and RDAP queries run beside the blacklist read, and end by their deadlines whatever the servers do
-    return Promise.all([threat, queryTimeFacts(this.deps, [this.ip!], wants, now)]).then(([facts, [found]]) => {
-      this.found = found;
-      this.respond(facts);
+    return Promise.all([threat, found]).then(([threatFacts, [queried]]) => {
+      this.found = queried;
+      this.respond(threatFacts);
     });
   }
 

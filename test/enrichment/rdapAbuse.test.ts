@@ -114,8 +114,11 @@ describe('query-time RDAP', () => {
     expect(abuseEmailOf(await first.lookup(ip('8.8.8.200'), ARIN))).toBe('network-abuse@google.com');
     first.close();
     const second = rdapOf({ cacheFile });
+    // what the cache holds comes without a promise; what it does not hold, not at all
+    expect(second.cached(ip('8.8.8.7'))).toEqual({ outcome: 'contact', email: 'network-abuse@google.com' });
+    expect(second.cached(ip('8.8.9.1'))).toBeUndefined();
     expect(await second.lookup(ip('8.8.8.9'), ARIN)).toEqual({ outcome: 'contact', email: 'network-abuse@google.com' });
-    expect(second.stats()).toMatchObject({ hits: 1, queries: 0 });
+    expect(second.stats()).toMatchObject({ hits: 2, queries: 0 });
     expect(asked).toHaveLength(1);
   });
 
