@@ -122,6 +122,18 @@ describe('query-time RDAP', () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("sees another process's answer for a block once it reads the block from the file again (after a minute)", async () => {
+    const cacheFile = path.join(folder, 'shared.sqlite');
+    let wall = Date.parse('2026-11-28T00:00:00Z');
+    const reader = rdapOf({ cacheFile }, { wallClock: () => wall });
+    const writer = rdapOf({ cacheFile }, { wallClock: () => wall });
+    expect(reader.cached(ip('8.8.8.8'))).toBeUndefined();
+    await writer.lookup(ip('8.8.8.8'), ARIN);
+    expect(reader.cached(ip('8.8.8.8'))).toBeUndefined();
+    wall += 60_000;
+    expect(reader.cached(ip('8.8.8.8'))).toEqual({ outcome: 'contact', email: 'network-abuse@google.com' });
+  });
+
   it('clips a wide network to the /24 asked about: the next /24 is asked again', async () => {
     const wide = fs
       .readFileSync(path.join(PUBLISHERS, 'rdap.arin.net/registry/ip/8.8.8.8'), 'utf8')
