@@ -10,8 +10,9 @@
  * - Cache: src/enrichment/rdapCache.ts, persistent, per block. A contact is kept a week; "no
  *   contact" and "no such network" (404) a day. Timeouts, failures, refusals and malformed answers
  *   are not cached: the next request asks again, within the rate limit.
- * - Rate limit: each service (its origin) gets `perMinute` queries a minute, in bursts of up to
- *   ten; a lookup that finds none left is answered "unknown" at once, never queued behind others.
+ * - Rate limit: each service (its origin) gets `perMinute` queries a minute, or the registry's
+ *   published limit where lower (PUBLISHED_LIMITS), in bursts of up to ten; a lookup that finds none
+ *   left is answered "unknown" at once, never queued behind others.
  *   A 429 answer pauses the service for its Retry-After (1 s to 1 h; 60 s when absent).
  * - One query per block in flight: lookups of addresses of one block share it; at most
  *   MAX_QUERIES queries run at once over all services.
@@ -30,6 +31,12 @@ import { CONTACT_TTL_MS, NO_CONTACT_TTL_MS, openRdapCache, type RdapCache } from
 import { RDAP_ANSWER_MAX_BYTES, RdapAnswerError, readRdapNetwork } from './rdapNetwork.js';
 
 const MAX_QUERIES = 32;
+/**
+ * Published limits below the setting, per service host, queries a minute. LACNIC: "10 per minute
+ * and 1000 per hour, whichever is violated first", per client address without an API key
+ * (LACNIC's RDAP service, GTER 41, May 2016). The other registries publish none for RDAP.
+ */
+const PUBLISHED_LIMITS: Readonly<Record<string, number>> = { 'rdap.lacnic.net': 10 };
 const MAX_REDIRECTS = 3;
 const MAX_BURST = 10;
 const DEFAULT_RETRY_AFTER_MS = 60_000;
@@ -199,10 +206,12 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   const controllers = new Set<AbortController>();
   let closed = false;
 
-  function limitOf(origin: string): ServiceLimit {
-    let limit = limits.get(origin);
-    if (limit === undefined)
-      limits.set(origin, (limit = new ServiceLimit(settings.perMinute / 60_000, Math.min(MAX_BURST, settings.perMinute), clock.now())));
+  function limitOf(service: URL): ServiceLimit {
+    let limit = limits.get(service.origin);
+    if (limit === undefined) {
+      const perMinute = Math.min(settings.perMinute, PUBLISHED_LIMITS[service.host] ?? Infinity);
+      limits.set(service.origin, (limit = new ServiceLimit(perMinute / 60_000, Math.min(MAX_BURST, perMinute), clock.now())));
+    }
     return limit;
   }
 
@@ -310,7 +319,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
         counts.busy++;
         return Promise.resolve(BUSY);
       }
-      const limit = limitOf(base.origin);
+      const limit = limitOf(base);
       if (!limit.take(clock.now())) {
         counts.rateLimited++;
         return Promise.resolve(RATE_LIMITED);

@@ -260,6 +260,13 @@ describe('query-time RDAP', () => {
     expect(asked).toHaveLength(4);
   });
 
+  it("keeps to LACNIC's published limit of 10 a minute whatever the setting", async () => {
+    const rdap = rdapOf({ perMinute: 600 });
+    const answers = [];
+    for (let i = 1; i <= 11; i++) answers.push((await rdap.lookup(ip(`200.1.${i}.1`), 'https://rdap.lacnic.net/rdap/')).outcome);
+    expect(answers).toEqual([...Array<string>(10).fill('none'), 'unknown']);
+  });
+
   it("pauses a service for a 429's Retry-After", async () => {
     const clock = { t: 0, now: () => clock.t };
     const rdap = rdapOf({}, { clock });
