@@ -290,9 +290,10 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     }
   }
 
-  /** The cache's answer (counted as a hit), or undefined. */
+  /** What is known without asking: off, a reserved address, or the cache's answer (counted as a hit); else undefined. */
   function cachedAnswer(ip: ParsedIp): RdapAbuseAnswer | undefined {
     if (closed) return OFF;
+    if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return RESERVED;
     const entry = cache.get(ip, wallClock());
     if (entry === undefined) return undefined;
     counts.hits++;
@@ -300,8 +301,6 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   }
 
   function answerOf(ip: ParsedIp, service: string, deadlineAt: number): Promise<RdapAbuseAnswer> {
-    if (closed) return Promise.resolve(OFF);
-    if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return Promise.resolve(RESERVED);
     const cached = cachedAnswer(ip);
     if (cached !== undefined) return Promise.resolve(cached);
     counts.misses++;

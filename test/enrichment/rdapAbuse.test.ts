@@ -298,6 +298,7 @@ describe('query-time RDAP', () => {
     const rdap = rdapOf();
     expect(await rdap.lookup(ip('100.64.0.1'), ARIN)).toEqual({ outcome: 'none', reason: 'reserved' });
     expect(await rdap.lookup(ip('192.168.1.1'), ARIN)).toEqual({ outcome: 'none', reason: 'reserved' });
+    expect(rdap.cached(ip('192.168.1.1'))).toEqual({ outcome: 'none', reason: 'reserved' });
     expect((await rdap.lookup(ip('8.8.8.8'), 'http://rdap.arin.net/registry/')).outcome).toBe('unknown');
     expect(asked).toEqual([]);
   });
