@@ -200,7 +200,10 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   if (!settings.enabled) {
     return { lookup: async () => OFF, cached: () => OFF, deadline, stats: () => ({ ...counts, inFlight: 0 }), close: () => undefined };
   }
-  const cache: RdapCache = openRdapCache(settings.cacheFile);
+  // opened at the first lookup: a deployment that never asks RDAP (no bootstrap, fields without
+  // abuse.email, a shared deployment on Redis) makes no file
+  let opened: RdapCache | null = null;
+  const cache = (): RdapCache => (opened ??= openRdapCache(settings.cacheFile));
   const limits = new Map<string, ServiceLimit>();
   const inFlight = new Map<string, { ip: string; flight: Promise<RdapAbuseAnswer> }>();
   const controllers = new Set<AbortController>();
@@ -223,7 +226,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     answer: RdapAbuseAnswer,
   ): RdapAbuseAnswer {
     const now = wallClock();
-    if (!closed) cache.set(ip, network, email, now, now + (email !== null ? CONTACT_TTL_MS : NO_CONTACT_TTL_MS));
+    if (!closed) cache().set(ip, network, email, now, now + (email !== null ? CONTACT_TTL_MS : NO_CONTACT_TTL_MS));
     if (answer.outcome === 'contact') counts.contacts++;
     else if (answer === NOT_FOUND) counts.notFound++;
     else counts.noContacts++;
@@ -294,7 +297,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   function cachedAnswer(ip: ParsedIp): RdapAbuseAnswer | undefined {
     if (closed) return OFF;
     if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return RESERVED;
-    const entry = cache.get(ip, wallClock());
+    const entry = cache().get(ip, wallClock());
     if (entry === undefined) return undefined;
     counts.hits++;
     return entry.email === null ? NO_CONTACT : { outcome: 'contact', email: entry.email };
@@ -331,15 +334,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     const mine =
       running.ip === ip.text
         ? flight
-        : flight.then((answer) => {
-            if (answer.outcome === 'unknown' || answer.outcome === 'off') return answer;
-            const entry = cache.get(ip, wallClock());
-            return entry === undefined
-              ? FAILURE
-              : entry.email === null
-                ? NO_CONTACT
-                : ({ outcome: 'contact', email: entry.email } as const);
-          });
+        : flight.then((answer) => (answer.outcome === 'unknown' || answer.outcome === 'off' ? answer : (cachedAnswer(ip) ?? FAILURE)));
     return byDeadline(
       mine,
       deadlineAt,
@@ -360,7 +355,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     close: () => {
       closed = true;
       for (const controller of controllers) controller.abort();
-      cache.close();
+      opened?.close();
     },
   };
 }

@@ -303,6 +303,15 @@ describe('query-time RDAP', () => {
     expect(asked).toEqual([]);
   });
 
+  it('makes its cache file at the first lookup that reads it, not before', async () => {
+    const cacheFile = path.join(folder, 'lazy', 'cache.sqlite');
+    const rdap = rdapOf({ cacheFile });
+    await rdap.lookup(ip('10.0.0.1'), ARIN);
+    expect(fs.existsSync(path.dirname(cacheFile))).toBe(false);
+    rdap.cached(ip('8.8.8.8'));
+    expect(fs.existsSync(cacheFile)).toBe(true);
+  });
+
   it('is off when turned off, and after close', async () => {
     const off = createRdapAbuse(settings({ enabled: false }), { mirror, isRdapHost: () => true });
     expect(await off.lookup(ip('8.8.8.8'), ARIN)).toEqual({ outcome: 'off' });
