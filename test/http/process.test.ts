@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { elapse, until } from '../until.js';
+import { elapse, until, untilValue } from '../until.js';
 import { ADMIN_TOKEN, expectError, KEY_PATTERN, request, TEST_PLANS, tempDir } from './harness.js';
 import { killChildren, serve } from './serveProcess.js';
 
@@ -35,8 +35,13 @@ describe('netlookup serve in a child process', () => {
 
     // --- first run
     const first = await serve(dataDir, plansFile);
-    const banner = /key\s+(nlk_[0-9a-f]{40})/.exec(first.output());
-    expect(banner, first.output()).not.toBeNull();
+    // the first-start banner follows the listening line in the same write burst
+    const banner = await untilValue(
+      'the first-start banner',
+      () => /key\s+(nlk_[0-9a-f]{40})/.exec(first.output()),
+      (match) => match !== null,
+      2000,
+    );
     const firstSecret = banner![1];
     expect(firstSecret).toMatch(KEY_PATTERN);
     const firstUse = await request(first.url, '/v1/ip/8.8.8.8', { key: firstSecret });
