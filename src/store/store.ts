@@ -1,11 +1,13 @@
 /**
- * The store, as three interfaces an embedded and a shared implementation
+ * The store, as four interfaces an embedded and a shared implementation
  * both provide: the accounts and their keys (`AccountStore`), the meter (`Meter`: the per-second
- * rate window, quotas and usage counters) and the blacklist (`BlacklistStore`, blacklistStore.ts).
+ * rate window, quotas and usage counters), the blacklist (`BlacklistStore`, blacklistStore.ts) and
+ * the dashboard's sessions (`SessionStore`).
  * `Store` composes them with what belongs to the store as a whole: its health and its closing.
  * Each interface has its own conformance suite (test/store/accountsConformance.ts,
- * meterConformance.ts, blacklistConformance.ts), run against SQLite (embedded default) and Redis
- * (shared). Every method is async so that both fit; the embedded one answers from memory where it can.
+ * meterConformance.ts, blacklistConformance.ts, sessionsConformance.ts), run against SQLite
+ * (embedded default) and Redis (shared). Every method is async so that both fit; the embedded one
+ * answers from memory where it can.
  */
 import type { Api, PlanCode } from '../plans/plans.js';
 import type { QuotaPeriod, QuotaState, UsageCounts } from '../plans/quota.js';
@@ -239,7 +241,7 @@ export interface SessionStore {
   delete(tokenHash: string): Promise<void>;
 }
 
-/** The whole store: its three parts on one connection, and the health and closing they share. */
+/** The whole store: its four parts on one connection, and the health and closing they share. */
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
   readonly accounts: AccountStore;

@@ -7,7 +7,8 @@
  *   engine.lookupIp('8.8.8.8'); engine.lookupMac('00:00:0c:12:34:56');
  *   engine.useSecurityTable(await (await fetch('/security.nlt')).arrayBuffer()); // newer feeds
  *
- * loadEngine takes the full tables instead and answers exactly as the server does.
+ * loadEngine takes the full tables instead and gives the engine's answers the server's records are
+ * made from (docs/browser-and-edge.md says what the records add).
  */
 import { CompactEngine } from '../engine/compactEngine.js';
 import { LookupEngine } from '../engine/lookupEngine.js';
@@ -58,7 +59,7 @@ export async function loadCompactEngine(inputs: EngineInputs): Promise<CompactEn
   return engine;
 }
 
-/** The engine over the full tables (ip4.nlt, ip6.nlt, mac.nlt): the server's answers. */
+/** The engine over the full tables (ip4.nlt, ip6.nlt, mac.nlt): the engine's answers, which the server shapes into its records. */
 export async function loadEngine(inputs: EngineInputs): Promise<LookupEngine> {
   const { module, sources, names } = await gather(inputs);
   return LookupEngine.create(module, sources, names);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFail2banLine } from '../../src/blacklist/fail2banLog.js';
 import { Harness, projectRoot, tempDir } from '../http/harness.js';
+import { untilValue } from '../until.js';
 
 const HOUR = 3600_000;
 const start = Math.floor(Date.now() / 1000) * 1000 - 6 * HOUR;
@@ -141,11 +142,13 @@ describe('fail2ban log replay', () => {
         { file: logFile, line: expect.any(Number), code: 'reserved_ip', reason: expect.stringContaining('192.168.1.20') },
       ]);
       // The server finds another process's changes within a second.
-      let seen: Record<string, { total_reports: number; threat_type: string }> = {};
-      for (let i = 0; i < 30 && Object.keys(seen).length < listed.length; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        seen = await listingOf(h, key);
-      }
+      const seen: Record<string, { total_reports: number; threat_type: string }> = await untilValue(
+        'the listing to hold every address',
+        () => listingOf(h, key),
+        (listing) => Object.keys(listing).length >= listed.length,
+        3000,
+        100,
+      );
       expect(Object.keys(seen).sort()).toEqual([...listed].sort());
       for (const ip of listed) expect(seen[ip].total_reports, ip).toBe(expectedReports[ip]);
       expect(seen['45.130.0.1'].threat_type).toBe('brute-force');

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Harness, projectRoot, tempDir } from '../http/harness.js';
+import { elapse, untilValue } from '../until.js';
 
 const installed =
   spawnSync('sh', ['-c', 'command -v fail2ban-client && command -v curl'], { encoding: 'utf8' }).status === 0 &&
@@ -22,16 +23,6 @@ afterAll(() => {
   if (installed) client('stop');
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe.skipIf(!installed)('fail2ban itself with contrib/fail2ban/netlookup.conf', () => {
   it('bans are reported once; bans restored at restart are not reported again', async () => {
@@ -74,7 +65,7 @@ describe.skipIf(!installed)('fail2ban itself with contrib/fail2ban/netlookup.con
             ),
           ].reduce((n, m) => n + Number(m[1]), 0),
         );
-      await until('two reports', reported, (n) => n === '2');
+      await untilValue('two reports', reported, (n) => n === '2', 20_000, 250);
       const check = await h.call('/v1/blacklist/45.160.0.1', { key });
       expect(check.body).toMatchObject({
         listed: true,
@@ -86,13 +77,16 @@ describe.skipIf(!installed)('fail2ban itself with contrib/fail2ban/netlookup.con
 
       client('stop');
       expect(client('start').status).toBe(0);
-      await until(
+      await untilValue(
         'restored bans',
         () => (fs.readFileSync(f2bLog, 'utf8').match(/Restore Ban/g) ?? []).length,
         (n) => n === 2,
+        20_000,
+        250,
       );
-      // Give a wrongly configured action time to report: it would have by now.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // A restored ban must NOT be reported again, which no event shows: give a wrongly configured
+      // action time to report; it would have by now.
+      await elapse(2000);
       expect(await reported()).toBe('2');
     } finally {
       client('stop');

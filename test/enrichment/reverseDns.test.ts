@@ -19,17 +19,10 @@ import {
   type ReverseDnsClock,
 } from '../../src/enrichment/reverseDns.js';
 import { closedUdpAddress, startDnsServer, wireName, type TestDnsServer } from './dnsServer.js';
+import { until } from '../until.js';
 
 /** Timer lateness allowed past a deadline: event-loop lag on a loaded test machine. */
 const SLACK_MS = 60;
-
-async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** A clock the test moves. */
 function manualClock(start = 1_000_000): ReverseDnsClock & { t: number } {
@@ -153,7 +146,7 @@ describe('reverse DNS against a local DNS server', () => {
       expect(elapsed).toBeLessThan(150 + SLACK_MS);
       // the query itself is cancelled at its own deadline (c-ares alone would wait 250 ms or more);
       // only then does a new lookup send another
-      await until('the query to be cancelled', () => rdns.stats().inFlight === 0);
+      await until('the query to be cancelled', () => rdns.stats().inFlight === 0, 5000, 5);
       expect(performance.now() - start).toBeLessThan(150 + SLACK_MS);
       expect(server.queries(arpa('81.2.69.4'))).toBe(round);
     }
@@ -321,7 +314,7 @@ describe('reverse DNS against a local DNS server', () => {
     ]);
     expect(elapsed).toBeLessThan(200 + SLACK_MS);
     // the slow query goes on after the batch, within its own deadline, and its answer is kept
-    await until('the slow answer', () => rdns.stats().names === 3);
+    await until('the slow answer', () => rdns.stats().names === 3, 5000, 5);
     expect(await rdns.lookup('81.2.69.42', rdns.deadline(0))).toEqual({ outcome: 'name', hostname: 'slow.example' });
     expect(server.queries(arpa('81.2.69.42'))).toBe(1);
   });
@@ -339,7 +332,7 @@ describe('reverse DNS against a local DNS server', () => {
     expect(rdns.stats()).toMatchObject({ unsent: 1 });
     await Promise.all(hanging);
     // the slots come back when the hanging queries are cancelled
-    await until('free slots', () => rdns.stats().inFlight === 0);
+    await until('free slots', () => rdns.stats().inFlight === 0, 5000, 5);
     expect(hostnameOf(await rdns.lookup('81.2.69.53'))).toBe('free.example');
   });
 
@@ -347,7 +340,7 @@ describe('reverse DNS against a local DNS server', () => {
     server.zone.set(arpa('81.2.69.61'), { silent: true });
     const rdns = createReverseDns(settings({ deadlineMs: 5000 }));
     const waiting = rdns.lookup('81.2.69.61');
-    await until('the query to be sent', () => server.queries(arpa('81.2.69.61')) === 1);
+    await until('the query to be sent', () => server.queries(arpa('81.2.69.61')) === 1, 5000, 5);
     const start = performance.now();
     rdns.close();
     expect(await waiting).toEqual({ outcome: 'unknown', reason: 'timeout' });

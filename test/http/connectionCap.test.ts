@@ -5,34 +5,31 @@
  * new connection gets that 503 itself. (test/http/hostileClients.test.ts has the per-client limit
  * and the transfer timeouts.)
  */
-import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { elapse, until, untilValue } from '../until.js';
 import { ADMIN_TOKEN, Harness } from './harness.js';
-import { expectRawError, openSlow, parseAnswer, rawExchange } from './rawClient.js';
+import { answered, closeAll, expectRawError, openSlow, parseAnswer, rawExchange, type SlowSocket } from './rawClient.js';
 
 const CAP = 200;
 
-async function closeAll(sockets: net.Socket[]): Promise<void> {
-  await Promise.all(
-    sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))),
-  );
-  // Let the server see the closes before the next test counts connections.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+/** Closes the sockets, and waits until the server has seen them close: the next test counts connections. */
+async function closeAllSeen(h: Harness, sockets: SlowSocket[]): Promise<void> {
+  await closeAll(sockets);
+  await until('the server to see every connection closed', async () => (await h.connections()) === 0);
 }
-
-type SlowSocket = net.Socket & { answer: string };
 
 /** The policy's idle time before a connection may give its place (src/http/connections.ts). */
 const IDLE_MS = 250;
 
 /** /health on a new connection, asked again every 100 ms while refused (at most 5 s). */
-async function healthWhenAPlaceIsFree(h: Harness): Promise<ReturnType<typeof parseAnswer>> {
-  const started = performance.now();
-  for (;;) {
-    const answer = parseAnswer((await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text);
-    if (answer.status !== 503 || performance.now() - started > 5000) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function healthWhenAPlaceIsFree(h: Harness): Promise<ReturnType<typeof parseAnswer>> {
+  return untilValue(
+    '/health answered, not refused',
+    async () => parseAnswer((await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text),
+    (answer) => answer.status !== 503,
+    5000,
+    100,
+  );
 }
 
 function expectTooManyConnections(text: string): void {
@@ -60,24 +57,25 @@ describe('the connection cap', () => {
       expect(parseAnswer(text).status).toBe(200);
       expect(ms).toBeLessThan(1000);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the oldest to get its refusal', () => answered(slow[0]));
     const refused = slow.flatMap((s, i) => (s.answer === '' ? [] : [i]));
     expect(refused).toEqual([0]);
     expectTooManyConnections(slow[0].answer);
-    await closeAll(slow);
+    await closeAllSeen(h, slow);
   });
 
   it(`${2 * CAP} clients sending their heads slowly: once the first ${CAP} are idle for a moment, each new one takes the oldest's place`, async () => {
     const slow: SlowSocket[] = [];
     for (let i = 0; i < CAP; i++) slow.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 100));
+    // Time to pass, not an event: the first CAP must be idle for longer than the policy's idle time.
+    await elapse(IDLE_MS + 100);
     for (let i = 0; i < CAP; i++) slow.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(`the first ${CAP} to get their refusals`, () => slow.slice(0, CAP).every(answered));
     // The first CAP gave up their places to the later ones, in order.
     const refused = slow.flatMap((s, i) => (s.answer === '' ? [] : [i]));
     expect(refused).toEqual([...Array(CAP).keys()]);
     for (const i of refused) expectTooManyConnections(slow[i].answer);
-    await closeAll(slow);
+    await closeAllSeen(h, slow);
   });
 
   const ADMIN_HEAD =
@@ -90,7 +88,9 @@ describe('the connection cap', () => {
     // Each body brings a byte every 200 ms: progress, so none is stalled.
     const drip = setInterval(() => busy.forEach((s) => s.writable && s.write(' ')), 200);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      // Time to pass with bodies arriving, longer than the idle time a place may be taken after
+      // (IDLE_MS): none must give its place, which no event shows.
+      await elapse(1200);
       const { text, ms } = await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
       expectTooManyConnections(text);
       expect(ms).toBeLessThan(1500);
@@ -98,7 +98,7 @@ describe('the connection cap', () => {
     } finally {
       clearInterval(drip);
     }
-    await closeAll(busy);
+    await closeAllSeen(h, busy);
     const { text } = await rawExchange(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(parseAnswer(text).status).toBe(200);
   });
@@ -107,11 +107,11 @@ describe('the connection cap', () => {
     const stalled: SlowSocket[] = [];
     for (let i = 0; i < CAP; i++) stalled.push(await openSlow(h.url, ADMIN_HEAD));
     expect((await healthWhenAPlaceIsFree(h)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the oldest stalled to get its refusal', () => answered(stalled[0]));
     // The first stalled gave its place; its answer is the 503.
     const refused = stalled.flatMap((s, i) => (s.answer === '' ? [] : [i]));
     expect(refused).toEqual([0]);
     expectTooManyConnections(stalled[0].answer);
-    await closeAll(stalled);
+    await closeAllSeen(h, stalled);
   });
 });

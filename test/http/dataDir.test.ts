@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../until.js';
 import { DataDirLock, DataDirLockedError, LOCK_FILE } from '../../src/store/dataDirLock.js';
 import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
 import { ADMIN_TOKEN, request, TEST_PLANS, tempDir } from './harness.js';
@@ -131,8 +132,7 @@ describe('secrets stay off the disk', () => {
           .filter((line) => line.startsWith('{'))
           .map((line) => JSON.parse(line))
           .filter((line) => line.msg === 'request');
-      for (let wait = 0; wait < 40 && requestLines().length < targets.length + 2; wait++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('every request logged', () => requestLines().length >= targets.length + 2, 2000, 50);
       const logged = requestLines();
       const output = child.output();
       for (const secret of [key.slice(4), key.slice(4).toUpperCase(), encoded.slice(12), ADMIN_TOKEN, ADMIN_TOKEN.slice(-20)])

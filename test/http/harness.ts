@@ -218,6 +218,11 @@ export class Harness {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** The connections the listening server holds now (those it has accepted and not yet seen close). */
+  connections(): Promise<number> {
+    return new Promise((resolve, reject) => this.service.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  }
+
   /** One request to the service. */
   async call(pathAndQuery: string, options: CallOptions = {}): Promise<Reply> {
     this.clock.advance(options.tick ?? this.tickMs);

@@ -8,8 +8,9 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until, untilSteady, untilValue } from '../until.js';
 import { Harness, TEST_PLANS } from './harness.js';
-import { expectRawError, openSlow, parseAnswer } from './rawClient.js';
+import { answered, closeAll, expectRawError, openSlow, parseAnswer, type SlowSocket } from './rawClient.js';
 
 const CAP = 60;
 const PER_CLIENT = 8;
@@ -20,41 +21,22 @@ const BIG = 10_000;
 /** The service checks progress every quarter of the shorter timeout; a little more for a busy machine. */
 const SLACK_MS = BODY_MS / 4 + 400;
 
-type SlowSocket = net.Socket & { answer: string };
-
 /** A report whose body stops after its first byte; the key (if any) in the header. */
 const stalledReport = (key = '') =>
   `POST /v1/blacklist/report HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}` +
   'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{';
 
-async function closeAll(sockets: net.Socket[]): Promise<void> {
-  await Promise.all(
-    sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))),
-  );
-}
-
-function serverConnections(h: Harness): Promise<number> {
-  return new Promise((resolve, reject) => h.service.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-}
-
-/** Polls until `condition` holds, at most `ms`; false when it never did. */
-async function eventually(condition: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return condition();
-}
-
 /** One GET as a client told `Retry-After` would: asked again (every 100 ms, for 3 s at most) while refused with 503; the whole time it took. */
 async function getRetrying(h: Harness, path: string, key = ''): Promise<{ status: number; ms: number }> {
   const started = performance.now();
-  for (;;) {
-    const { status } = await timedGet(h, path, key);
-    if (status !== 503 || performance.now() - started > 3000) return { status, ms: performance.now() - started };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { status } = await untilValue(
+    `${path} answered, not refused`,
+    () => timedGet(h, path, key),
+    (answer) => answer.status !== 503,
+    3000,
+    100,
+  );
+  return { status, ms: performance.now() - started };
 }
 
 /** One GET on a connection of its own (from `localAddress`), with the time it took. */
@@ -115,7 +97,7 @@ describe('hostile clients', () => {
   it(`one client holds at most ${PER_CLIENT} connections: the next ones get 503, another client gets in at once`, async () => {
     const held: SlowSocket[] = [];
     for (let i = 0; i < PER_CLIENT + 3; i++) held.push(await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a', '127.0.0.2'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the three over the share refused', () => held.slice(PER_CLIENT).every(answered));
     expect(held.flatMap((s, i) => (s.answer === '' ? [] : [i]))).toEqual([PER_CLIENT, PER_CLIENT + 1, PER_CLIENT + 2]);
     for (const s of held.slice(PER_CLIENT)) expectRawError(s.answer, 503, 'too_many_connections', 'retry-after: 1');
     const other = await timedGet(h, '/health', '', '127.0.0.3');
@@ -151,7 +133,7 @@ describe('hostile clients', () => {
     for (let i = 0; i < PER_CLIENT; i++) busy.push(await openSlow(h.url, head, '127.0.0.2'));
     const drip = setInterval(() => busy.forEach((s) => s.writable && s.write(' ')), BODY_MS / 4);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(`the server to hold the ${PER_CLIENT}`, async () => (await h.connections()) >= PER_CLIENT);
       expect((await timedGet(h, '/health', '', '127.0.0.3')).status).toBe(200);
       const ninth = await openSlow(h.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
       await new Promise((resolve) => ninth.once('close', resolve));
@@ -175,8 +157,7 @@ describe('hostile clients', () => {
 
   it('a report with a wrong key in its header is refused before its body is read', async () => {
     const socket = await openSlow(h.url, stalledReport(`nlk_${'0'.repeat(40)}`), '127.0.0.4');
-    const answered = await eventually(() => socket.answer.includes('\r\n\r\n{'), BODY_MS / 2);
-    expect(answered).toBe(true);
+    await until('the refusal, before the body timeout', () => socket.answer.includes('\r\n\r\n{'), BODY_MS / 2);
     const answer = parseAnswer(socket.answer.slice(0, socket.answer.lastIndexOf('}') + 1));
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('invalid_key');
@@ -185,18 +166,18 @@ describe('hostile clients', () => {
 
   it('big batch answers never read: the connection is cut at the send timeout, and its memory with it', async () => {
     const socket = await nonReader(h, batchRequests(business, 30), '127.0.0.5');
-    expect(await eventually(async () => (await serverConnections(h)) >= 1, 2000)).toBe(true);
+    await until('the connection', async () => (await h.connections()) >= 1, 2000);
     const started = performance.now();
     // The server cuts it: no connection left once the answers stopped draining for SEND_MS.
-    expect(await eventually(async () => (await serverConnections(h)) === 0, SEND_MS + 10_000)).toBe(true);
+    await until('the connection cut', async () => (await h.connections()) === 0, SEND_MS + 10_000);
     expect(performance.now() - started).toBeGreaterThanOrEqual(SEND_MS / 2);
     socket.destroy();
   });
 
   it('pipelined lookups never read on a direct connection: cut at the send timeout', async () => {
     const socket = await nonReader(h, lookupRequests(business, 20_000), '127.0.0.6');
-    expect(await eventually(async () => (await serverConnections(h)) >= 1, 2000)).toBe(true);
-    expect(await eventually(async () => (await serverConnections(h)) === 0, SEND_MS + 10_000)).toBe(true);
+    await until('the connection', async () => (await h.connections()) >= 1, 2000);
+    await until('the connection cut', async () => (await h.connections()) === 0, SEND_MS + 10_000);
     socket.destroy();
   });
 
@@ -237,15 +218,14 @@ describe('pipelined answers held back', () => {
     const used = async () => (await h.usage(key)).monthly_quota.used as number;
     const socket = await nonReader(h, batchRequests(key, 5, BIG), '127.0.0.8');
     // Until the count stops moving: what the system could take of the answers while nobody reads.
-    let last = -1;
-    expect(await eventually(async () => last === (last = await used()) && last > 0, 5000)).toBe(true);
+    const held = await untilSteady('the count to stop moving', used, (n) => n > 0, 5000, 20);
     // The first answer (13 MB) is more than the system buffers: no later batch was looked up.
-    expect(last).toBe(BIG);
+    expect(held).toBe(BIG);
     // Reading now: every batch is answered and counted.
     let received = 0;
     socket.on('data', (d: Buffer) => (received += d.length));
     socket.resume();
-    expect(await eventually(async () => (await used()) === 5 * BIG, 20_000)).toBe(true);
+    await until('every batch counted', async () => (await used()) === 5 * BIG, 20_000);
     expect(received).toBeGreaterThan(5 * BIG * 100);
     socket.destroy();
   });

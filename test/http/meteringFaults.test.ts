@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { untilValue } from '../until.js';
 import { RedisStore } from '../../src/store/redisStore.js';
 import { PrivateRedis } from '../store/redisTestServer.js';
 import { expectError, Harness, tempDir } from './harness.js';
@@ -57,11 +58,13 @@ describe('a shared store that cannot answer', () => {
     expect(failed).toHaveLength(20);
 
     await redis.start();
-    let after = await h.usage(key).catch(() => null);
-    for (let i = 0; i < 100 && (after === null || after.today.rejected < 30); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await h.usage(key).catch(() => null);
-    }
+    const after = await untilValue(
+      'the counts written back',
+      () => h.usage(key).catch(() => null),
+      (usage) => usage !== null && usage.today.rejected >= 30,
+      10_000,
+      100,
+    );
     // Quota unchanged: the one served check before the outage; every failure is rejected.
     expect(after.today).toMatchObject({ blacklist: before.today.blacklist, rejected: 20 + 3 + 2 + 5 });
     expect(after.monthly_quota.used).toBe(before.monthly_quota.used);
@@ -75,11 +78,13 @@ describe('a shared store that cannot answer', () => {
     // fourth failed check would already be refused as over the daily limit of 3.
     for (let i = 0; i < 10; i++) expectError(await h.call(`/api/check?ip=${listed}`, { tick: 0 }), 'unavailable');
     await redis.start();
-    let reply = await h.call(`/api/check?ip=${listed}`, { tick: 0 });
-    for (let i = 0; i < 100 && reply.status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      reply = await h.call(`/api/check?ip=${listed}`, { tick: 0 });
-    }
+    const reply = await untilValue(
+      'a check answered once Redis is back',
+      () => h.call(`/api/check?ip=${listed}`, { tick: 0 }),
+      (answer) => answer.status !== 503,
+      10_000,
+      100,
+    );
     expect(reply.status).toBe(200);
   });
 });

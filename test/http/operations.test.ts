@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { elapse } from '../until.js';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
 import type { AccountStore, Meter, Store } from '../../src/store/store.js';
 import { Harness, request, tempDir } from './harness.js';
@@ -210,7 +211,8 @@ describe('graceful shutdown', () => {
       await gated.entered;
       let stopped = false;
       const stopping = s.service.stop().then(() => (stopped = true));
-      await new Promise((r) => setTimeout(r, 50));
+      // stop() must NOT finish while the request is in flight: no event to wait for, a bounded wait
+      await elapse(50);
       expect(stopped).toBe(false);
       // no new connections are accepted while stopping
       await expect(fetch(`${s.url}/health`, { headers: { connection: 'close' } })).rejects.toThrow();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { elapse, until, untilValue } from '../until.js';
 import { ADMIN_TOKEN, expectError, KEY_PATTERN, request, TEST_PLANS, tempDir } from './harness.js';
 import { killChildren, serve } from './serveProcess.js';
 
@@ -34,8 +35,13 @@ describe('netlookup serve in a child process', () => {
 
     // --- first run
     const first = await serve(dataDir, plansFile);
-    const banner = /key\s+(nlk_[0-9a-f]{40})/.exec(first.output());
-    expect(banner, first.output()).not.toBeNull();
+    // the first-start banner follows the listening line in the same write burst
+    const banner = await untilValue(
+      'the first-start banner',
+      () => /key\s+(nlk_[0-9a-f]{40})/.exec(first.output()),
+      (match) => match !== null,
+      2000,
+    );
     const firstSecret = banner![1];
     expect(firstSecret).toMatch(KEY_PATTERN);
     const firstUse = await request(first.url, '/v1/ip/8.8.8.8', { key: firstSecret });
@@ -123,8 +129,9 @@ describe('netlookup serve in a child process', () => {
       const body = JSON.stringify({ ips: ['8.8.8.8', '1.1.1.1'] });
       const url = new URL(`${child.url}/v1/ip/batch`);
       // send the head and half the body, signal, then the rest
+      let req!: http.ClientRequest;
       const reply = new Promise<{ status: number; text: string; connection: string | undefined }>((resolve, reject) => {
-        const req = http.request(
+        req = http.request(
           // agent: false, a connection of its own that the client closes after the answer (a kept-alive
           // connection is the subject of the in-process shutdown test in operations.test.ts)
           {
@@ -143,12 +150,14 @@ describe('netlookup serve in a child process', () => {
           },
         );
         req.on('error', reject);
-        req.write(body.slice(0, 10));
-        setTimeout(() => {
-          child.process.kill('SIGTERM');
-          setTimeout(() => req.end(body.slice(10)), 300);
-        }, 200);
       });
+      req.write(body.slice(0, 10));
+      // Time to pass, not an event: nothing outside the process shows that the server has read the
+      // head, and a connection it has not accepted yet would be refused by the stop instead.
+      await elapse(200);
+      child.process.kill('SIGTERM');
+      await until('the server to begin stopping', () => child.output().includes('SIGTERM: finishing in-flight requests'));
+      req.end(body.slice(10));
       const answered = await reply;
       expect(answered.status).toBe(200);
       expect(JSON.parse(answered.text).count).toBe(2);

@@ -57,11 +57,14 @@ export function parseAnswer(text: string): ParsedAnswer {
   };
 }
 
+/** A client's socket with what it has received so far. */
+export type SlowSocket = net.Socket & { answer: string };
+
 /** Opens a connection (from `localAddress` when given, e.g. 127.0.0.2) and sends `head` without ending it; resolves once connected. */
-export function openSlow(url: string, head: string, localAddress?: string): Promise<net.Socket & { answer: string }> {
+export function openSlow(url: string, head: string, localAddress?: string): Promise<SlowSocket> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ port: Number(port), host: hostname, localAddress }) as net.Socket & { answer: string };
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress }) as SlowSocket;
     socket.answer = '';
     socket.on('data', (d) => (socket.answer += d));
     socket.on('error', () => undefined);
@@ -71,6 +74,16 @@ export function openSlow(url: string, head: string, localAddress?: string): Prom
     });
     socket.once('error', reject);
   });
+}
+
+/** Whether a whole answer with a JSON body has arrived on the socket (all the refusals here are one). */
+export const answered = (socket: SlowSocket): boolean => /\r\n\r\n\{[\s\S]*\}\s*$/.test(socket.answer);
+
+/** Destroys the sockets and waits until each has closed on this side. */
+export async function closeAll(sockets: net.Socket[]): Promise<void> {
+  await Promise.all(
+    sockets.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : (s.once('close', () => resolve()), s.destroy())))),
+  );
 }
 
 /** A raw answer in the error envelope with the code's status, CORS and a closed connection. */

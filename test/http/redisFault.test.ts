@@ -15,6 +15,7 @@ import { configFromEnv } from '../../src/config/config.js';
 import { RedisStore } from '../../src/store/redisStore.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { PrivateRedis } from '../store/redisTestServer.js';
+import { elapse, until } from '../until.js';
 import { ADMIN_TOKEN, request, TEST_PLANS, tempDir, type Reply } from './harness.js';
 import { killChildren, serve, type Child } from './serveProcess.js';
 
@@ -54,8 +55,6 @@ afterAll(async () => {
   await redis?.stop('SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function newKey(plan: 'free' | 'business'): Promise<string> {
   const created = await request(service.url, '/admin/accounts', {
@@ -146,7 +145,8 @@ function startLoad({ secret, paidSecret, listed }: { secret: string; paidSecret:
         expect(reply.body?.error?.code, `${reply.status} ${reply.text}`).toBe('unavailable');
         expect(reply.headers.get('retry-after')).toBe('1');
         load.refusedReports++;
-        await sleep(50);
+        // a pace: the client retries after a moment, as Retry-After asks
+        await elapse(50);
       }
     }
   };
@@ -154,7 +154,8 @@ function startLoad({ secret, paidSecret, listed }: { secret: string; paidSecret:
     while (running) {
       const reply = await timed('health', () => request(service.url, '/health'));
       load.healthSeen.add(`${reply.status} ${reply.body.status}`);
-      await sleep(50);
+      // a pace: a monitor's polling
+      await elapse(50);
     }
   };
   const loops = Promise.all([lookups(), lookups(), paidLookups(), reports(), health()]);
@@ -177,7 +178,7 @@ async function outageHandled(load: ReturnType<typeof startLoad>, secret: string)
   expect(load.healthSeen).toContain('200 degraded');
   expect(load.refusedReports).toBeGreaterThan(0);
   expect(load.paidUnknown).toBeGreaterThan(0);
-  for (let i = 0; i < 100 && (await request(service.url, '/health')).body.status !== 'ok'; i++) await sleep(50);
+  await until('/health ok', async () => (await request(service.url, '/health')).body.status === 'ok', 5000, 50);
   expect((await request(service.url, '/health')).body).toMatchObject({ status: 'ok', store: { kind: 'redis', healthy: true } });
   const usage = await request(service.url, '/v1/usage', { key: secret });
   expect(usage.status).toBe(200);
@@ -198,11 +199,12 @@ describe('Redis stopped and restarted under load', () => {
   ] as const)('%s: answers every lookup, loses no report and no usage', async (_, signal, octet) => {
     const keys = await keysAndListed(octet);
     const load = startLoad(keys, octet);
-    await sleep(800);
+    await until('the load served with Redis up', () => load.answered > 20 && load.accepted.length > 5, 10_000);
     await redis.stop(signal);
-    await sleep(1500);
+    await until('the outage seen', () => load.healthSeen.has('200 degraded') && load.refusedReports > 0 && load.paidUnknown > 0, 10_000);
     await redis.start();
-    await sleep(1500);
+    const acceptedDuring = load.accepted.length;
+    await until('reports accepted again', () => load.accepted.length > acceptedDuring + 5, 10_000);
     await load.stop();
 
     await outageHandled(load, keys.secret);
@@ -225,8 +227,12 @@ describe('Redis hangs (SIGSTOP) under load', () => {
     const keys = await keysAndListed(79);
     redis.pause();
     const load = startLoad(keys, 79);
-    // the hang is found within 1.25 deadlines; the load goes on well past it
-    await sleep(4 * TIMEOUT_MS);
+    // the hang is found within 1.25 deadlines, and many answers follow (not a few per deadline)
+    await until(
+      'the hang found and 100 answers',
+      () => load.healthSeen.has('200 degraded') && load.refusedReports > 0 && load.answered > 100,
+      4 * TIMEOUT_MS,
+    );
     const answeredDuring = load.answered;
     redis.resume();
     // the reports refused meanwhile are accepted once Redis answers

@@ -64,8 +64,7 @@ export async function serve(
       const match = /netlookup listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
-        // the first-start banner follows the listening line in the same write burst; give it a moment
-        setTimeout(() => resolve(match[1]), 100);
+        resolve(match[1]);
       }
     };
     child.stdout!.on('data', check);

@@ -7,6 +7,7 @@ import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readAsText, sharedReadsAvailable } from '../../src/http/socketReads.js';
+import { elapse, until } from '../until.js';
 
 const servers: net.Server[] = [];
 afterEach(async () => {
@@ -30,8 +31,6 @@ async function pairs(clients: number, accept: (socket: Socket) => void): Promise
   );
 }
 
-const until = (check: () => boolean) => expect.poll(check, { timeout: 2000, interval: 5 }).toBe(true);
-
 it('this Node lets accepted sockets read into the shared buffer (the default mode is in effect)', () => {
   expect(sharedReadsAvailable).toBe(true);
 });
@@ -49,7 +48,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (mode) => {
     for (let round = 0; round < 20; round++) clients.forEach((client, i) => client.write(Buffer.concat([Buffer.from(`${i}:`), bytes])));
     const expected = (i: number) =>
       Buffer.concat(Array.from({ length: 20 }, () => Buffer.concat([Buffer.from(`${i}:`), bytes]))).toString('latin1');
-    await until(() => [...texts.values()].reduce((sum, text) => sum + text.length, 0) === 3 * 20 * 258);
+    await until('every byte', () => [...texts.values()].reduce((sum, text) => sum + text.length, 0) === 3 * 20 * 258, 2000, 5);
     const got = [...texts.values()].sort((a, b) => a.localeCompare(b));
     expect(got).toEqual([0, 1, 2].map(expected));
     clients.forEach((client) => client.destroy());
@@ -63,13 +62,14 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (mode) => {
       readAsText(socket, (text) => (read += text), mode);
     });
     client.write('first');
-    await until(() => read === 'first');
+    await until('the first write', () => read === 'first', 2000, 5);
     accepted.pause();
     client.write('second');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Nothing must be read while paused: no event to wait for, so a bounded wait.
+    await elapse(100);
     expect(read).toBe('first');
     accepted.resume();
-    await until(() => read === 'firstsecond');
+    await until('the second write, once resumed', () => read === 'firstsecond', 2000, 5);
     client.destroy();
   });
 
@@ -100,11 +100,11 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (mode) => {
       );
     });
     client.write('text');
-    await until(() => read === 'text');
+    await until('the text', () => read === 'text', 2000, 5);
     const chunks: Buffer[] = [];
     accepted.on('data', (chunk: Buffer) => chunks.push(chunk));
     client.write(Buffer.from([0xff, 0x00, 0x41]));
-    await until(() => Buffer.concat(chunks).length === 3);
+    await until('the three bytes', () => Buffer.concat(chunks).length === 3, 2000, 5);
     expect(Buffer.concat(chunks)).toEqual(Buffer.from([0xff, 0x00, 0x41]));
     expect(read).toBe('text');
     client.destroy();

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { StoreInputError } from '../../src/store/storeInput.js';
 import { KeyLimitError, type Account, type AccountStore, type Store } from '../../src/store/store.js';
 import { sharedStore } from './sharedStore.js';
+import { elapse } from '../until.js';
 
 const secretFormat = /^nlk_[0-9a-f]{40}$/;
 const unknownSecret = `nlk_${'0123456789'.repeat(4)}`;
@@ -259,7 +260,8 @@ export function accountsConformance(name: string, open: () => Promise<Store>, cl
       const createInTurn = async (emails: (string | null)[]): Promise<Account[]> => {
         const created: Account[] = [];
         for (const email of emails) {
-          await new Promise((resolve) => setTimeout(resolve, 3));
+          // a pace: creation times a few milliseconds apart
+          await elapse(3);
           created.push((await accounts.createAccount({ plan: 'free', email })).account);
         }
         return created;

@@ -16,6 +16,7 @@ import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
 import { PrivateRedis, redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
+import { elapse } from '../until.js';
 
 const accountsPrefix = redisTestPrefix('accounts');
 accountsConformance(
@@ -447,7 +448,8 @@ describe("redis store: keys' last use and dashboard sessions", () => {
     a.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:07:30.000Z'));
     await vi.waitFor(async () => expect((await b.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:07:00.000Z'));
     b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:05:00.000Z'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // the older use must NOT replace the later one: nothing to wait for, so five intervals pass
+    await elapse(200);
     expect(await a.redis.hget(`${prefix}key-last-used`, key.id)).toBe('2031-08-08T10:07:00.000Z');
     b.accounts.noteKeyUse(key.id, new Date('2031-08-08T10:08:00.000Z'));
     await vi.waitFor(async () => expect((await a.accounts.getKey(key.id))?.last_used_at).toBe('2031-08-08T10:08:00.000Z'));
@@ -516,8 +518,8 @@ describe('redis store: sessions and last use while Redis is away', () => {
     await expect(store.sessions.delete(hash)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.accounts.listAccounts({ offset: 0, limit: 10 })).rejects.toBeInstanceOf(StoreUnavailableError);
     store.accounts.noteKeyUse(key.id, new Date('2031-09-09T09:09:09.000Z'));
-    // a few intervals pass while Redis is away: the use stays noted
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // time to pass: a few intervals while Redis is away, and the use stays noted
+    await elapse(200);
 
     await redis.start();
     await vi.waitFor(async () => expect((await store.accounts.getKey(key.id))?.last_used_at).toBe('2031-09-09T09:09:00.000Z'), {

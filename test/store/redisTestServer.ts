@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
+import { until } from '../until.js';
 
 export const REDIS_TEST_URL = process.env.NETLOOKUP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -75,11 +76,7 @@ export class PrivateRedis {
       },
     );
     this.child = child;
-    for (let i = 0; i < 100; i++) {
-      if (await answers(this.port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`redis-server on port ${this.port} did not start`);
+    await until(`redis-server on port ${this.port} to start`, () => answers(this.port), 5000, 50);
   }
 
   /** Hangs the server (SIGSTOP): its connections stay open and the kernel still accepts new ones, nothing is answered. */

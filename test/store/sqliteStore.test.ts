@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from '../../src/store/apiKeySecret.js';
 import { dayKey, monthKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
@@ -18,6 +19,10 @@ import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
+import { elapse, until, untilValue } from '../until.js';
+
+/** What `stored` reads from the file once the store's interval flush (40 ms here; 1 s by default) has written `expected`. */
+const flushed = <T>(stored: () => T, expected: T) => untilValue('the flush', stored, (value) => isDeepStrictEqual(value, expected), 500);
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const storeModule = pathToFileURL(path.join(projectRoot, 'src/store/sqliteStore.ts')).href;
@@ -204,13 +209,13 @@ describe('sqlite store: durability', () => {
           .map((r) => [r.api, r.count]),
       );
     await store.meter.admit(request(account.id, now, { cost: 2 }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(stored()).toEqual({ ip: 2 });
+    await flushed(stored, { ip: 2 });
     await store.meter.admit(request(account.id, now, { api: 'blacklist' }));
     await store.meter.countRejected(account.id, now);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(stored()).toEqual({ ip: 2, blacklist: 1, rejected: 1 });
+    await flushed(stored, { ip: 2, blacklist: 1, rejected: 1 });
     await store.close();
+    // nothing added twice by the flushes since, or by the last at close
+    expect(stored()).toEqual({ ip: 2, blacklist: 1, rejected: 1 });
     reader.close();
   });
 
@@ -261,12 +266,10 @@ describe('sqlite store: durability', () => {
           .map((r) => [r.id, r.last_used_at]),
       );
     store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:04:05.000Z'));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:04:00.000Z', [other.id]: null });
+    await flushed(stored, { [key.id]: '2031-03-03T03:04:00.000Z', [other.id]: null });
     store.accounts.noteKeyUse(key.id, new Date('2031-03-03T03:05:00.000Z'));
     store.accounts.noteKeyUse(other.id, new Date('2031-03-03T03:04:59.999Z'));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(stored()).toEqual({ [key.id]: '2031-03-03T03:05:00.000Z', [other.id]: '2031-03-03T03:04:00.000Z' });
+    await flushed(stored, { [key.id]: '2031-03-03T03:05:00.000Z', [other.id]: '2031-03-03T03:04:00.000Z' });
     await store.close();
     reader.close();
   });
@@ -343,8 +346,9 @@ describe('sqlite store: durability', () => {
   });
 
   it('a key rolled or an account changed by another process (the CLI) takes effect within a millisecond', async () => {
-    // The server's store asks SQLite whether another connection wrote at most once per millisecond.
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 2));
+    // The server's store asks SQLite whether another connection wrote at most once per millisecond:
+    // time to pass (the check's own interval), then the change must be in effect, with no polling.
+    const settle = () => elapse(2);
     const dir = tempDir();
     const server = SqliteStore.open(dir);
     const { account, key } = await server.accounts.createAccount({ plan: 'free' });
@@ -485,8 +489,7 @@ describe('sqlite store: the blacklist index', () => {
     const cli = SqliteStore.open(dir);
     await cli.blacklist.report(input('45.140.1.1', 'cli', at), at);
     expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(true);
+    await until('the report in the index', () => server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat, 1100, 20);
     await cli.blacklist.deleteAddress(address('45.140.1.1'), at);
     await cli.blacklist.report(input('45.140.1.2', 'cli', at), at);
     await server.blacklist.report(input('45.140.1.3', 'server', at), at);

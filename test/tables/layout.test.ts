@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMPACT_INDEX_BITS, compactIpSectionLayout } from '../../src/tables/format/compactIpTableLayout.js';
 import { FIXED_HEADER_BYTES, HEADER, type SectionLayout } from '../../src/tables/format/containerLayout.js';
-import { INDEX_BITS, ipSectionLayout, NONE } from '../../src/tables/format/ipTableLayout.js';
+import { AS_ROW, INDEX_BITS, ipSectionLayout, LOCATION_ROW, NETWORK_ROW, NONE } from '../../src/tables/format/ipTableLayout.js';
 import { blockBits } from '../../src/tables/format/macTable.js';
 import {
   HAS_LONGER,
@@ -97,6 +97,43 @@ describe('table layouts', () => {
       SPECIAL_ASSIGNED_BY_AT: BigInt(SPECIAL_ROW.assignedBy),
       SPECIAL_REFERENCE_AT: BigInt(SPECIAL_ROW.reference),
     });
+  });
+
+  it('the WASM record writer names the IP rows as ipTableLayout.ts does', () => {
+    const writer = assemblyConstants('ipRecordJson.ts');
+    const rows = Object.fromEntries([...writer].filter(([name]) => /^(LOCATION|NETWORK|AS)_|_AT$/.test(name) && !/_ROWS$/.test(name)));
+    const offsets = (entries: Record<string, number>) =>
+      Object.fromEntries(Object.entries(entries).map(([name, at]) => [name, BigInt(at)]));
+    expect(rows).toEqual(
+      offsets({
+        LOCATION_ROW_BYTES: LOCATION_ROW.bytes,
+        LATITUDE_AT: LOCATION_ROW.latitude,
+        LONGITUDE_AT: LOCATION_ROW.longitude,
+        REGION_AT: LOCATION_ROW.region,
+        CITY_AT: LOCATION_ROW.city,
+        POSTAL_CODE_AT: LOCATION_ROW.postalCode,
+        TIME_ZONE_AT: LOCATION_ROW.timeZone,
+        COUNTRY_CODE_AT: LOCATION_ROW.countryCode,
+        ACCURACY_RADIUS_AT: LOCATION_ROW.accuracyRadiusKm,
+        DISTRICT_AT: LOCATION_ROW.district,
+        NETWORK_ROW4_BYTES: NETWORK_ROW[4].bytes,
+        NETWORK_ROW6_BYTES: NETWORK_ROW[6].bytes,
+        NETWORK_AS_ROW4_AT: NETWORK_ROW[4].asRow,
+        NETWORK_AS_ROW6_AT: NETWORK_ROW[6].asRow,
+        AS_ROW_BYTES: AS_ROW.bytes,
+        AS_ORGANIZATION_AT: AS_ROW.organization,
+        AS_DOMAIN_AT: AS_ROW.domain,
+        AS_CONNECTION_TYPE_AT: AS_ROW.connectionType,
+        AS_DATACENTER_COUNTRY_AT: AS_ROW.datacenterCountry,
+        AS_NAME_AT: AS_ROW.asName,
+        AS_ISP_AT: AS_ROW.isp,
+        AS_ORG_DOMAIN_AT: AS_ROW.orgDomain,
+        AS_HOLDING_AT: AS_ROW.holding,
+        AS_HOLDING_DOMAIN_AT: AS_ROW.holdingDomain,
+        AS_DATACENTER_ADDRESS_AT: AS_ROW.datacenterAddress,
+      }),
+    );
+    expect(writer.get('NONE')).toBe(BigInt(NONE));
   });
 
   it('the WASM load-time checks name the absent row reference as ipTableLayout.ts does', () => {

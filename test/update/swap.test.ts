@@ -11,6 +11,7 @@ import { Harness } from '../http/harness.js';
 import { publish, startPublishers, type PublisherServer } from './publisherServer.js';
 import { SWAP_PROBE } from './fixtureFacts.js';
 import { killChildren, serve } from '../http/serveProcess.js';
+import { until, untilValue } from '../until.js';
 
 let publishers: PublisherServer;
 let tables: string;
@@ -73,11 +74,7 @@ it('swaps the new set in under load with zero failed requests', async () => {
   const second = fs.readFileSync(path.join(tables, 'current'), 'utf8').trim();
   expect(second).not.toBe(first);
   // the server follows the pointer (a poll a second): wait for it, requests still running
-  const deadline = Date.now() + 20_000;
-  while ((await h.call('/health')).body.data.set !== second) {
-    if (Date.now() > deadline) throw new Error('the server did not take the new set');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until('the server to take the new set', async () => (await h.call('/health')).body.data.set === second, 20_000, 50);
   const after = await h.call(`/v1/ip/${SWAP_PROBE.ip}`, { key });
   running = false;
   await Promise.all(clients);
@@ -102,22 +99,20 @@ it('serve runs the update on its schedule, in a child process, and reports it', 
     NETLOOKUP_UPDATE_MIRROR: publishers.url,
   });
   const before = (await fetch(`${child.url}/health`).then((r) => r.json())).data.update.last_attempt.finished_at;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const attempt = (await fetch(`${child.url}/health`).then((r) => r.json())).data.update.last_attempt;
-    if (attempt.finished_at !== before && attempt.outcome !== 'running') {
-      // every source was fetched moments ago: within its cadence, nothing to do
-      expect(attempt.outcome).toBe('unchanged');
-      break;
-    }
-    if (Date.now() > deadline) throw new Error(`no scheduled update within 60 s:\n${child.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const withOutput = (error: Error) => {
+    throw new Error(`${error.message}\n${child.output()}`);
+  };
+  const attempt = await untilValue(
+    'a scheduled update',
+    async () => (await fetch(`${child.url}/health`).then((r) => r.json())).data.update.last_attempt,
+    (last) => last.finished_at !== before && last.outcome !== 'running',
+    60_000,
+    200,
+  ).catch(withOutput);
+  // every source was fetched moments ago: within its cadence, nothing to do
+  expect(attempt.outcome).toBe('unchanged');
   // the status is written before the child exits: the parent's line about its end comes just after
-  while (!/scheduled update ended/.test(child.output())) {
-    if (Date.now() > deadline) throw new Error(`no end of the scheduled update:\n${child.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until('the end of the scheduled update', () => /scheduled update ended/.test(child.output()), 10_000, 50).catch(withOutput);
   expect(child.output()).toMatch(/scheduled update ended \(0\)/);
   child.process.kill('SIGTERM');
   await child.exited;

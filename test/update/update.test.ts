@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBuiltCli } from '../cli/cliProcess.js';
 import { projectRoot } from '../http/harness.js';
+import { until } from '../until.js';
 import { startPublishers, publish, type PublisherServer } from './publisherServer.js';
 
 const DBIP = '/download.db-ip.com/free/dbip-city-lite-2026-11.csv.gz';
@@ -195,7 +196,12 @@ describe('netlookup update', () => {
       stdio: 'ignore',
     });
     try {
-      await until(() => publishers.requests.filter((r) => r === DBIP).length > asked);
+      await until(
+        'the held update at the stalled download',
+        () => publishers.requests.filter((r) => r === DBIP).length > asked,
+        30_000,
+        20,
+      );
       const second = await update(tables);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/another update is running \(process \d+/);
@@ -345,11 +351,3 @@ describe('netlookup update', () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
