@@ -16,9 +16,10 @@ const MAX_DEPTH = 512;
  */
 const MAX_VALUES = 65_536;
 const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
-/** Payload sizes of the fixed-width types, by type number (0 where the size is free). */
-const MAX_NUMBER_SIZE = [0, 0, 0, 8, 0, 2, 4, 0, 4, 8, 16, 0, 0, 0, 1, 4];
-const TYPE_NAMES = ['extended', 'pointer', 'string', 'double', 'bytes', 'uint16', 'uint32', 'map', 'int32', 'uint64', 'uint128', 'array', '', '', 'boolean', 'float'];
+/** By type number, the largest payload of a fixed-width type (a double's and a float's exact one); 0 where free. */
+const FIXED_PAYLOAD = [0, 0, 0, 8, 0, 2, 4, 0, 4, 8, 16, 0, 0, 0, 1, 4];
+const TYPE_NAMES =
+  'extended pointer string double bytes uint16 uint32 map int32 uint64 uint128 array container end-marker boolean float'.split(' ');
 
 export interface MmdbMetadata {
   binaryFormatMajorVersion: number;
@@ -74,7 +75,10 @@ export class MmdbFile {
     this.dataStart = this.searchTreeSize + DATA_SECTION_SEPARATOR;
     this.dataEnd = markerAt;
     if (this.dataStart > markerAt) {
-      throw new MmdbFormatError(name, `search tree of ${this.metadata.nodeCount} nodes and its separator (${this.dataStart} bytes) run past the metadata marker at byte ${markerAt}`);
+      throw new MmdbFormatError(
+        name,
+        `search tree of ${this.metadata.nodeCount} nodes and its separator (${this.dataStart} bytes) run past the metadata marker at byte ${markerAt}`,
+      );
     }
   }
 
@@ -142,7 +146,10 @@ export class MmdbFile {
         if (node === nodeCount) continue;
         const dataOffset = node - nodeCount - DATA_SECTION_SEPARATOR;
         if (dataOffset < 0 || dataOffset >= dataSize) {
-          throw new MmdbFormatError(this.name, `search tree record ${node} at depth ${depth} points ${dataOffset < 0 ? 'into the data section separator' : 'past the data section'}`);
+          throw new MmdbFormatError(
+            this.name,
+            `search tree record ${node} at depth ${depth} points ${dataOffset < 0 ? 'into the data section separator' : 'past the data section'}`,
+          );
         }
         for (let i = 0; i < 4; i++) start[i] = stackWords[w + i];
         if (bits === 32) {
@@ -154,7 +161,12 @@ export class MmdbFile {
       }
       if (depth >= bits) throw new MmdbFormatError(this.name, `search tree deeper than ${bits} bits at node ${node}`);
       if (node === skipNode && depth > 0) continue;
-      if (--visitsLeft < 0) throw new MmdbFormatError(this.name, `search tree walk passes more than its ${nodeCount} nodes (shared or cyclic subtrees) at node ${node}`);
+      if (--visitsLeft < 0) {
+        throw new MmdbFormatError(
+          this.name,
+          `search tree walk passes more than its ${nodeCount} nodes (shared or cyclic subtrees) at node ${node}`,
+        );
+      }
       const right = this.readRecord(node, 1);
       const left = this.readRecord(node, 0);
       const bit = bits - 1 - depth;
@@ -216,7 +228,9 @@ export class MmdbFile {
       throw new MmdbFormatError(this.name, `node count ${nodeCount} does not fit the file`);
     }
     const databaseType = raw.database_type;
-    if (typeof databaseType !== 'string') throw new MmdbFormatError(this.name, `metadata field database_type is not a string (${describe(databaseType)})`);
+    if (typeof databaseType !== 'string') {
+      throw new MmdbFormatError(this.name, `metadata field database_type is not a string (${describe(databaseType)})`);
+    }
     // languages and description are optional; present, they have the spec's types.
     const languages = raw.languages ?? [];
     if (!Array.isArray(languages) || !languages.every((l) => typeof l === 'string')) {
@@ -280,8 +294,9 @@ export class MmdbFile {
       return type === 7 ? this.decodeMap(at, size, depth) : this.decodeArray(at, size, depth);
     }
     // A boolean's size is its value; it has no payload.
-    if (type !== 14 && at + size > end) throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes runs past the end of the section (byte ${end})`);
-    const fixed = MAX_NUMBER_SIZE[type];
+    if (type !== 14 && at + size > end)
+      throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes runs past the end of the section (byte ${end})`);
+    const fixed = FIXED_PAYLOAD[type];
     if (fixed !== 0 && (type === 3 || type === 15 ? size !== fixed : size > fixed)) {
       throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes`);
     }
