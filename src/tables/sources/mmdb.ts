@@ -10,9 +10,9 @@ const DATA_SECTION_SEPARATOR = 16;
 /** Nesting of maps and arrays within one value: the limit of libmaxminddb and MaxMind's Go reader. */
 const MAX_DEPTH = 512;
 /**
- * Values, and bytes of strings and bytes, one decode may produce: MaxMind's recommended limits
- * (2^16 values, 2 MiB), which stop pointers that fan out to a shared value from multiplying the
- * work and memory of a small file.
+ * Values (map keys among them), and bytes of strings and bytes, one decode may produce: MaxMind's
+ * recommended limits (2^16 values, 2 MiB), which stop pointers that fan out to a shared value from
+ * multiplying the work and memory of a small file.
  */
 const MAX_VALUES = 65_536;
 const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -294,8 +294,9 @@ export class MmdbFile {
       return type === 7 ? this.decodeMap(at, size, depth) : this.decodeArray(at, size, depth);
     }
     // A boolean's size is its value; it has no payload.
-    if (type !== 14 && at + size > end)
+    if (type !== 14 && at + size > end) {
       throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes runs past the end of the section (byte ${end})`);
+    }
     const fixed = FIXED_PAYLOAD[type];
     if (fixed !== 0 && (type === 3 || type === 15 ? size !== fixed : size > fixed)) {
       throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes`);
