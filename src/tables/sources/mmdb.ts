@@ -7,6 +7,19 @@
 const METADATA_MARKER = Uint8Array.from([0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com')]);
 const METADATA_MAX_SIZE = 128 * 1024;
 const DATA_SECTION_SEPARATOR = 16;
+/** Nesting of maps and arrays within one value: the limit of libmaxminddb and MaxMind's Go reader. */
+const MAX_DEPTH = 512;
+/**
+ * Values (map keys among them), and bytes of strings and bytes, one decode may produce: MaxMind's
+ * recommended limits (2^16 values, 2 MiB), which stop pointers that fan out to a shared value from
+ * multiplying the work and memory of a small file.
+ */
+const MAX_VALUES = 65_536;
+const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
+/** By type number, the largest payload of a fixed-width type (a double's and a float's exact one); 0 where free. */
+const FIXED_PAYLOAD = [0, 0, 0, 8, 0, 2, 4, 0, 4, 8, 16, 0, 0, 0, 1, 4];
+const TYPE_NAMES =
+  'extended pointer string double bytes uint16 uint32 map int32 uint64 uint128 array container end-marker boolean float'.split(' ');
 
 export interface MmdbMetadata {
   binaryFormatMajorVersion: number;
@@ -25,7 +38,7 @@ export type MmdbValue = string | number | bigint | boolean | Uint8Array | MmdbVa
 /** One leaf of the search tree: the network `start/prefix` maps to the record at `dataOffset`. */
 export type LeafVisitor = (start: Uint32Array, prefixLength: number, dataOffset: number) => void;
 
-class MmdbFormatError extends Error {
+export class MmdbFormatError extends Error {
   constructor(file: string, problem: string) {
     super(`${file}: not a usable MaxMind DB file: ${problem}`);
     this.name = 'MmdbFormatError';
@@ -38,9 +51,13 @@ export class MmdbFile {
   private readonly view: DataView;
   private readonly nodeByteSize: number;
   private readonly searchTreeSize: number;
+  /** The section decodeAt reads and pointers are relative to: the metadata, then the data section. */
   private readonly dataStart: number;
   private readonly dataEnd: number;
   private readonly textDecoder = new TextDecoder('utf-8', { fatal: true });
+  /** What the decode in progress may still produce (MAX_VALUES, MAX_PAYLOAD_BYTES). */
+  private valuesLeft = 0;
+  private payloadLeft = 0;
 
   constructor(
     bytes: Uint8Array,
@@ -50,16 +67,19 @@ export class MmdbFile {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const markerAt = findLast(bytes, METADATA_MARKER, Math.max(0, bytes.length - METADATA_MAX_SIZE));
     if (markerAt < 0) throw new MmdbFormatError(name, 'metadata marker not found');
-    this.dataStart = 0;
+    this.dataStart = markerAt + METADATA_MARKER.length;
     this.dataEnd = bytes.length;
-    const metaStart = markerAt + METADATA_MARKER.length;
-    const raw = this.decodeAt(metaStart, metaStart).value;
-    this.metadata = this.checkMetadata(raw);
+    this.metadata = this.checkMetadata(this.decodeSection(0));
     this.nodeByteSize = this.metadata.recordSize / 4;
     this.searchTreeSize = this.metadata.nodeCount * this.nodeByteSize;
     this.dataStart = this.searchTreeSize + DATA_SECTION_SEPARATOR;
     this.dataEnd = markerAt;
-    if (this.dataStart > markerAt) throw new MmdbFormatError(name, 'search tree larger than the file');
+    if (this.dataStart > markerAt) {
+      throw new MmdbFormatError(
+        name,
+        `search tree of ${this.metadata.nodeCount} nodes and its separator (${this.dataStart} bytes) run past the metadata marker at byte ${markerAt}`,
+      );
+    }
   }
 
   /**
@@ -84,9 +104,17 @@ export class MmdbFile {
 
   /** Decodes the data record at an offset relative to the data section, as given to a visitor. */
   record(dataOffset: number): MmdbValue {
-    const at = this.dataStart + dataOffset;
-    if (dataOffset < 0 || at >= this.dataEnd) throw new MmdbFormatError(this.name, `record offset ${dataOffset} outside the data section`);
-    return this.decodeAt(at, this.dataStart).value;
+    if (!Number.isInteger(dataOffset) || dataOffset < 0 || this.dataStart + dataOffset >= this.dataEnd) {
+      throw new MmdbFormatError(this.name, `record offset ${dataOffset} outside the data section`);
+    }
+    return this.decodeSection(dataOffset);
+  }
+
+  /** One value at an offset of the current section, within the limits of one decode. */
+  private decodeSection(offset: number): MmdbValue {
+    this.valuesLeft = MAX_VALUES;
+    this.payloadLeft = MAX_PAYLOAD_BYTES;
+    return this.decodeAt(this.dataStart + offset, 0).value;
   }
 
   private ipv4StartNode(): number {
@@ -102,6 +130,10 @@ export class MmdbFile {
     const stackDepth = new Uint8Array(depthLimit + 1);
     const stackWords = new Uint32Array((depthLimit + 1) * 4);
     const start = new Uint32Array(4);
+    const dataSize = this.dataEnd - this.dataStart;
+    // A tree reaches each node once (the skipped IPv4 aliases aside): more visits than nodes means
+    // shared or cyclic subtrees, whose walk would multiply without end.
+    let visitsLeft = nodeCount;
     stackNode[0] = root;
     stackDepth[0] = 0;
     let top = 1;
@@ -112,16 +144,29 @@ export class MmdbFile {
       const w = top * 4;
       if (node >= nodeCount) {
         if (node === nodeCount) continue;
+        const dataOffset = node - nodeCount - DATA_SECTION_SEPARATOR;
+        if (dataOffset < 0 || dataOffset >= dataSize) {
+          throw new MmdbFormatError(
+            this.name,
+            `search tree record ${node} at depth ${depth} points ${dataOffset < 0 ? 'into the data section separator' : 'past the data section'}`,
+          );
+        }
         for (let i = 0; i < 4; i++) start[i] = stackWords[w + i];
         if (bits === 32) {
           start[0] = start[3];
           start[1] = start[2] = start[3] = 0;
         }
-        visit(start, depth, node - nodeCount - DATA_SECTION_SEPARATOR);
+        visit(start, depth, dataOffset);
         continue;
       }
-      if (depth >= bits) throw new MmdbFormatError(this.name, `search tree deeper than ${bits} bits`);
+      if (depth >= bits) throw new MmdbFormatError(this.name, `search tree deeper than ${bits} bits at node ${node}`);
       if (node === skipNode && depth > 0) continue;
+      if (--visitsLeft < 0) {
+        throw new MmdbFormatError(
+          this.name,
+          `search tree walk passes more than its ${nodeCount} nodes (shared or cyclic subtrees) at node ${node}`,
+        );
+      }
       const right = this.readRecord(node, 1);
       const left = this.readRecord(node, 0);
       const bit = bits - 1 - depth;
@@ -164,9 +209,12 @@ export class MmdbFile {
     if (!isMap(raw)) throw new MmdbFormatError(this.name, 'metadata is not a map');
     const num = (key: string): number => {
       const v = raw[key];
-      if (typeof v === 'bigint') return Number(v);
-      if (typeof v !== 'number') throw new MmdbFormatError(this.name, `metadata field ${key} missing`);
-      return v;
+      if (v === undefined) throw new MmdbFormatError(this.name, `metadata field ${key} missing`);
+      const n = typeof v === 'bigint' ? Number(v) : v;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+        throw new MmdbFormatError(this.name, `metadata field ${key} is not an unsigned integer (${describe(v)})`);
+      }
+      return n;
     };
     const major = num('binary_format_major_version');
     if (major !== 2) throw new MmdbFormatError(this.name, `binary format version ${major} is not 2`);
@@ -175,14 +223,23 @@ export class MmdbFile {
     const ipVersion = num('ip_version');
     if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbFormatError(this.name, `ip version ${ipVersion}`);
     const nodeCount = num('node_count');
-    if (!Number.isInteger(nodeCount) || nodeCount <= 0 || nodeCount * (recordSize / 4) > this.bytes.length) {
+    // A record must be able to name every node and the data after them.
+    if (nodeCount === 0 || nodeCount >= 2 ** recordSize || nodeCount * (recordSize / 4) > this.bytes.length) {
       throw new MmdbFormatError(this.name, `node count ${nodeCount} does not fit the file`);
     }
     const databaseType = raw.database_type;
-    if (typeof databaseType !== 'string') throw new MmdbFormatError(this.name, 'metadata field database_type missing');
-    const languages = Array.isArray(raw.languages) ? raw.languages.filter((l): l is string => typeof l === 'string') : [];
-    const description: Record<string, string> = {};
-    if (isMap(raw.description)) for (const [k, v] of Object.entries(raw.description)) if (typeof v === 'string') description[k] = v;
+    if (typeof databaseType !== 'string') {
+      throw new MmdbFormatError(this.name, `metadata field database_type is not a string (${describe(databaseType)})`);
+    }
+    // languages and description are optional; present, they have the spec's types.
+    const languages = raw.languages ?? [];
+    if (!Array.isArray(languages) || !languages.every((l) => typeof l === 'string')) {
+      throw new MmdbFormatError(this.name, 'metadata field languages is not an array of strings');
+    }
+    const description = raw.description ?? {};
+    if (!isMap(description) || !Object.values(description).every((d) => typeof d === 'string')) {
+      throw new MmdbFormatError(this.name, 'metadata field description is not a map of strings');
+    }
     return {
       binaryFormatMajorVersion: major,
       binaryFormatMinorVersion: num('binary_format_minor_version'),
@@ -191,84 +248,149 @@ export class MmdbFile {
       ipVersion,
       nodeCount,
       recordSize,
-      languages,
-      description,
+      languages: languages as string[],
+      description: description as Record<string, string>,
     };
   }
 
-  private decodeAt(at: number, pointerBase: number): { value: MmdbValue; next: number } {
+  private formatError(at: number, problem: string): MmdbFormatError {
+    return new MmdbFormatError(this.name, `at byte ${at}: ${problem}`);
+  }
+
+  /**
+   * Decodes the field at `at`, a file offset inside [dataStart, dataEnd). Every read is checked
+   * against dataEnd, containers against MAX_DEPTH and the bytes left, and the whole decode against
+   * MAX_VALUES and MAX_PAYLOAD_BYTES.
+   */
+  private decodeAt(at: number, depth: number): { value: MmdbValue; next: number } {
     const b = this.bytes;
-    if (at >= this.dataEnd) throw new MmdbFormatError(this.name, `data offset ${at} past the end`);
+    const end = this.dataEnd;
+    const field = at;
+    if (at >= end) throw this.formatError(at, `field past the end of the section (byte ${end})`);
+    if (depth > MAX_DEPTH) throw this.formatError(at, `maps and arrays nested deeper than ${MAX_DEPTH}`);
     const ctrl = b[at++];
     let type = ctrl >>> 5;
-    if (type === 1) {
-      const ss = (ctrl >>> 3) & 3;
-      const vvv = ctrl & 7;
-      let target: number;
-      if (ss === 0) target = (vvv << 8) | b[at];
-      else if (ss === 1) target = ((vvv << 16) | (b[at] << 8) | b[at + 1]) + 2048;
-      else if (ss === 2) target = ((vvv << 24) | (b[at] << 16) | (b[at + 1] << 8) | b[at + 2]) + 526336;
-      else target = this.view.getUint32(at);
-      const pointed = this.decodeAt(pointerBase + target, pointerBase);
-      return { value: pointed.value, next: at + ss + 1 };
+    if (type === 1) return this.followPointer(field, ctrl, depth);
+    if (type === 0) {
+      if (at >= end) throw this.formatError(field, 'extended type byte past the end of the section');
+      type = 7 + b[at++];
+      // 12 (data cache container) and 13 (end marker) mark regions of the section, never a value.
+      if (type < 8 || type > 15 || type === 12 || type === 13) throw this.formatError(field, `unknown data type ${type}`);
     }
-    if (type === 0) type = 7 + b[at++];
     let size = ctrl & 0x1f;
-    if (size === 29) size = 29 + b[at++];
-    else if (size === 30) {
-      size = 285 + ((b[at] << 8) | b[at + 1]);
-      at += 2;
-    } else if (size === 31) {
-      size = 65821 + ((b[at] << 16) | (b[at + 1] << 8) | b[at + 2]);
-      at += 3;
+    if (size >= 29) {
+      const sizeBytes = size - 28;
+      if (at + sizeBytes > end) throw this.formatError(field, 'size bytes past the end of the section');
+      if (size === 29) size = 29 + b[at];
+      else if (size === 30) size = 285 + ((b[at] << 8) | b[at + 1]);
+      else size = 65821 + ((b[at] << 16) | (b[at + 1] << 8) | b[at + 2]);
+      at += sizeBytes;
+    }
+    if (--this.valuesLeft < 0) throw this.formatError(field, `more than ${MAX_VALUES} values in one record`);
+    if (type === 7 || type === 11) {
+      // Each entry takes at least one byte, each map pair two: a size beyond that is a lie.
+      const least = type === 7 ? size * 2 : size;
+      if (least > end - at) throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} entries in the ${end - at} bytes left`);
+      return type === 7 ? this.decodeMap(at, size, depth) : this.decodeArray(at, size, depth);
+    }
+    // A boolean's size is its value; it has no payload.
+    if (type !== 14 && at + size > end) {
+      throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes runs past the end of the section (byte ${end})`);
+    }
+    const fixed = FIXED_PAYLOAD[type];
+    if (fixed !== 0 && (type === 3 || type === 15 ? size !== fixed : size > fixed)) {
+      throw this.formatError(field, `${TYPE_NAMES[type]} of ${size} bytes`);
     }
     switch (type) {
       case 2:
-        return { value: this.textDecoder.decode(b.subarray(at, at + size)), next: at + size };
+        return { value: this.decodeString(field, at, size), next: at + size };
       case 3:
         return { value: this.view.getFloat64(at), next: at + 8 };
       case 4:
+        this.spendPayload(field, size);
         return { value: b.slice(at, at + size), next: at + size };
       case 5:
       case 6:
       case 9:
       case 10:
         return { value: readUnsigned(b, at, size), next: at + size };
-      case 7: {
-        const map: Record<string, MmdbValue> = {};
-        let p = at;
-        for (let i = 0; i < size; i++) {
-          const key = this.decodeAt(p, pointerBase);
-          if (typeof key.value !== 'string') throw new MmdbFormatError(this.name, 'map key is not a string');
-          const value = this.decodeAt(key.next, pointerBase);
-          map[key.value] = value.value;
-          p = value.next;
-        }
-        return { value: map, next: p };
-      }
       case 8: {
         let v = 0;
         for (let i = 0; i < size; i++) v = (v << 8) | b[at + i];
         return { value: v | 0, next: at + size };
-      }
-      case 11: {
-        const list: MmdbValue[] = [];
-        let p = at;
-        for (let i = 0; i < size; i++) {
-          const item = this.decodeAt(p, pointerBase);
-          list.push(item.value);
-          p = item.next;
-        }
-        return { value: list, next: p };
       }
       case 14:
         return { value: size !== 0, next: at };
       case 15:
         return { value: this.view.getFloat32(at), next: at + 4 };
       default:
-        throw new MmdbFormatError(this.name, `unknown data type ${type} at ${at - 1}`);
+        throw this.formatError(field, `unknown data type ${type}`);
     }
   }
+
+  /** The spec forbids a pointer to a pointer, so a chain is one step; cycles run into MAX_DEPTH. */
+  private followPointer(field: number, ctrl: number, depth: number): { value: MmdbValue; next: number } {
+    const b = this.bytes;
+    const at = field + 1;
+    const ss = (ctrl >>> 3) & 3;
+    if (at + ss + 1 > this.dataEnd) throw this.formatError(field, 'pointer past the end of the section');
+    const vvv = ctrl & 7;
+    let target: number;
+    if (ss === 0) target = (vvv << 8) | b[at];
+    else if (ss === 1) target = ((vvv << 16) | (b[at] << 8) | b[at + 1]) + 2048;
+    else if (ss === 2) target = ((vvv << 24) | (b[at] << 16) | (b[at + 1] << 8) | b[at + 2]) + 526336;
+    else target = this.view.getUint32(at);
+    const to = this.dataStart + target;
+    if (to >= this.dataEnd) throw this.formatError(field, `pointer to ${target} past the end of the section`);
+    if (b[to] >>> 5 === 1) throw this.formatError(field, `pointer to ${target}, which is another pointer`);
+    return { value: this.decodeAt(to, depth).value, next: at + ss + 1 };
+  }
+
+  private decodeMap(at: number, size: number, depth: number): { value: MmdbValue; next: number } {
+    const map: Record<string, MmdbValue> = {};
+    let p = at;
+    for (let i = 0; i < size; i++) {
+      const key = this.decodeAt(p, depth + 1);
+      if (typeof key.value !== 'string') throw this.formatError(p, 'map key is not a string');
+      const value = this.decodeAt(key.next, depth + 1);
+      map[key.value] = value.value;
+      p = value.next;
+    }
+    return { value: map, next: p };
+  }
+
+  private decodeArray(at: number, size: number, depth: number): { value: MmdbValue; next: number } {
+    const list: MmdbValue[] = [];
+    let p = at;
+    for (let i = 0; i < size; i++) {
+      const item = this.decodeAt(p, depth + 1);
+      list.push(item.value);
+      p = item.next;
+    }
+    return { value: list, next: p };
+  }
+
+  private decodeString(field: number, at: number, size: number): string {
+    this.spendPayload(field, size);
+    try {
+      return this.textDecoder.decode(this.bytes.subarray(at, at + size));
+    } catch {
+      throw this.formatError(field, `string of ${size} bytes is not UTF-8`);
+    }
+  }
+
+  private spendPayload(field: number, size: number): void {
+    this.payloadLeft -= size;
+    if (this.payloadLeft < 0) throw this.formatError(field, `more than ${MAX_PAYLOAD_BYTES} bytes of strings and bytes in one record`);
+  }
+}
+
+function describe(v: MmdbValue | undefined): string {
+  if (v === undefined) return 'missing';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.slice(0, 40))}`;
+  if (Array.isArray(v)) return 'an array';
+  if (v instanceof Uint8Array) return 'bytes';
+  return typeof v === 'object' ? 'a map' : `${typeof v} ${String(v)}`;
 }
 
 function readUnsigned(b: Uint8Array, at: number, size: number): number | bigint {
