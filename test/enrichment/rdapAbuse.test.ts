@@ -16,6 +16,7 @@ import { parseIp, type ParsedIp } from '../../src/address/ipAddress.js';
 import type { RdapSettings } from '../../src/config/rdapSettings.js';
 import { abuseEmailOf, createRdapAbuse, type RdapAbuse, type RdapAbuseOptions } from '../../src/enrichment/rdapAbuse.js';
 import { CONTACT_TTL_MS, NO_CONTACT_TTL_MS } from '../../src/enrichment/rdapCache.js';
+import { until } from '../until.js';
 
 const PUBLISHERS = path.join(import.meta.dirname, '..', 'fixtures', 'publishers');
 const ARIN = 'https://rdap.arin.net/registry/';
@@ -24,14 +25,6 @@ const APNIC = 'https://rdap.apnic.net/';
 const SLACK_MS = 60;
 
 const ip = (text: string): ParsedIp => parseIp(text)!;
-
-async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** What the registry stand-in does for a path: a fixture file (default), or a behaviour set by the test. */
 type Behaviour =
