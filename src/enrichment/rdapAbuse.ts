@@ -75,6 +75,8 @@ interface RdapAbuseStats {
   /** callers answered "unknown" because their deadline came first */
   expired: number;
   inFlight: number;
+  /** the last error of the cache file (then lookups go on without it), or null */
+  cacheError: string | null;
 }
 
 export interface RdapAbuse {
@@ -97,6 +99,8 @@ export interface RdapAbuseOptions {
   /** wall-clock milliseconds, for the cache's expiry (kept across restarts) */
   wallClock?: () => number;
   fetch?: typeof fetch;
+  /** told the first time the cache file cannot be opened, read or written */
+  onCacheError?: (error: Error) => void;
 }
 
 const OFF: RdapAbuseAnswer = Object.freeze({ outcome: 'off' });
@@ -198,12 +202,35 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   };
   const deadline = (budgetMs = settings.deadlineMs) => clock.now() + budgetMs;
   if (!settings.enabled) {
-    return { lookup: async () => OFF, cached: () => OFF, deadline, stats: () => ({ ...counts, inFlight: 0 }), close: () => undefined };
+    return {
+      lookup: async () => OFF,
+      cached: () => OFF,
+      deadline,
+      stats: () => ({ ...counts, inFlight: 0, cacheError: null }),
+      close: () => undefined,
+    };
   }
-  // opened at the first lookup: a deployment that never asks RDAP (no bootstrap, fields without
-  // abuse.email, a shared deployment on Redis) makes no file
-  let opened: RdapCache | null = null;
-  const cache = (): RdapCache => (opened ??= openRdapCache(settings.cacheFile));
+  // Opened at the first lookup: a deployment that never asks RDAP (no bootstrap, fields without
+  // abuse.email, a shared deployment on Redis) makes no file. A cache that cannot be opened, read
+  // or written (a full disk, a file of something else) costs the cache, never the request: the
+  // lookup goes on as a miss, within the rate limit, and the error is reported once.
+  let opened: RdapCache | null | undefined;
+  let cacheError: string | null = null;
+  const cacheFailed = (error: unknown) => {
+    if (cacheError === null) options.onCacheError?.(error as Error);
+    cacheError = (error as Error).message;
+  };
+  const cache = (): RdapCache | null => {
+    if (opened === undefined) {
+      try {
+        opened = openRdapCache(settings.cacheFile);
+      } catch (error) {
+        opened = null;
+        cacheFailed(error);
+      }
+    }
+    return opened;
+  };
   const limits = new Map<string, ServiceLimit>();
   const inFlight = new Map<string, { ip: string; flight: Promise<RdapAbuseAnswer> }>();
   const controllers = new Set<AbortController>();
@@ -226,7 +253,11 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     answer: RdapAbuseAnswer,
   ): RdapAbuseAnswer {
     const now = wallClock();
-    if (!closed) cache().set(ip, network, email, now, now + (email !== null ? CONTACT_TTL_MS : NO_CONTACT_TTL_MS));
+    try {
+      if (!closed) cache()?.set(ip, network, email, now, now + (email !== null ? CONTACT_TTL_MS : NO_CONTACT_TTL_MS));
+    } catch (error) {
+      cacheFailed(error);
+    }
     if (answer.outcome === 'contact') counts.contacts++;
     else if (answer === NOT_FOUND) counts.notFound++;
     else counts.noContacts++;
@@ -297,7 +328,12 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   function cachedAnswer(ip: ParsedIp): RdapAbuseAnswer | undefined {
     if (closed) return OFF;
     if ((ip.v4 >= 0 ? reservedIPv4(ip.v4) : reservedIPv6(ip.words)) !== null) return RESERVED;
-    const entry = cache().get(ip, wallClock());
+    let entry: { email: string | null } | undefined;
+    try {
+      entry = cache()?.get(ip, wallClock());
+    } catch (error) {
+      cacheFailed(error);
+    }
     if (entry === undefined) return undefined;
     counts.hits++;
     return entry.email === null ? NO_CONTACT : { outcome: 'contact', email: entry.email };
@@ -351,11 +387,12 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     lookup: async (ip, service, deadlineAt = deadline()) => answerOf(ip, service, deadlineAt),
     cached: cachedAnswer,
     deadline,
-    stats: () => ({ ...counts, inFlight: inFlight.size }),
+    stats: () => ({ ...counts, inFlight: inFlight.size, cacheError }),
     close: () => {
       closed = true;
       for (const controller of controllers) controller.abort();
       opened?.close();
+      opened = null;
     },
   };
 }

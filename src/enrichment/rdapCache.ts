@@ -74,7 +74,8 @@ export function openRdapCache(file: string, maxRows = DEFAULT_MAX_ROWS): RdapCac
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 1000');
+  // better-sqlite3 waits on the event loop: a write meeting another process's write waits at most this
+  db.pragma('busy_timeout = 50');
   db.pragma('synchronous = NORMAL');
   db.exec(`CREATE TABLE IF NOT EXISTS abuse_contacts (
     family INTEGER NOT NULL,
@@ -105,7 +106,13 @@ export function openRdapCache(file: string, maxRows = DEFAULT_MAX_ROWS): RdapCac
     if (excess > 0) trim.run(excess);
   };
   sweep();
-  const timer = setInterval(sweep, SWEEP_EVERY_MS);
+  const timer = setInterval(() => {
+    try {
+      sweep();
+    } catch {
+      // a busy or failing file: the next sweep tries again (lookups report their own errors)
+    }
+  }, SWEEP_EVERY_MS);
   timer.unref();
   let open = true;
 

@@ -127,6 +127,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     mirror: config.updateMirror ?? null,
     // redirects only to the registries' services the bootstrap in force names
     isRdapHost: (host) => feeds.current.rdap?.valueList.some((base) => new URL(base).host === host) === true,
+    onCacheError: (error) => logger.warn({ err: error.message }, 'RDAP cache unavailable; abuse contacts are asked without it'),
   });
   const deps: ServiceDeps = {
     engine,

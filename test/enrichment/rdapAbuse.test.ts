@@ -305,6 +305,18 @@ describe('query-time RDAP', () => {
     expect(fs.existsSync(cacheFile)).toBe(true);
   });
 
+  it('answers without its cache when the file cannot be made, and says so once', async () => {
+    const notAFolder = path.join(folder, 'a-file');
+    fs.writeFileSync(notAFolder, 'x');
+    const errors: string[] = [];
+    const rdap = rdapOf({ cacheFile: path.join(notAFolder, 'cache.sqlite') }, { onCacheError: (error) => errors.push(error.message) });
+    expect(await rdap.lookup(ip('8.8.8.8'), ARIN)).toEqual({ outcome: 'contact', email: 'network-abuse@google.com' });
+    expect(await rdap.lookup(ip('8.8.8.8'), ARIN)).toEqual({ outcome: 'contact', email: 'network-abuse@google.com' });
+    expect(asked).toHaveLength(2);
+    expect(errors).toHaveLength(1);
+    expect(rdap.stats().cacheError).toMatch(/EEXIST|ENOTDIR/);
+  });
+
   it('is off when turned off, and after close', async () => {
     const off = createRdapAbuse(settings({ enabled: false }), { mirror, isRdapHost: () => true });
     expect(await off.lookup(ip('8.8.8.8'), ARIN)).toEqual({ outcome: 'off' });
