@@ -175,7 +175,12 @@ export async function runUpdate(options: UpdateOptions): Promise<UpdateResult> {
     if (feeds !== null && options.compactDir) {
       const copy = path.join(options.compactDir, COMPACT_SECURITY_FILE);
       if (feeds.outcome === 'updated' || !fs.existsSync(copy)) {
-        if (publishCompactSecurity(tablesDir, options.compactDir) === 'copied') options.log?.(`the security table is copied to ${copy}`);
+        // the feed set is in force whatever becomes of the copy for browsers
+        try {
+          if (publishCompactSecurity(tablesDir, options.compactDir) === 'copied') options.log?.(`the security table is copied to ${copy}`);
+        } catch (error) {
+          options.log?.(`the security table was not copied to ${copy}: ${(error as Error).message}`);
+        }
       }
     }
     const outcome: UpdateResult['outcome'] =
