@@ -92,7 +92,13 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
         return;
       }
       const kind = flags.feedsOnly ? 'feed set' : 'table set';
-      if (flags.feedsOnly && compactDir !== null) publishCompactSecurity(tablesDir, compactDir);
+      if (flags.feedsOnly && compactDir !== null) {
+        try {
+          publishCompactSecurity(tablesDir, compactDir);
+        } catch (error) {
+          process.stderr.write(`netlookup: the security table beside the compact sets was not updated: ${(error as Error).message}\n`);
+        }
+      }
       process.stderr.write(`${kind} ${back.to} is in force again (was ${back.from}); running servers take it within a second\n`);
       return;
     }
