@@ -1,5 +1,6 @@
 /**
- * Prometheus metrics (GET /metrics): requests by endpoint and status, request latency, rejections.
+ * Prometheus metrics (GET /metrics): requests by endpoint and status, request latency, rejections,
+ * the data's age and freshness, and the query-time lookups (reverse DNS, RDAP).
  *
  * The two per-request metrics are counted in plain numbers and handed to prom-client when the
  * registry is scraped: prom-client's own `inc`/`observe` hash their labels on every call, which
@@ -11,6 +12,8 @@
  * `unmatched`), statuses are HTTP's.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type MetricValue } from 'prom-client';
+import type { RdapAbuse } from '../enrichment/rdapAbuse.js';
+import type { ReverseDns } from '../enrichment/reverseDns.js';
 import type { DataStatus } from './dataStatus.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5] as const;
@@ -128,10 +131,59 @@ function dataMetrics(registry: Registry, data: () => DataStatus): void {
   });
 }
 
-export function createMetrics(data?: () => DataStatus): ServiceMetrics {
+/** What the query-time services (src/enrichment) have counted since the start. */
+export interface QueryTimeStats {
+  reverseDns: ReturnType<ReverseDns['stats']>;
+  rdap: ReturnType<RdapAbuse['stats']>;
+}
+
+/** A counter whose series are read, whole, from the services' own counts when scraped. */
+function countsCounter(registry: Registry, name: string, help: string, label: string, read: () => Record<string, number>): void {
+  new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [value, count] of Object.entries(read())) this.inc({ [label]: value }, count);
+    },
+  });
+}
+
+/** Reverse DNS and RDAP: lookups by how they were answered, queries by what the servers said. */
+function queryTimeMetrics(registry: Registry, stats: () => QueryTimeStats): void {
+  countsCounter(registry, 'netlookup_reverse_dns_lookups_total', 'Reverse DNS lookups by how they were answered', 'outcome', () => {
+    const s = stats().reverseDns;
+    return { hit: s.hits, miss: s.misses, coalesced: s.coalesced, unsent: s.unsent, expired: s.expired };
+  });
+  countsCounter(registry, 'netlookup_reverse_dns_queries_total', 'PTR queries sent, by their answer', 'answer', () => {
+    const s = stats().reverseDns;
+    return { name: s.names, no_name: s.noNames, timeout: s.timeouts, failure: s.failures };
+  });
+  countsCounter(registry, 'netlookup_rdap_lookups_total', 'RDAP abuse-contact lookups by how they were answered', 'outcome', () => {
+    const s = stats().rdap;
+    return { hit: s.hits, miss: s.misses, coalesced: s.coalesced, rate_limited: s.rateLimited, busy: s.busy, expired: s.expired };
+  });
+  countsCounter(registry, 'netlookup_rdap_queries_total', 'RDAP queries sent, by their answer', 'answer', () => {
+    const s = stats().rdap;
+    return { contact: s.contacts, no_contact: s.noContacts, not_found: s.notFound, timeout: s.timeouts, failure: s.failures };
+  });
+  new Gauge({
+    name: 'netlookup_rdap_cache_ok',
+    help: 'Whether the RDAP cache file works (1), or lookups go on without it (0)',
+    registers: [registry],
+    collect() {
+      this.set(stats().rdap.cacheError === null ? 1 : 0);
+    },
+  });
+}
+
+export function createMetrics(data?: () => DataStatus, queryTime?: () => QueryTimeStats): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   if (data) dataMetrics(registry, data);
+  if (queryTime) queryTimeMetrics(registry, queryTime);
   const endpoints = new Map<string, EndpointSeries>();
   new Counter({
     name: 'netlookup_requests_total',

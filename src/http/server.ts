@@ -138,7 +138,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     plans: loadPlans(config.plansFile),
     config,
     logger,
-    metrics: createMetrics(() => dataStatus({ config, engine, feeds, now: options.now ?? (() => new Date()) })),
+    metrics: createMetrics(
+      () => dataStatus({ config, engine, feeds, now: options.now ?? (() => new Date()) }),
+      () => ({ reverseDns: reverseDns.stats(), rdap: rdap.stats() }),
+    ),
     now: options.now ?? (() => new Date()),
   };
   const firstKey = options.firstStart === false ? null : await createFirstAccount(store.accounts);

@@ -232,6 +232,20 @@ describe('reverse DNS', () => {
   });
 });
 
+describe('metrics', () => {
+  it('count the reverse DNS and RDAP lookups and what the servers answered', async () => {
+    const text = (await h.call('/metrics')).text;
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    // the tests above asked for names and contacts, and looked some up twice
+    expect(value('netlookup_reverse_dns_queries_total{answer="name"}')).toBeGreaterThanOrEqual(2);
+    expect(value('netlookup_reverse_dns_lookups_total{outcome="hit"}')).toBeGreaterThanOrEqual(1);
+    expect(value('netlookup_rdap_queries_total{answer="contact"}')).toBeGreaterThanOrEqual(3);
+    expect(value('netlookup_rdap_queries_total{answer="not_found"}')).toBeGreaterThanOrEqual(1);
+    expect(value('netlookup_rdap_lookups_total{outcome="hit"}')).toBeGreaterThanOrEqual(1);
+    expect(value('netlookup_rdap_cache_ok')).toBe(1);
+  });
+});
+
 describe('the browser and edge build', () => {
   it("gets the feed set's security table beside the compact sets, as the server answers from it", async () => {
     const feedSet = (await h.call('/health')).body.data.feed_set as string;
