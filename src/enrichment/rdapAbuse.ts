@@ -12,7 +12,8 @@
  *   are not cached: the next request asks again, within the rate limit.
  * - Rate limit: each service (its origin) gets `perMinute` queries a minute, or the registry's
  *   published limit where lower (PUBLISHED_LIMITS), in bursts of up to ten; a lookup that finds none
- *   left is answered "unknown" at once, never queued behind others.
+ *   left is answered "unknown" at once, never queued behind others. A caller may spend a quarter of
+ *   a service's budget (CALLER_SHARE): a hostile one leaves the rest to the others.
  *   A 429 answer pauses the service for its Retry-After (1 s to 1 h; 60 s when absent).
  * - One query per block in flight: lookups of addresses of one block share it; at most
  *   MAX_QUERIES queries run at once over all services.
@@ -37,6 +38,9 @@ const MAX_QUERIES = 32;
  * (LACNIC's RDAP service, GTER 41, May 2016). The other registries publish none for RDAP.
  */
 const PUBLISHED_LIMITS: Readonly<Record<string, number>> = { 'rdap.lacnic.net': 10 };
+/** A caller may spend a quarter of a service's budget. */
+const CALLER_SHARE = 4;
+const MAX_CALLERS = 10_000;
 const MAX_REDIRECTS = 3;
 const MAX_BURST = 10;
 const DEFAULT_RETRY_AFTER_MS = 60_000;
@@ -80,8 +84,11 @@ interface RdapAbuseStats {
 }
 
 export interface RdapAbuse {
-  /** The abuse contact of `ip` from the RDAP service at `service` (a bootstrap base URL), by `deadlineAt`. */
-  lookup(ip: ParsedIp, service: string, deadlineAt?: number): Promise<RdapAbuseAnswer>;
+  /**
+   * The abuse contact of `ip` from the RDAP service at `service` (a bootstrap base URL), by
+   * `deadlineAt`; `caller` (an account id) spends its own share of the service's budget.
+   */
+  lookup(ip: ParsedIp, service: string, deadlineAt?: number, caller?: string): Promise<RdapAbuseAnswer>;
   /** The answer the cache holds for `ip`, without asking; undefined when it holds none. */
   cached(ip: ParsedIp): RdapAbuseAnswer | undefined;
   /** The instant `budgetMs` (default: the setting) from now, on this service's clock. */
@@ -128,11 +135,16 @@ class ServiceLimit {
     this.updatedAt = now;
   }
 
-  take(now: number): boolean {
+  /** Whether a query may go now (the bucket refilled to `now`); `take` spends it. */
+  ready(now: number): boolean {
     if (now < this.pausedUntil) return false;
     this.tokens = Math.min(this.burst, this.tokens + (now - this.updatedAt) * this.perMs);
     this.updatedAt = now;
-    if (this.tokens < 1) return false;
+    return this.tokens >= 1;
+  }
+
+  take(now: number): boolean {
+    if (!this.ready(now)) return false;
     this.tokens -= 1;
     return true;
   }
@@ -245,6 +257,25 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     return limit;
   }
 
+  /**
+   * Each caller's share of a service's budget: a quarter of it (at least one query a minute), so
+   * that one caller asking about block after block cannot spend every other caller's lookups.
+   * Callers are kept in an LRU of MAX_CALLERS: one forgotten starts again with a full share.
+   */
+  const shares = new Map<string, ServiceLimit>();
+  function callerShareOf(caller: string, service: URL): ServiceLimit {
+    const key = `${service.origin} ${caller}`;
+    let share = shares.get(key);
+    if (share !== undefined) shares.delete(key);
+    else {
+      const perMinute = Math.max(1, Math.min(settings.perMinute, PUBLISHED_LIMITS[service.host] ?? Infinity) / CALLER_SHARE);
+      share = new ServiceLimit(perMinute / 60_000, Math.max(1, Math.min(MAX_BURST / 2, perMinute)), clock.now());
+      if (shares.size >= MAX_CALLERS) shares.delete(shares.keys().next().value as string);
+    }
+    shares.set(key, share);
+    return share;
+  }
+
   /** Keeps and counts a final answer. */
   function kept(
     ip: ParsedIp,
@@ -339,7 +370,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     return entry.email === null ? NO_CONTACT : { outcome: 'contact', email: entry.email };
   }
 
-  function answerOf(ip: ParsedIp, service: string, deadlineAt: number): Promise<RdapAbuseAnswer> {
+  function answerOf(ip: ParsedIp, service: string, deadlineAt: number, caller: string | undefined): Promise<RdapAbuseAnswer> {
     const cached = cachedAnswer(ip);
     if (cached !== undefined) return Promise.resolve(cached);
     counts.misses++;
@@ -358,10 +389,13 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
         return Promise.resolve(BUSY);
       }
       const limit = limitOf(base);
-      if (!limit.take(clock.now())) {
+      const share = caller === undefined ? null : callerShareOf(caller, base);
+      const now = clock.now();
+      if (!(share?.ready(now) ?? true) || !limit.take(now)) {
         counts.rateLimited++;
         return Promise.resolve(RATE_LIMITED);
       }
+      share?.take(now);
       running = { ip: ip.text, flight: ask(ip, base, limit).finally(() => inFlight.delete(key)) };
       inFlight.set(key, running);
     }
@@ -384,7 +418,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
   }
 
   return {
-    lookup: async (ip, service, deadlineAt = deadline()) => answerOf(ip, service, deadlineAt),
+    lookup: async (ip, service, deadlineAt = deadline(), caller) => answerOf(ip, service, deadlineAt, caller),
     cached: cachedAnswer,
     deadline,
     stats: () => ({ ...counts, inFlight: inFlight.size, cacheError }),

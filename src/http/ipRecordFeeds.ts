@@ -56,6 +56,8 @@ export function queryTimeFacts(
   ips: readonly ParsedIp[],
   wants: QueryTimeWants,
   now: Date,
+  /** the account asking: it spends its own share of each registry's RDAP budget */
+  caller: string,
 ): Eventually<QueryTimeFacts[]> {
   const set = deps.feeds.current;
   const nowMs = now.getTime();
@@ -73,7 +75,7 @@ export function queryTimeFacts(
         return;
       }
       deadlineAt ??= deps.rdap.deadline();
-      asking.push(deps.rdap.lookup(ip, service, deadlineAt).then((answer) => void (emails[i] = abuseEmailOf(answer))));
+      asking.push(deps.rdap.lookup(ip, service, deadlineAt, caller).then((answer) => void (emails[i] = abuseEmailOf(answer))));
     });
   }
   const factsOf = (names: ReverseDnsAnswer[] | null) =>

@@ -115,7 +115,7 @@ class IpLookup implements MeteredAnswer {
     const { plan, now } = this.caller!;
     const threat = threatFactsOf(this.deps, this.ip!, plan.field_level, now);
     const wants = queryTimeWants(this.deps, fieldsOf(this.ctx), plan.field_level);
-    const found = wants === null ? null : queryTimeFacts(this.deps, [this.ip!], wants, now);
+    const found = wants === null ? null : queryTimeFacts(this.deps, [this.ip!], wants, now, this.caller!.account.id);
     if (!(found instanceof Promise)) {
       this.found = found?.[0] ?? null;
       return whenReadyOn(threat, this, this.respond);
@@ -343,7 +343,7 @@ function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: ServiceDeps) 
       const wants = api === 'ip' ? queryTimeWants(deps, filter, level) : null;
       if (wants !== null) {
         const ips = valid.map((item) => item.ip!);
-        const facts = await queryTimeFacts(deps, ips, wants, caller.now);
+        const facts = await queryTimeFacts(deps, ips, wants, caller.now, caller.account.id);
         ips.forEach((ip, i) => found.set(ip.text, facts[i]));
       }
       // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.

@@ -253,6 +253,20 @@ describe('query-time RDAP', () => {
     expect(asked).toHaveLength(4);
   });
 
+  it("gives each caller a quarter of a service's budget: one asking block after block leaves the rest to the others", async () => {
+    const rdap = rdapOf({ perMinute: 40 });
+    const outcomes = async (caller: string, third: number, count: number) => {
+      const answers = [];
+      for (let i = 1; i <= count; i++) answers.push((await rdap.lookup(ip(`23.${third}.${i}.1`), ARIN, undefined, caller)).outcome);
+      return answers;
+    };
+    // a quarter of 40 a minute: 10, in bursts of at most 5; the service's burst is 10
+    expect(await outcomes('hostile', 3, 7)).toEqual(['none', 'none', 'none', 'none', 'none', 'unknown', 'unknown']);
+    expect(await outcomes('other', 4, 3)).toEqual(['none', 'none', 'none']);
+    // without a caller (the CLI, a bench), the service's own budget alone
+    expect((await rdap.lookup(ip('23.5.1.1'), ARIN)).outcome).toBe('none');
+  });
+
   it("keeps to LACNIC's published limit of 10 a minute whatever the setting", async () => {
     const rdap = rdapOf({ perMinute: 600 });
     const answers = [];
