@@ -248,9 +248,13 @@ export interface ConnectionSettings {
   /** an answer the client takes no byte of for this long is cut (NETLOOKUP_SEND_TIMEOUT, 10 s) */
   sendTimeoutMs: number;
   /**
+   * whether single lookups are answered on the socket (src/http/directConnections.ts; on by
+   * default) or every request goes through node:http (NETLOOKUP_DIRECT_CONNECTIONS=off)
+   */
+  directConnections: boolean;
+  /**
    * how the direct connections read their sockets (src/http/socketReads.ts): into one shared
-   * buffer where Node allows it (the default), or through 'data' events; not an environment
-   * setting, the tests run both
+   * buffer where Node allows it (the default), or through 'data' events (NETLOOKUP_SOCKET_READS)
    */
   socketReads: 'shared' | 'events';
 }
@@ -289,5 +293,11 @@ function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): Partial<ConnectionSe
   }
   settings.maxConnections = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS', MAX_CONNECTIONS);
   settings.maxConnectionsPerClient = countOf(env, 'NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT', MAX_CONNECTIONS);
+  settings.directConnections = envValue(env, 'NETLOOKUP_DIRECT_CONNECTIONS', 'on or off is expected', (text) =>
+    text === 'on' ? { on: true } : text === 'off' ? { on: false } : undefined,
+  )?.on;
+  settings.socketReads = envValue(env, 'NETLOOKUP_SOCKET_READS', 'shared or events is expected', (text) =>
+    text === 'shared' || text === 'events' ? text : undefined,
+  );
   return settings;
 }

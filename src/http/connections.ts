@@ -49,7 +49,7 @@ export function connectionSettings(config: ServiceConfig): ConnectionSettings {
     (set.maxConnections as number | undefined) ??
     Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, files === null ? Infinity : files - RESERVED_FILES));
   const maxConnectionsPerClient = Math.max(1, Math.floor(maxConnections / CLIENT_SHARE));
-  return { ...defaultTimeouts, maxConnections, maxConnectionsPerClient, socketReads: 'shared', ...set };
+  return { ...defaultTimeouts, maxConnections, maxConnectionsPerClient, directConnections: true, socketReads: 'shared', ...set };
 }
 
 /**

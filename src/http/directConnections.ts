@@ -61,6 +61,31 @@ export interface DirectConnections {
   closeIdle(): void;
 }
 
+/** What serves when the direct connections do not: node:http takes every connection. */
+export const NO_DIRECT_CONNECTIONS: DirectConnections = Object.freeze({
+  answering: () => false,
+  stop: () => undefined,
+  closeIdle: () => undefined,
+});
+
+/**
+ * Why the direct connections cannot run on this Node, or null: the internals they rely on must be
+ * there and behave as this code expects: node:http's server has exactly one 'connection' listener
+ * (taken over, then handed each connection it should serve), and Buffer's `latin1Slice` reads one
+ * character per byte (socketReads.ts). A newer Node that changes either gets node:http alone, with
+ * the reason in the log, rather than a broken fast path.
+ */
+export function directConnectionsUnavailable(server: http.Server): string | null {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1 || typeof listeners[0] !== 'function') {
+    return `node:http's server has ${listeners.length} connection listeners, not one`;
+  }
+  const probe = Buffer.from([0x68, 0xe9, 0x00, 0xff]) as Buffer & { latin1Slice?: (start: number, end: number) => unknown };
+  if (typeof probe.latin1Slice !== 'function') return 'Buffer#latin1Slice is missing';
+  if (probe.latin1Slice(0, 4) !== 'h\u00e9\u0000\u00ff') return 'Buffer#latin1Slice reads otherwise than one character per byte';
+  return null;
+}
+
 /**
  * Takes every new connection of `server` first, in place of node:http's own connection listener,
  * which gets the connections handed over.

@@ -6,12 +6,14 @@ import {
   bool,
   every,
   int,
+  orNull,
   record,
   ref,
   shape,
   str,
   strOrNull,
   stringEnum,
+  stringEnumOrNull,
   type JsonSchema,
 } from '../records/jsonSchema.js';
 import { demoPaths } from './demoRoutes.openapi.js';
@@ -45,6 +47,19 @@ export function operationsSchemas(): Record<string, JsonSchema> {
     ),
     data: ref('DataStatus'),
     store: shape('', { kind: stringEnum(['sqlite', 'redis']), healthy: bool() }),
+    transport: orNull(
+      shape('How this process takes its connections (null before it listens).', {
+        direct_connections: bool(
+          'true: single lookups are answered on the socket; false: node:http answers every request (turned off by ' +
+            'NETLOOKUP_DIRECT_CONNECTIONS=off, or this Node lacks what the fast path relies on: the log says which)',
+        ),
+        socket_reads: stringEnumOrNull(
+          ['shared', 'events'],
+          'how the direct connections read: into one shared buffer, or through data events (NETLOOKUP_SOCKET_READS, or where ' +
+            'Node offers no shared reads); null without direct connections',
+        ),
+      }),
+    ),
   });
   return schemas;
 }

@@ -28,6 +28,7 @@ export function operationsRouter(deps: ServiceDeps): Router {
       tables,
       data: dataStatus(deps),
       store: { kind: deps.store.kind, healthy: storeHealthy },
+      transport: deps.transport ?? null,
     });
   });
 

@@ -28,7 +28,8 @@ import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
 import { requestHandling } from './app.js';
-import { answerDirectly } from './directConnections.js';
+import { answerDirectly, directConnectionsUnavailable, NO_DIRECT_CONNECTIONS } from './directConnections.js';
+import { sharedReadsAvailable } from './socketReads.js';
 import type { ServiceConfig } from '../config/config.js';
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
@@ -166,7 +167,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   server.on('connect', refuseConnect);
   server.on('checkExpectation', refuseExpectation);
   const checkEveryMs = serverOptions.connectionsCheckingInterval ?? 1000;
-  const direct = answerDirectly(server, handling.answerSingleLookup, connections, checkEveryMs, logger);
+  // the fast path where it is on and this Node has what it relies on; else node:http alone, said in the log
+  const unavailable = connections.directConnections ? directConnectionsUnavailable(server) : null;
+  if (unavailable !== null) logger.warn({ reason: unavailable }, 'direct connections unavailable: node:http answers every request');
+  const directOn = connections.directConnections && unavailable === null;
+  const direct = directOn ? answerDirectly(server, handling.answerSingleLookup, connections, checkEveryMs, logger) : NO_DIRECT_CONNECTIONS;
+  deps.transport = {
+    direct_connections: directOn,
+    socket_reads: directOn ? (connections.socketReads === 'shared' && sharedReadsAvailable ? 'shared' : 'events') : null,
+  };
   const slots = new ConnectionSlots(server, connections, config.trustProxy, (socket) => direct.answering(socket), checkEveryMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -177,7 +186,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  logger.info({ url, store: store.kind, tables: engine.engine.tables().map((t) => `${t.kind}:${t.checksum}`) }, 'listening');
+  logger.info(
+    { url, store: store.kind, tables: engine.engine.tables().map((t) => `${t.kind}:${t.checksum}`), ...deps.transport },
+    'listening',
+  );
   const stop = () => {
     stopping ??= (async () => {
       // close() stops accepting and closes the idle connections; a connection whose request was in

@@ -22,6 +22,14 @@ export interface ServiceDeps {
   config: ServiceConfig;
   logger: Logger;
   metrics: ServiceMetrics;
+  /** how this process takes its connections (set when it listens; /health shows it) */
+  transport?: TransportMode;
   /** the clock of quotas, rate windows and time zones (tests move it) */
   now: () => Date;
+}
+
+/** Whether single lookups are answered on the socket, and how the sockets are read (null: node:http reads them). */
+interface TransportMode {
+  direct_connections: boolean;
+  socket_reads: 'shared' | 'events' | null;
 }

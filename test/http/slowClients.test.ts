@@ -82,6 +82,15 @@ describe('timeout and connection settings from the environment', () => {
       sendTimeoutMs: 500,
       maxConnections: 300,
       maxConnectionsPerClient: 75,
+      directConnections: true,
+      socketReads: 'shared',
+    });
+    expect(connectionSettings(configFromEnv({ NETLOOKUP_DIRECT_CONNECTIONS: 'off', NETLOOKUP_SOCKET_READS: 'events' }))).toMatchObject({
+      directConnections: false,
+      socketReads: 'events',
+    });
+    expect(connectionSettings(configFromEnv({ NETLOOKUP_DIRECT_CONNECTIONS: 'on', NETLOOKUP_SOCKET_READS: 'shared' }))).toMatchObject({
+      directConnections: true,
       socketReads: 'shared',
     });
     expect(connectionSettings(configFromEnv({ NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT: '5' })).maxConnectionsPerClient).toBe(5);
@@ -112,6 +121,8 @@ describe('timeout and connection settings from the environment', () => {
       ['NETLOOKUP_MAX_CONNECTIONS_PER_CLIENT', '0'],
       ['NETLOOKUP_BODY_TIMEOUT', '5m'],
       ['NETLOOKUP_SEND_TIMEOUT', '0'],
+      ['NETLOOKUP_DIRECT_CONNECTIONS', 'no'],
+      ['NETLOOKUP_SOCKET_READS', 'private'],
     ];
     for (const [name, value] of bad) expect(() => configFromEnv({ [name]: value }), `${name}=${value}`).toThrow(name);
     expect(() => configFromEnv({ NETLOOKUP_HEADERS_TIMEOUT: '40' })).toThrow(/NETLOOKUP_HEADERS_TIMEOUT.*NETLOOKUP_REQUEST_TIMEOUT/);
