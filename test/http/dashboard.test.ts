@@ -618,7 +618,12 @@ describe('hostile requests', () => {
       `GET /dashboard/api/session HTTP/1.1\r\nHost: ${host}\r\nCookie: nl_dashboard=${b.cookie}\r\nConnection: close\r\n\r\n`;
     const answer = await rawExchange(h.url, exchange);
     const statuses = [...answer.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
-    expect(statuses).toEqual([200, 401, 200]);
+    // node:http alone (NETLOOKUP_DIRECT_CONNECTIONS=off) may close after the refusal, the body still
+    // unread; the next request is then not answered at all, which is as safe
+    if (statuses.length === 2)
+      expect(parseAnswer(answer.text.slice(answer.text.lastIndexOf('HTTP/1.1 '))).headers).toContain('connection: close');
+    else expect(statuses).toEqual([200, 401, 200]);
+    expect(statuses.slice(0, 2)).toEqual([200, 401]);
     expect(answer.text).not.toContain('"account":');
   });
 

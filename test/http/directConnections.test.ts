@@ -86,7 +86,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
   describe('direct connections', () => {
     let h: Harness;
     beforeAll(async () => {
-      h = await Harness.start({ connections: { socketReads } });
+      h = await Harness.start({ connections: { socketReads, directConnections: true } });
     });
     afterAll(() => h.stop());
 
@@ -229,7 +229,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
   describe('direct connections and a client that does not read', () => {
     it('a client that sends 10,000 lookups before reading any answer (more than the kernel buffers) gets all of them, in order', async () => {
       const h = await Harness.start({
-        connections: { socketReads },
+        connections: { socketReads, directConnections: true },
         plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
       });
       const key = await h.newKey('business');
@@ -279,7 +279,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
       dir = tempDir('netlookup-direct-');
       h = await Harness.start({
         store: awaitedStore(SqliteStore.open(path.join(dir, 'data'))),
-        connections: { socketReads },
+        connections: { socketReads, directConnections: true },
         plans: { ...TEST_PLANS, business: { ...TEST_PLANS.business, rate_limit_per_second: 1_000_000 } },
       });
     });
@@ -334,7 +334,13 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
     let h: Harness;
     beforeAll(async () => {
       h = await Harness.start({
-        connections: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 600, keepAliveTimeoutMs: KEEP_ALIVE_MS, socketReads },
+        connections: {
+          headersTimeoutMs: HEADERS_MS,
+          requestTimeoutMs: 600,
+          keepAliveTimeoutMs: KEEP_ALIVE_MS,
+          socketReads,
+          directConnections: true,
+        },
       });
     });
     afterAll(() => h.stop());
@@ -355,7 +361,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
     });
 
     it('stopping closes an idle connection at once', async () => {
-      const own = await Harness.start({ connections: { socketReads } });
+      const own = await Harness.start({ connections: { socketReads, directConnections: true } });
       const key = await own.newKey('pro');
       const { hostname, port } = new URL(own.url);
       const socket = net.connect(Number(port), hostname);

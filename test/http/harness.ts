@@ -183,7 +183,8 @@ export class Harness {
       bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
       logLevel: 'silent',
       ...(options.blacklist ? { blacklist: options.blacklist } : {}),
-      ...(options.connections ? { connections: options.connections } : {}),
+      // NETLOOKUP_DIRECT_CONNECTIONS=off runs a suite on node:http alone (vitest.config.ts); a test's own setting wins
+      connections: { ...directConnectionsFromEnv(), ...options.connections },
       ...(options.dashboard ? { dashboard: options.dashboard } : {}),
       ...(options.dns ? { dns: options.dns } : {}),
       ...(options.rdap ? { rdap: options.rdap } : {}),
@@ -394,4 +395,10 @@ export function expectedZoneTime(zone: string, ms: number): { utc_offset: string
 export function keyPaths(value: unknown, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
   return Object.entries(value).flatMap(([k, v]) => [prefix + k, ...keyPaths(v, `${prefix}${k}.`)]);
+}
+
+/** The test run's transport mode: NETLOOKUP_DIRECT_CONNECTIONS=off runs the suite on node:http alone. */
+function directConnectionsFromEnv(): Partial<ConnectionSettings> {
+  const value = process.env.NETLOOKUP_DIRECT_CONNECTIONS;
+  return value === 'off' ? { directConnections: false } : {};
 }

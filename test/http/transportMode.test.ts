@@ -21,9 +21,9 @@ async function start(connections: { directConnections?: boolean; socketReads?: '
 
 describe('the direct connections switch', () => {
   it('answers the same single lookups with node:http alone, and says which mode is in force', async () => {
-    const direct = await start();
+    const direct = await start({ directConnections: true });
     const plain = await start({ directConnections: false });
-    const events = await start({ socketReads: 'events' });
+    const events = await start({ directConnections: true, socketReads: 'events' });
     expect((await direct.call('/health')).body.transport).toEqual({ direct_connections: true, socket_reads: 'shared' });
     expect((await plain.call('/health')).body.transport).toEqual({ direct_connections: false, socket_reads: null });
     expect((await events.call('/health')).body.transport).toEqual({ direct_connections: true, socket_reads: 'events' });
@@ -68,7 +68,7 @@ describe('the start-up check of the fast path', () => {
         return this.toString('utf8', start, end);
       };
       expect(directConnectionsUnavailable(http.createServer())).toMatch(/reads otherwise/);
-      const h = await start();
+      const h = await start({ directConnections: true });
       expect((await h.call('/health')).body.transport).toEqual({ direct_connections: false, socket_reads: null });
       expect((await h.call('/v1/ip/8.8.8.8', { key: await h.newKey('pro') })).body.location.country_code).toBe('US');
     } finally {
