@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The folders of built tables, resolved (and their real paths, where a link leads elsewhere). */
-export function builtTableFolders(): string[] {
+function builtTableFolders(): string[] {
   const folders = [
     path.join(root, 'data', 'tables'),
     path.join(root, 'data', 'compact'),
