@@ -11,6 +11,10 @@ const DATA = [
   'test/tables/curated.test.ts',
   'test/tables/format.test.ts',
   'test/tables/reproducibleBuild.test.ts',
+  'test/records/macRecord.test.ts',
+  'test/records/macRecordJson.test.ts',
+  // a file's tests over the built tables, beside its unit file
+  'test/**/*.data.test.ts',
 ];
 /** Through real servers, stores (SQLite files, Redis), child processes and browsers. */
 const END_TO_END = [
@@ -33,8 +37,11 @@ export default defineConfig({
     env: { NETLOOKUP_DNS_SERVERS: 'off' },
     hookTimeout: 300_000,
     projects: [
-      // Parsers, formats, records, scoring, small builds: in-process, seconds.
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...DATA, ...END_TO_END] } },
+      // Parsers, formats, records, scoring, small builds: in-process, seconds; reading the built tables throws (test/builtTablesGuard.ts).
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...DATA, ...END_TO_END], setupFiles: ['test/unit.setup.ts'] },
+      },
       { extends: true, test: { name: 'data', include: DATA } },
       { extends: true, test: { name: 'e2e', include: END_TO_END } },
     ],

@@ -3,7 +3,7 @@ import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { macRecord, macSearchResult, type MacRecordFull } from '../../src/records/macRecord.js';
 import { registrySpellings, type RegisteredSpelling } from '../tables/registrySpellings.js';
-import { macBasicSchema, macFullSchema, shapeErrors, type Schema } from './schema.js';
+import { expectShape, macBasicSchema, macFullSchema, shapeErrors } from './schema.js';
 
 let engine: LookupEngine;
 let spellings: Map<string, RegisteredSpelling>;
@@ -11,11 +11,6 @@ beforeAll(async () => {
   engine = await loadEngine({ kinds: ['mac'] });
   spellings = registrySpellings().spellings;
 });
-
-function expectShape(value: unknown, schema: Schema): void {
-  expect(shapeErrors(value, schema)).toEqual([]);
-  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-}
 
 describe('MAC records over the real table', () => {
   it('a VMware address: basic has only the free keys, full has every key', () => {

@@ -4,6 +4,8 @@
  * 'boolean', 'true', 'false', 'string[]', unions with '|' ('string|null'). Objects nest; an
  * object schema wrapped in nullable() may also be null; oneOf() accepts any of its schemas.
  */
+import { expect } from 'vitest';
+
 export type Schema = string | { [key: string]: Schema } | Nullable | OneOf;
 
 class Nullable {
@@ -177,4 +179,10 @@ export function schemaPaths(schema: Schema, prefix = ''): string[] {
   if (schema instanceof Nullable) return schemaPaths(schema.schema, prefix);
   if (schema instanceof OneOf) return [...new Set(schema.schemas.flatMap((x) => schemaPaths(x, prefix)))];
   return Object.entries(schema).flatMap(([k, v]) => [prefix + k, ...schemaPaths(v, `${prefix}${k}.`)]);
+}
+
+/** value has exactly the schema's shape and survives a JSON round trip unchanged. */
+export function expectShape(value: unknown, schema: Schema): void {
+  expect(shapeErrors(value, schema)).toEqual([]);
+  expect(JSON.parse(JSON.stringify(value))).toEqual(value);
 }

@@ -1,8 +1,11 @@
 /** Small hand-made tables for format tests: every field set to a value a test can check. */
+import fs from 'node:fs';
+import { LookupEngine } from '../../src/engine/lookupEngine.js';
+import { defaultWasmPath } from '../../src/engine/node.js';
 import { packCountryCode } from '../../src/tables/format/containerLayout.js';
-import { connectionTypes, type IpTableParts } from '../../src/tables/format/ipTable.js';
+import { connectionTypes, writeIpTable, type IpTableParts } from '../../src/tables/format/ipTable.js';
 import { ADDRESS6, AS_ROW, LOCATION_ROW, NETWORK_ROW, NONE } from '../../src/tables/format/ipTableLayout.js';
-import type { MacTableParts } from '../../src/tables/format/macTable.js';
+import { writeMacTable, type MacTableParts } from '../../src/tables/format/macTable.js';
 import { StringPoolBuilder } from '../../src/tables/format/stringPool.js';
 import type { CountryFacts, TableMeta } from '../../src/tables/format/tableMeta.js';
 
@@ -177,4 +180,13 @@ export function aligned(bytes: Uint8Array): Uint8Array {
   const copy = new Uint8Array(new ArrayBuffer(bytes.byteLength));
   copy.set(bytes);
   return copy;
+}
+
+/** The engine over the three tiny tables, for tests that need some table but not the built ones. */
+export async function tinyEngine(): Promise<LookupEngine> {
+  return LookupEngine.create(fs.readFileSync(defaultWasmPath()), {
+    ip4: aligned(writeIpTable(tinyIp4())),
+    ip6: aligned(writeIpTable(tinyIp6())),
+    mac: aligned(writeMacTable(tinyMac())),
+  });
 }

@@ -14,7 +14,6 @@ import { loadEngine } from '../../src/engine/node.js';
 import { withEnding } from '../../src/engine/recordJson.js';
 import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
-import { JsonTemplate } from '../../src/records/jsonTemplate.js';
 
 let engine: LookupEngine;
 beforeAll(async () => {
@@ -40,28 +39,6 @@ const threat: IpRecordFeeds = {
     threat_last_seen: '2026-11-20 08:01:02',
   },
 };
-
-describe('JsonTemplate', () => {
-  it('renders values into its holes in key order', () => {
-    const template = JsonTemplate.compile({ a: 1, b: { c: 'x', d: [1, 2] }, e: null }, ['b.c', 'e']);
-    expect(template.render(['"y"', '{"z":true}'])).toBe('{"a":1,"b":{"c":"y","d":[1,2]},"e":{"z":true}}');
-    expect(template.parts).toHaveLength(3);
-  });
-
-  it('refuses holes that are missing or out of key order', () => {
-    expect(() => JsonTemplate.compile({ a: 1 }, ['b'])).toThrow(/no key b/);
-    expect(() => JsonTemplate.compile({ a: 1 }, ['a.b'])).toThrow(/no object/);
-    expect(() => JsonTemplate.compile({ a: 1, b: 2 }, ['b', 'a'])).toThrow(/key order/);
-  });
-
-  it('keeps nothing of the record it used up: later changes to it do not show', () => {
-    const record = { a: { b: 1 }, c: [2] };
-    const template = JsonTemplate.compile(record, ['a.b']);
-    record.c.push(3);
-    record.a.b = 5;
-    expect(template.render(['7'])).toBe('{"a":{"b":7},"c":[2]}');
-  });
-});
 
 /** A text's UTF-8 bytes, one per character of a Latin-1 string: what renderUtf8 gives. */
 const utf8Bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
