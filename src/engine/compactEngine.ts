@@ -83,9 +83,8 @@ export class CompactEngine {
       return;
     }
     // copied into a buffer of its own: the table's sections are read through aligned views
-    const copy = new Uint8Array(bytes instanceof ArrayBuffer ? bytes.byteLength : bytes.byteLength);
-    copy.set(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    const table = new FeedTable<SecurityValue>(copy, name);
+    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const table = new FeedTable<SecurityValue>(view.slice(), name);
     if (table.meta.feed_kind !== 'security') throw new TableFormatError(name, `a ${table.meta.feed_kind} table, not a security one`);
     this.verdicts = new SecurityVerdicts(table);
   }

@@ -26,9 +26,10 @@
  */
 import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import type { ParsedIp } from '../address/ipAddress.js';
+import { mirroredUrl } from '../config/mirror.js';
 import { RDAP_QUERY_TIMEOUT_MS, type RdapSettings } from '../config/rdapSettings.js';
 import { byDeadline, performanceClock, type MonotonicClock } from './deadline.js';
-import { CONTACT_TTL_MS, NO_CONTACT_TTL_MS, openRdapCache, type RdapCache } from './rdapCache.js';
+import { blockKeyOf, CONTACT_TTL_MS, NO_CONTACT_TTL_MS, openRdapCache, type RdapCache } from './rdapCache.js';
 import { RDAP_ANSWER_MAX_BYTES, RdapAnswerError, readRdapNetwork } from './rdapNetwork.js';
 
 const MAX_QUERIES = 32;
@@ -185,15 +186,6 @@ async function boundedBody(response: Response, max: number): Promise<Uint8Array>
   }
 }
 
-function mirrored(url: URL, mirror: string | null): string {
-  return mirror === null ? url.href : `${mirror}/${url.host}${url.pathname}${url.search}`;
-}
-
-/** The cache key of the block holding `ip`: the /24 or /48 the cache keeps entries within. */
-function blockKey(ip: ParsedIp): string {
-  return ip.v4 >= 0 ? `4:${ip.v4 >>> 8}` : `6:${ip.words[0]}:${ip.words[1] >>> 16}`;
-}
-
 export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOptions): RdapAbuse {
   const clock = options.clock ?? performanceClock;
   const wallClock = options.wallClock ?? Date.now;
@@ -303,7 +295,7 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     try {
       let url = new URL(`ip/${ip.text}`, service);
       for (let hop = 0; ; hop++) {
-        const response = await fetchAnswer(mirrored(url, options.mirror), {
+        const response = await fetchAnswer(mirroredUrl(url.href, options.mirror), {
           headers: { accept: 'application/rdap+json, application/json' },
           redirect: 'manual',
           signal: controller.signal,
@@ -374,7 +366,8 @@ export function createRdapAbuse(settings: RdapSettings, options: RdapAbuseOption
     const cached = cachedAnswer(ip);
     if (cached !== undefined) return Promise.resolve(cached);
     counts.misses++;
-    const key = blockKey(ip);
+    // one query per block: the block the cache keeps the answer within
+    const key = blockKeyOf(ip);
     let running = inFlight.get(key);
     if (running !== undefined) {
       counts.coalesced++;

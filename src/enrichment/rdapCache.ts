@@ -70,6 +70,12 @@ function blockOf(family: 4 | 6, value: bigint): { start: bigint; end: bigint } {
   return { start, end: start + (1n << hostBits) - 1n };
 }
 
+/** The block holding `ip` (its /24 or /48, within which the cache keeps entries), as a key: `family:first address`. */
+export function blockKeyOf(ip: ParsedIp): string {
+  const { family, value } = addressValue(ip);
+  return `${family}:${blockOf(family, value).start}`;
+}
+
 export function openRdapCache(file: string, maxRows = DEFAULT_MAX_ROWS): RdapCache {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { ParsedIp } from '../address/ipAddress.js';
 import { CURRENT_POINTER, INSTALLED_SET, readPointer, setFolder } from '../tables/tableSets.js';
 import { RDAP_HOSTS, registryOfAbuseFeed, type AbuseRegistry } from './abuseMailbox.js';
+import { FeedFreshness } from './feedFreshness.js';
 import { NO_FEED_SECURITY, SecurityVerdicts, type FeedSecurity } from './securityVerdicts.js';
 import { FeedTable, RPKI_STATES, type FeedKind, type FeedState, type RpkiState, type SecurityValue } from './format/feedTable.js';
 
@@ -38,10 +39,8 @@ export interface FeedStatus {
 }
 
 export class FeedSet {
-  /** per table, per feed: whether it is fresh, recomputed when the clock passes the next boundary */
-  private fresh = new Map<FeedKind, boolean[]>();
-  private freshUntil = -Infinity;
-  private freshSince = Infinity;
+  /** per table, which of its feeds answer now */
+  private readonly freshnessOf = new Map<FeedKind, FeedFreshness>();
 
   constructor(
     /** the set's folder name; null when no feed set has been built */
@@ -119,23 +118,11 @@ export class FeedSet {
     return set;
   }
 
-  private freshness(kind: FeedKind, table: FeedTable<unknown>, nowMs: number): boolean[] {
-    // recomputed once the clock passes the next feed's end, or goes back (a clock set back)
-    if (nowMs >= this.freshUntil || nowMs < this.freshSince) {
-      this.fresh.clear();
-      this.freshUntil = Infinity;
-      this.freshSince = nowMs;
-    }
-    let fresh = this.fresh.get(kind);
-    if (fresh === undefined) {
-      fresh = table.meta.feeds.map((feed) => {
-        const until = this.staleAfterOf(feed);
-        if (until > nowMs) this.freshUntil = Math.min(this.freshUntil, until);
-        return until > nowMs;
-      });
-      this.fresh.set(kind, fresh);
-    }
-    return fresh;
+  private freshness(kind: FeedKind, table: FeedTable<unknown>, nowMs: number): readonly boolean[] {
+    let freshness = this.freshnessOf.get(kind);
+    if (freshness === undefined)
+      this.freshnessOf.set(kind, (freshness = new FeedFreshness(table.meta.feeds, (feed) => this.staleAfterOf(feed))));
+    return freshness.at(nowMs);
   }
 
   /** The security flags of `ip` from the fresh feeds. */

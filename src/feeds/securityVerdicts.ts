@@ -8,6 +8,7 @@
  * thing (Tor, VPN, proxy), the flag of that kind is a boolean: true when a fresh feed lists the
  * address, false when none does. With no fresh feed of the kind it is null: nobody was asked.
  */
+import { FeedFreshness } from './feedFreshness.js';
 import type { FeedState, FeedTable, SecurityValue } from './format/feedTable.js';
 
 /** The SPEC 2.2 security flags the feeds answer, and the names of the fresh feeds that list the address. */
@@ -29,10 +30,9 @@ export const NO_FEED_SECURITY: Readonly<FeedSecurity> = Object.freeze({
 });
 
 export class SecurityVerdicts {
-  /** per feed, whether it is fresh, for clock readings in [freshSince, freshUntil) */
-  private fresh: boolean[] = [];
-  private freshUntil = -Infinity;
-  private freshSince = Infinity;
+  private readonly freshness: FeedFreshness;
+  /** the freshness the verdicts below were made for */
+  private fresh: readonly boolean[] | null = null;
   /** the verdicts are few (one per distinct listing): made once per freshness and shared */
   private unlisted: FeedSecurity = NO_FEED_SECURITY;
   private byValue = new Map<SecurityValue, FeedSecurity>();
@@ -40,13 +40,19 @@ export class SecurityVerdicts {
   constructor(
     readonly table: FeedTable<SecurityValue>,
     /** when a feed stops answering, ms */
-    private readonly staleAfterOf: (feed: FeedState) => number = (feed) => Date.parse(feed.stale_after),
-  ) {}
+    staleAfterOf: (feed: FeedState) => number = (feed) => Date.parse(feed.stale_after),
+  ) {
+    this.freshness = new FeedFreshness(table.meta.feeds, staleAfterOf);
+  }
 
   /** The flags of the address (`v4` ≥ 0: IPv4; else the IPv6 address in `words`) at `nowMs`. */
   of(v4: number, words: Uint32Array, nowMs: number): FeedSecurity {
-    // recomputed once the clock passes the next feed's end, or goes back (a clock set back)
-    if (nowMs >= this.freshUntil || nowMs < this.freshSince) this.refresh(nowMs);
+    const fresh = this.freshness.at(nowMs);
+    if (fresh !== this.fresh) {
+      this.fresh = fresh;
+      this.byValue = new Map();
+      this.unlisted = this.verdictOf(null);
+    }
     if (this.unlisted === NO_FEED_SECURITY) return NO_FEED_SECURITY;
     const value = this.table.lookup(v4, words);
     if (value === null) return this.unlisted;
@@ -55,21 +61,9 @@ export class SecurityVerdicts {
     return verdict;
   }
 
-  private refresh(nowMs: number): void {
-    this.freshUntil = Infinity;
-    this.freshSince = nowMs;
-    this.fresh = this.table.meta.feeds.map((feed) => {
-      const until = this.staleAfterOf(feed);
-      if (until > nowMs) this.freshUntil = Math.min(this.freshUntil, until);
-      return until > nowMs;
-    });
-    this.byValue = new Map();
-    this.unlisted = this.verdictOf(null);
-  }
-
   private verdictOf(value: SecurityValue | null): FeedSecurity {
     const feeds = this.table.meta.feeds;
-    const fresh = this.fresh;
+    const fresh = this.fresh!;
     const consulted = (kinds: readonly string[]) => feeds.some((feed, i) => fresh[i] && kinds.includes(feed.says));
     const asked = { tor: consulted(['tor']), vpn: consulted(['vpn']), proxy: consulted(['proxy', 'relay']) };
     if (!asked.tor && !asked.vpn && !asked.proxy) return NO_FEED_SECURITY;

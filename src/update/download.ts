@@ -21,16 +21,6 @@ export class DownloadError extends Error {
 }
 
 /**
- * With a mirror, every publisher URL is taken from `<mirror>/<host>/<path>` instead: operators
- * without direct access (and the tests) serve the same files from their own server.
- */
-export function mirroredUrl(url: string, mirror: string | null): string {
-  if (!mirror) return url;
-  const publisher = new URL(url);
-  return `${mirror.replace(/\/+$/, '')}/${publisher.host}${publisher.pathname}${publisher.search}`;
-}
-
-/**
  * The publisher's name of the file at a URL (the last part of its path: some names carry the
  * data's date); for a URL that ends in a folder (`…/relays/all/`), the folder's name.
  */

@@ -19,7 +19,8 @@ import {
   setFolder,
   type SourceStatus,
 } from '../tables/tableSets.js';
-import { download, downloadText, DownloadError, mirroredUrl, publisherFileName } from './download.js';
+import { mirroredUrl } from '../config/mirror.js';
+import { download, downloadText, DownloadError, publisherFileName } from './download.js';
 import type { PublishedSource } from './sourceCatalog.js';
 
 /** The file of each source a set was built from, kept beside the set as `inputs.json`. */

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALLED_SET, readPointer, setFolder, setInForce, setNameOfTables, writePointer } from '../../src/tables/tableSets.js';
-import { download, DownloadError, mirroredUrl } from '../../src/update/download.js';
+import { mirroredUrl } from '../../src/config/mirror.js';
+import { download, DownloadError } from '../../src/update/download.js';
 import { takeUpdateLock, UpdateLockedError } from '../../src/update/updateLock.js';
 
 const folders: string[] = [];
