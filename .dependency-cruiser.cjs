@@ -76,6 +76,28 @@ module.exports = {
       to: { path: '^src/feeds/(sources|build)/' },
     },
     {
+      name: 'http-shared-steps-below-routers',
+      comment:
+        'the transport and the request steps every route shares (src/http/transport, src/http/request) know no router; the direct connections answer single lookups through their one handler module',
+      severity: 'error',
+      from: { path: '^src/http/(transport|request)/' },
+      to: { path: '^src/http/(v1|admin|dashboard|legacy|operations|openapi)/', pathNot: '^src/http/(v1/singleLookups|operations/logger)\\.ts$' },
+    },
+    {
+      name: 'store-backends-apart',
+      comment: 'the embedded (SQLite) and shared (Redis) stores share only the interfaces and helpers of src/store/',
+      severity: 'error',
+      from: { path: '^src/store/(sqlite|redis)/' },
+      to: { path: '^src/store/(sqlite|redis)/', pathNot: '^src/store/$1/' },
+    },
+    {
+      name: 'store-backend-chosen-in-one-place',
+      comment: 'only openStore.ts names a backend: the rest of the service sees the store interfaces',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/((sqlite|redis)/|openStore\\.ts$)' },
+      to: { path: '^src/store/(sqlite|redis)/' },
+    },
+    {
       name: 'web-imports-browser-safe-layers',
       comment: 'src/web is bundled for browsers and edge runtimes: only the engine, address parsing, table formats and errors',
       severity: 'error',

@@ -24,7 +24,7 @@ import { threatTypes } from '../src/blacklist/threatTypes.js';
 import { formatIPv4 } from '../src/address/ipAddress.js';
 import { startService } from '../src/http/server.js';
 import type { ReportInput } from '../src/blacklist/listing.js';
-import { SqliteStore } from '../src/store/sqliteStore.js';
+import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LISTED = Number(process.env.BENCH_LISTED ?? 1_000_000);

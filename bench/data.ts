@@ -17,7 +17,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { Reader, type CityResponse } from 'maxmind';
 import { formatIPv4, formatIPv6, parseIp } from '../src/address/ipAddress.js';
 import { FeedSet } from '../src/feeds/feedSet.js';
-import { ipRecordFeeds } from '../src/http/ipRecordFeeds.js';
+import { ipRecordFeeds } from '../src/http/v1/ipRecordFeeds.js';
 import type { IpAnswer, LookupEngine } from '../src/engine/lookupEngine.js';
 import { loadEngine, packageRoot } from '../src/engine/node.js';
 import { reservedIPv4, reservedIPv6 } from '../src/address/reservedRange.js';

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseIp } from '../src/address/ipAddress.js';
 import { loadEngine } from '../src/engine/node.js';
 import { FeedSet } from '../src/feeds/feedSet.js';
-import { ipRecordFeeds } from '../src/http/ipRecordFeeds.js';
+import { ipRecordFeeds } from '../src/http/v1/ipRecordFeeds.js';
 import { IpRecordRenderer } from '../src/records/ipRecordJson.js';
 import { fileURLToPath } from 'node:url';
 import { ipv4Inputs } from './inputs.js';

@@ -29,7 +29,7 @@ import { fork } from 'node:child_process';
 import { get, post } from './httpCases.js';
 import { memoryOf } from './httpDriver.js';
 import { configFromEnv } from '../src/config/config.js';
-import { connectionSettings } from '../src/http/connections.js';
+import { connectionSettings } from '../src/http/transport/connections.js';
 import { attacks } from './hostileAttacker.js';
 import { ServerProcesses, serviceEnvironment, type Server } from './httpServerProcesses.js';
 

@@ -163,19 +163,24 @@ function categoryOf(frame: CallFrame): string | null {
   if (/^src\/records\/(ipRecord|macRecord|ipRecordJson|macRecordJson|jsonTemplate)\.ts$/.test(rel)) return SHAPING;
   if (rel === 'src/records/metaRecord.ts') return META;
   if (rel === 'src/records/fieldsFilter.ts') return FIELDS;
-  if (rel === 'src/http/respond.ts') return fn === 'wantsPretty' ? FIELDS : STRINGIFY;
-  if (rel === 'src/http/caller.ts' || rel === 'src/http/apiKey.ts' || rel === 'src/store/apiKeySecret.ts' || rel === 'src/plans/plans.ts')
+  if (rel === 'src/http/request/respond.ts') return fn === 'wantsPretty' ? FIELDS : STRINGIFY;
+  if (
+    rel === 'src/http/request/caller.ts' ||
+    rel === 'src/http/request/apiKey.ts' ||
+    rel === 'src/store/apiKeySecret.ts' ||
+    rel === 'src/plans/plans.ts'
+  )
     return AUTH;
-  if (rel === 'src/http/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
-  if (rel === 'src/store/sqliteAccounts.ts') return AUTH;
+  if (rel === 'src/http/request/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
+  if (rel === 'src/store/sqlite/sqliteAccounts.ts') return AUTH;
   if (/^src\/store\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
   if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' ? HEADERS : METRICS;
-  if (rel === 'src/http/crossOrigin.ts') return HEADERS;
-  if (rel === 'src/http/requestObserver.ts') return METRICS;
-  if (rel === 'src/http/exchange.ts') return HEADERS;
-  if (rel === 'src/http/directConnections.ts' || rel === 'src/http/plainGet.ts') return DIRECT;
-  if (rel === 'src/http/metrics.ts') return METRICS;
-  if (rel === 'src/http/logger.ts') return LOGGING;
+  if (rel === 'src/http/request/crossOrigin.ts') return HEADERS;
+  if (rel === 'src/http/request/requestObserver.ts') return METRICS;
+  if (rel === 'src/http/request/exchange.ts') return HEADERS;
+  if (rel === 'src/http/transport/directConnections.ts' || rel === 'src/http/transport/plainGet.ts') return DIRECT;
+  if (rel === 'src/http/operations/metrics.ts') return METRICS;
+  if (rel === 'src/http/operations/logger.ts') return LOGGING;
   if (/^src\/http\/(v1Routes|singleLookups|eventually|blacklistRoutes)\.ts$/.test(rel)) return HANDLER;
   return `${OTHER} (${rel})`;
 }

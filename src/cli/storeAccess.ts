@@ -19,8 +19,7 @@ import path from 'node:path';
 import { loadPlans, PlanFileError, type PlanTable } from '../plans/plans.js';
 import type { BlacklistStore } from '../store/blacklistStore.js';
 import { StoreInputError } from '../store/storeInput.js';
-import { openStore } from '../store/openStore.js';
-import { DATABASE_FILE } from '../store/sqliteStore.js';
+import { DATABASE_FILE, openStore } from '../store/openStore.js';
 import { configFromEnv } from '../config/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, type ApiKey, type KeyWithSecret } from '../store/store.js';
 

@@ -27,7 +27,7 @@ export interface ServiceConfig {
   logLevel: string;
   /** the blacklist's settings (`blacklistSettings` below fills defaults) */
   blacklist?: Partial<BlacklistSettings>;
-  /** timeouts and the connection cap (src/http/connections.ts `connectionSettings` fills defaults) */
+  /** timeouts and the connection cap (src/http/transport/connections.ts `connectionSettings` fills defaults) */
   connections?: Partial<ConnectionSettings>;
   /** the dashboard's sign-in limits (`dashboardSettings` below fills defaults) */
   dashboard?: Partial<DashboardSettings>;
@@ -248,12 +248,12 @@ export interface ConnectionSettings {
   /** an answer the client takes no byte of for this long is cut (NETLOOKUP_SEND_TIMEOUT, 10 s) */
   sendTimeoutMs: number;
   /**
-   * whether single lookups are answered on the socket (src/http/directConnections.ts; on by
+   * whether single lookups are answered on the socket (src/http/transport/directConnections.ts; on by
    * default) or every request goes through node:http (NETLOOKUP_DIRECT_CONNECTIONS=off)
    */
   directConnections: boolean;
   /**
-   * how the direct connections read their sockets (src/http/socketReads.ts): into one shared
+   * how the direct connections read their sockets (src/http/transport/socketReads.ts): into one shared
    * buffer where Node allows it (the default), or through 'data' events (NETLOOKUP_SOCKET_READS)
    */
   socketReads: 'shared' | 'events';

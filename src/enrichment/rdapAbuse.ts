@@ -2,7 +2,7 @@
  * Abuse contacts at query time from the registries' RDAP services, for the paid record's
  * `abuse.email` where no fresh registry dump answers (ARIN and LACNIC publish none with contacts,
  * APNIC's masks them; docs/feeds.md). Which service to ask comes from IANA's bootstrap in the feed
- * set (FeedSet.rdapServiceOf); the caller decides whether to ask (src/http/ipRecordFeeds.ts).
+ * set (FeedSet.rdapServiceOf); the caller decides whether to ask (src/http/v1/ipRecordFeeds.ts).
  *
  * Rules:
  * - Deadline: the caller has an answer by its `deadlineAt`, never later; the query runs on (up to

@@ -1,5 +1,5 @@
 /**
- * The service's request handling: the single lookups' hot path (src/http/singleLookups.ts), on
+ * The service's request handling: the single lookups' hot path (src/http/v1/singleLookups.ts), on
  * the socket (directConnections.ts) or on node:http, then the Koa application for everything
  * else. Order of its middleware, outermost first: CORS header on every response → timing and
  * metrics → error rendering → preflight → operations → admin → v1 → dashboard → 404. The
@@ -11,18 +11,18 @@ import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import type Router from '@koa/router';
 import { ApiError } from '../errors.js';
-import { adminRouter } from './adminRoutes.js';
-import { allowAnyOrigin, EXPOSED_HEADERS } from './crossOrigin.js';
-import { operationsRouter } from './operationsRoutes.js';
-import { requestObserver, type RequestObserver } from './requestObserver.js';
-import { renderErrors, sendJson } from './respond.js';
-import { singleLookupAnswerer, singleLookupListener, type SingleLookupAnswerer } from './singleLookups.js';
+import { adminRouter } from './admin/adminRoutes.js';
+import { allowAnyOrigin, EXPOSED_HEADERS } from './request/crossOrigin.js';
+import { operationsRouter } from './operations/operationsRoutes.js';
+import { requestObserver, type RequestObserver } from './request/requestObserver.js';
+import { renderErrors, sendJson } from './request/respond.js';
+import { singleLookupAnswerer, singleLookupListener, type SingleLookupAnswerer } from './v1/singleLookups.js';
 import type { ServiceDeps } from './serviceDeps.js';
-import { v1Router } from './v1Routes.js';
-import { isLegacyPath, legacyRouter } from './legacyRoutes.js';
-import { dashboardRouter, isDashboardPath } from './dashboardRoutes.js';
+import { v1Router } from './v1/v1Routes.js';
+import { isLegacyPath, legacyRouter } from './legacy/legacyRoutes.js';
+import { dashboardRouter, isDashboardPath } from './dashboard/dashboardRoutes.js';
 
-/** Every response but the dashboard's: its page is same-origin only (src/http/dashboardRoutes.ts). */
+/** Every response but the dashboard's: its page is same-origin only (src/http/dashboard/dashboardRoutes.ts). */
 function everyResponseAllowsAnyOrigin(ctx: Context, next: Next) {
   if (!isDashboardPath(ctx.path)) allowAnyOrigin(ctx);
   return next();

@@ -15,7 +15,7 @@ import {
   refuseConnect,
   refuseExpectation,
   timeoutOptions,
-} from './connections.js';
+} from './transport/connections.js';
 import { LiveEngine } from '../engine/liveEngine.js';
 import { defaultTablesDir, loadEngine } from '../engine/node.js';
 import { CURRENT_POINTER, setNameOfTables } from '../tables/tableSets.js';
@@ -28,13 +28,13 @@ import { loadPlans } from '../plans/plans.js';
 import { openStore } from '../store/openStore.js';
 import type { AccountStore, Store } from '../store/store.js';
 import { requestHandling } from './app.js';
-import { answerDirectly, directConnectionsUnavailable, NO_DIRECT_CONNECTIONS } from './directConnections.js';
-import { sharedReadsAvailable } from './socketReads.js';
+import { answerDirectly, directConnectionsUnavailable, NO_DIRECT_CONNECTIONS } from './transport/directConnections.js';
+import { sharedReadsAvailable } from './transport/socketReads.js';
 import type { ServiceConfig } from '../config/config.js';
 import type { Logger } from 'pino';
-import { createLogger } from './logger.js';
-import { createMetrics } from './metrics.js';
-import { dataStatus } from './dataStatus.js';
+import { createLogger } from './operations/logger.js';
+import { createMetrics } from './operations/metrics.js';
+import { dataStatus } from './operations/dataStatus.js';
 import type { ServiceDeps } from './serviceDeps.js';
 
 export interface RunningService {

@@ -7,7 +7,7 @@ import type { ReverseDns } from '../enrichment/reverseDns.js';
 import type { PlanTable } from '../plans/plans.js';
 import type { Store } from '../store/store.js';
 import type { ServiceConfig } from '../config/config.js';
-import type { ServiceMetrics } from './metrics.js';
+import type { ServiceMetrics } from './operations/metrics.js';
 
 export interface ServiceDeps {
   engine: LiveEngine;

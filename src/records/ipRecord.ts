@@ -50,7 +50,7 @@
  *   connection type is hosting (SPEC: "datacenter or VPN range"); null where the connection type is
  *   unknown. A VPN range also reports connection_type hosting (SPEC 2.2).
  * - abuse.email: feeds.abuse, the mailbox of a loaded registry dump or of the registry's RDAP answer
- *   (src/http/ipRecordFeeds.ts); null without one.
+ *   (src/http/v1/ipRecordFeeds.ts); null without one.
  */
 import type { IpAnswer, IpBlock } from '../engine/answers.js';
 import type { IpVersion } from '../address/ipAddress.js';

@@ -187,7 +187,7 @@ export class IpRecordRenderer {
 
   /**
    * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a host that sends
-   * them as they are (src/http/respond.ts, Utf8Json); null unless the engine writes the record
+   * them as they are (src/http/request/respond.ts, Utf8Json); null unless the engine writes the record
    * whole (no threat or feed facts at the full level).
    */
   renderUtf8(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string | null {

@@ -1,7 +1,7 @@
 /**
  * A map of IP addresses to small integer ids, compact and allocation-free on reads: the embedded
- * store's threat index (src/store/threatIndex.ts) keys its entries with it, and the shared store's
- * listed-address set (src/store/redisListedAddresses.ts) is one.
+ * store's threat index (src/store/sqlite/threatIndex.ts) keys its entries with it, and the shared store's
+ * listed-address set (src/store/redis/redisListedAddresses.ts) is one.
  *
  * Two open-addressing hash tables with linear probing over typed arrays: IPv4 keyed by the u32
  * address ([key, id+1] pairs, one cache line per probe), IPv6 by its four words ([w0..w3, id+1]).

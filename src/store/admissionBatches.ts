@@ -1,6 +1,6 @@
 /**
  * The shared store's admissions, gathered per account over one turn of the event loop and sent as
- * one run of the admit script (src/store/redisScripts.ts takes a list of requests). Redis then
+ * one run of the admit script (src/store/redis/redisScripts.ts takes a list of requests). Redis then
  * reads and writes the window, the quota and the counters once per batch instead of once per
  * request, and the process sends and parses one command; the decisions are still made one by one
  * in arrival order, atomically, as if the requests had come alone. A batch never mixes groups: one

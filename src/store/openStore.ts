@@ -4,9 +4,12 @@
  * `writer` (the server) also takes the data directory's one-server lock.
  */
 import { blacklistSettings, type ServiceConfig } from '../config/config.js';
-import { RedisStore } from './redisStore.js';
-import { SqliteStore } from './sqliteStore.js';
+import { RedisStore } from './redis/redisStore.js';
+import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './store.js';
+
+/** The embedded store's database file in the data directory (the CLI checks it before opening). */
+export { DATABASE_FILE } from './sqlite/sqliteStore.js';
 
 export async function openStore(config: ServiceConfig, options: { writer?: boolean } = {}): Promise<Store> {
   const blacklist = { retentionDays: blacklistSettings(config).retentionDays };

@@ -12,7 +12,7 @@ import { CidrMerger } from '../../src/blacklist/cidr.js';
 import { parseFail2banLine, threatTypeOfJail } from '../../src/blacklist/fail2banLog.js';
 import { draftReport } from '../../src/blacklist/reportDraft.js';
 import { threatTypeOf, threatTypeOfCategories } from '../../src/blacklist/threatTypes.js';
-import { ThreatIndex } from '../../src/store/threatIndex.js';
+import { ThreatIndex } from '../../src/store/sqlite/threatIndex.js';
 
 const aggregate = (n: number): Aggregate => ({
   lastAt: n * 1000,

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { awaitedStore } from './awaitedStoreProxy.js';
 import { Harness, tempDir, type CallOptions, type Reply } from './harness.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '../../src/blacklist/scoring.js';
 import fs from 'node:fs';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { expectError, expectQuotaHeadersMatchMeta, Harness, tempDir } from './harness.js';
 

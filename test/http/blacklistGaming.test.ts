@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EXPORT_MIN_CONFIDENCE, SINGLE_REPORTER_CEILING } from '../../src/blacklist/scoring.js';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { Harness, type Reply } from './harness.js';

@@ -18,7 +18,7 @@ async function closeAllSeen(h: Harness, sockets: SlowSocket[]): Promise<void> {
   await until('the server to see every connection closed', async () => (await h.connections()) === 0);
 }
 
-/** The policy's idle time before a connection may give its place (src/http/connections.ts). */
+/** The policy's idle time before a connection may give its place (src/http/transport/connections.ts). */
 const IDLE_MS = 250;
 
 /** /health on a new connection, asked again every 100 ms while refused (at most 5 s). */

@@ -10,7 +10,7 @@
  * before its body is read, a JSON type with parameters, bodies that do not decode.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import fs from 'node:fs';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { until } from '../until.js';
 import { DataDirLock, DataDirLockedError, LOCK_FILE } from '../../src/store/dataDirLock.js';
-import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
+import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { ADMIN_TOKEN, request, TEST_PLANS, tempDir } from './harness.js';
 import { killChildren, runCli, serve } from './serveProcess.js';
 

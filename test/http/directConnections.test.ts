@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { elapse, untilSteady } from '../until.js';
-import { answerDirectly } from '../../src/http/directConnections.js';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { answerDirectly } from '../../src/http/transport/directConnections.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { awaitedStore } from './awaitedStoreProxy.js';
 import { Harness, TEST_PLANS, tempDir } from './harness.js';
 import { expectRawError, parseAnswer, rawExchange } from './rawClient.js';
@@ -81,7 +81,7 @@ const count = (n: number) => (text: string) =>
   text.split('HTTP/1.1 ').length - 1 >= n && answersIn(text.slice(text.lastIndexOf('HTTP/1.1 '))).length === 1;
 const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*\r\n/, '\r\n');
 
-// Every case on both ways of reading a socket (src/http/socketReads.ts).
+// Every case on both ways of reading a socket (src/http/transport/socketReads.ts).
 describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) => {
   describe('direct connections', () => {
     let h: Harness;

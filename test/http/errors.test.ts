@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveEngine } from '../../src/engine/liveEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
 import { startService } from '../../src/http/server.js';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { StoreUnavailableError, type Store } from '../../src/store/store.js';
 import { expectEnvelope, expectError, Harness, projectRoot, tempDir, type CallOptions, type Reply } from './harness.js';
 

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NodeExchange, queryOf } from '../../src/http/exchange.js';
+import { NodeExchange, queryOf } from '../../src/http/request/exchange.js';
 
 /** What a test sees of a parsed query: its prototype and entries, arrays as they are. */
 const shapeOf = (query: object) => ({ prototype: Object.getPrototypeOf(query) as unknown, entries: Object.entries(query) });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { redactedUrl } from '../../src/http/logger.js';
+import { redactedUrl } from '../../src/http/operations/logger.js';
 import { expectError, Harness, KEY_PATTERN, type Reply } from './harness.js';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 /** Log redaction by what a secret looks like, not only by the parameter's name. */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactedUrl } from '../../src/http/logger.js';
+import { createLogger, redactedUrl } from '../../src/http/operations/logger.js';
 
 const key = `nlk_${'0123456789abcdef'.repeat(2)}01234567`;
 const token = 'admin-token-with-enough-characters-0001';

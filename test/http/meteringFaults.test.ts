@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { untilValue } from '../until.js';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { PrivateRedis } from '../store/redisTestServer.js';
 import { expectError, Harness, tempDir } from './harness.js';
 

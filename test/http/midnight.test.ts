@@ -8,7 +8,7 @@
  * request and fell to a twenty-fifth).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import type { Store } from '../../src/store/store.js';
 import { REDIS_TEST_URL, redisTestPrefix, removeKeys } from '../store/redisTestServer.js';
 import { Harness, request } from './harness.js';

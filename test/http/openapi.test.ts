@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (src/http/openApi.ts) against the running service.
+ * The OpenAPI document (src/http/openapi/openApi.ts) against the running service.
  *
  * 1. The document itself: OpenAPI 3.1 structure, every $ref resolves, every schema is valid JSON
  *    Schema 2020-12, error codes come from errorTable, and the operations are exactly the routes
@@ -26,15 +26,15 @@ import addFormatsModule from 'ajv-formats';
 import { errorTable } from '../../src/errors.js';
 import { SPECIAL_PURPOSE_REGISTRY } from '../../src/address/reservedRange.js';
 import { configFromEnv } from '../../src/config/config.js';
-import { openApiDocument } from '../../src/http/openApi.js';
+import { openApiDocument } from '../../src/http/openapi/openApi.js';
 import { startService, type RunningService } from '../../src/http/server.js';
-import { RANGE_ROUTE, v1Router } from '../../src/http/v1Routes.js';
-import { adminRouter } from '../../src/http/adminRoutes.js';
-import { operationsRouter } from '../../src/http/operationsRoutes.js';
-import { legacyRouter } from '../../src/http/legacyRoutes.js';
-import { METHOD_NOT_ALLOWED_ROUTE } from '../../src/http/blacklistRoutes.js';
-import { quotaRule } from '../../src/http/metering.js';
-import type { Caller } from '../../src/http/caller.js';
+import { RANGE_ROUTE, v1Router } from '../../src/http/v1/v1Routes.js';
+import { adminRouter } from '../../src/http/admin/adminRoutes.js';
+import { operationsRouter } from '../../src/http/operations/operationsRoutes.js';
+import { legacyRouter } from '../../src/http/legacy/legacyRoutes.js';
+import { METHOD_NOT_ALLOWED_ROUTE } from '../../src/http/v1/blacklistRoutes.js';
+import { quotaRule } from '../../src/http/request/metering.js';
+import type { Caller } from '../../src/http/request/caller.js';
 
 type Json = any;
 type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: unknown }[] | null };

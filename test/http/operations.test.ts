@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { elapse } from '../until.js';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import type { AccountStore, Meter, Store } from '../../src/store/store.js';
 import { Harness, request, tempDir } from './harness.js';
 

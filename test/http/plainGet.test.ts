@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEAD_BYTES, plainGetAt, type PlainGet } from '../../src/http/plainGet.js';
+import { MAX_HEAD_BYTES, plainGetAt, type PlainGet } from '../../src/http/transport/plainGet.js';
 
 const plain = (text: string) => plainGetAt(text, 0) as PlainGet;
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/config/config.js';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { PrivateRedis } from '../store/redisTestServer.js';
 import { elapse, until } from '../until.js';

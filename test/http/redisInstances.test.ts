@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { ADMIN_TOKEN, expectError, request, TEST_PLANS, tempDir } from './harness.js';
 import { killChildren, serve, type Child } from './serveProcess.js';

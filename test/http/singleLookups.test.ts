@@ -1,6 +1,6 @@
 /** Which paths the single lookups' hot path takes, which it leaves to the router, and that both answer alike. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { singleLookupOf } from '../../src/http/singleLookups.js';
+import { singleLookupOf } from '../../src/http/v1/singleLookups.js';
 import { Harness, type CallOptions, type PlanCode, type Reply } from './harness.js';
 
 describe('singleLookupOf', () => {

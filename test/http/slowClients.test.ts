@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/config/config.js';
-import { connectionSettings } from '../../src/http/connections.js';
+import { connectionSettings } from '../../src/http/transport/connections.js';
 import { ADMIN_TOKEN, Harness } from './harness.js';
 import { expectRawError, parseAnswer, rawExchange } from './rawClient.js';
 

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readAsText, sharedReadsAvailable } from '../../src/http/socketReads.js';
+import { readAsText, sharedReadsAvailable } from '../../src/http/transport/socketReads.js';
 import { elapse, until } from '../until.js';
 
 const servers: net.Server[] = [];

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { directConnectionsUnavailable } from '../../src/http/directConnections.js';
+import { directConnectionsUnavailable } from '../../src/http/transport/directConnections.js';
 import { Harness } from './harness.js';
 
 const started: Harness[] = [];

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
-import { Utf8Body } from '../../src/http/respond.js';
+import { Utf8Body } from '../../src/http/request/respond.js';
 
 describe('Utf8Body', () => {
   it('encodes the parts as Buffer.from encodes them joined, across growth of its buffer', () => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 
 const CLIENTS = 20_000;
 

@@ -11,7 +11,7 @@ import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';

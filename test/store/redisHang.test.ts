@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
-import { RedisStore } from '../../src/store/redisStore.js';
+import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
 import { PrivateRedis } from './redisTestServer.js';
 import { elapse } from '../until.js';

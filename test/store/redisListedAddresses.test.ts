@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
-import type { ChangeListener } from '../../src/store/redisChangeFeed.js';
-import { ListedAddresses, REBUILD_INTERVAL_MS } from '../../src/store/redisListedAddresses.js';
+import type { ChangeListener } from '../../src/store/redis/redisChangeFeed.js';
+import { ListedAddresses, REBUILD_INTERVAL_MS } from '../../src/store/redis/redisListedAddresses.js';
 
 const address = (ip: string) => parseBlacklistAddress(ip)!;
 

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret, hashSecretHex, isWellFormedSecret, newId, newSecret, sameHashHex } from '../../src/store/apiKeySecret.js';
 import { dayKey, monthKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
 import { SlidingRateWindow } from '../../src/store/rateWindow.js';
-import { latestVersion, migrate, migrations, schemaVersion, type Migration } from '../../src/store/sqliteMigrations.js';
-import { DATABASE_FILE, SqliteStore } from '../../src/store/sqliteStore.js';
+import { latestVersion, migrate, migrations, schemaVersion, type Migration } from '../../src/store/sqlite/sqliteMigrations.js';
+import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
@@ -25,7 +25,7 @@ import { elapse, until, untilValue } from '../until.js';
 const flushed = <T>(stored: () => T, expected: T) => untilValue('the flush', stored, (value) => isDeepStrictEqual(value, expected), 500);
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
-const storeModule = pathToFileURL(path.join(projectRoot, 'src/store/sqliteStore.ts')).href;
+const storeModule = pathToFileURL(path.join(projectRoot, 'src/store/sqlite/sqliteStore.ts')).href;
 
 const dirs: string[] = [];
 function tempDir(): string {
