@@ -81,7 +81,10 @@ module.exports = {
         'the transport and the request steps every route shares (src/http/transport, src/http/request) know no router; the direct connections answer single lookups through their one handler module',
       severity: 'error',
       from: { path: '^src/http/(transport|request)/' },
-      to: { path: '^src/http/(v1|admin|dashboard|legacy|operations|openapi)/', pathNot: '^src/http/(v1/singleLookups|operations/logger)\\.ts$' },
+      to: {
+        path: '^src/http/(v1|admin|dashboard|legacy|operations|openapi)/',
+        pathNot: '^src/http/(v1/singleLookups|operations/logger)\\.ts$',
+      },
     },
     {
       name: 'store-backends-apart',
