@@ -4,7 +4,7 @@
 // template of each field level (the object path's own JSON split at its values, so every key and
 // constant comes from there) and the fragments it rendered: per country, per connection type, the
 // quiet security blocks, and per time zone the full level's clock, refreshed once a minute. Here
-// the values go into the template's holes, in its order:
+// the values go into the template's holes, in its order (src/engine/recordJsonLayout.ts, ipHoles):
 //
 //   ip, location.{continent, continent_code, country, country_code, region, city, district,
 //   postal_code, latitude, longitude, accuracy_radius_km, is_eu}, location.address (full level, where
@@ -67,7 +67,13 @@ const AS_HOLDING_DOMAIN_AT: usize = 32;
 const AS_DATACENTER_ADDRESS_AT: usize = 36;
 const HOSTING: u32 = 4;
 
-// The description of one family, u32 fields written by the host (src/engine/recordJson.ts).
+// What the host places in WASM memory (src/engine/recordJson.ts) by the layout of
+// src/engine/recordJsonLayout.ts; test/tables/layout.test.ts holds the two equal.
+//
+// A fragment (FRAGMENT): lists of them are indexed by a code (connection type, is_hosting).
+const FRAGMENT_BYTES: usize = 8;
+
+// The description of one family, u32 words (IP_DESCRIPTION).
 const RANGE_LOCATIONS: usize = 0;
 const RANGE_NETWORKS: usize = 4;
 const LOCATION_ROWS: usize = 8;
@@ -90,16 +96,60 @@ const QUIET_SECURITY: usize = 72;
 const USAGES: usize = 76;
 const ADDRESS: usize = 80;
 
-// A country's fragments: continent, continent_code, country, is_eu, country_info.
+// A country's fragments (COUNTRY_FRAGMENTS): continent, continent_code, country, is_eu, country_info.
 const CONTINENT: usize = 0;
 const CONTINENT_CODE: usize = 8;
 const COUNTRY_NAME: usize = 16;
 const IS_EU: usize = 24;
 const COUNTRY_INFO: usize = 32;
 
-// A time zone's slot: the full level's timezone object for one UTC minute, `head` up to the
-// seconds of current_time and `tail` after them; a constant slot is all head. Its characters
-// class is that of jsonWriter's fragments (0 ASCII, 1 beyond ASCII, 3 beyond Latin-1).
+// The location's JSON around a datacenter address (ADDRESS_PARTS).
+const ADDRESS_BEFORE: usize = 0;
+const ADDRESS_AFTER: usize = 8;
+
+// The parts of a template, each the JSON up to the value it is named for (ipHoles); the basic
+// level's parts end at BASIC_END, the full level's go on.
+const BEFORE_IP: usize = 0;
+const BEFORE_CONTINENT: usize = 8;
+const BEFORE_CONTINENT_CODE: usize = 16;
+const BEFORE_COUNTRY: usize = 24;
+const BEFORE_COUNTRY_CODE: usize = 32;
+const BEFORE_REGION: usize = 40;
+const BEFORE_CITY: usize = 48;
+const BEFORE_DISTRICT: usize = 56;
+const BEFORE_POSTAL_CODE: usize = 64;
+const BEFORE_LATITUDE: usize = 72;
+const BEFORE_LONGITUDE: usize = 80;
+const BEFORE_ACCURACY_RADIUS: usize = 88;
+const BEFORE_IS_EU: usize = 96;
+const BEFORE_TIMEZONE: usize = 104;
+const BEFORE_ASN: usize = 112;
+const BEFORE_ISP: usize = 120;
+const BEFORE_ORGANIZATION: usize = 128;
+const BEFORE_DOMAIN: usize = 136;
+const BEFORE_CONNECTION_TYPE: usize = 144;
+const BASIC_END: usize = 152;
+const BEFORE_ASN_NAME: usize = 152;
+const BEFORE_ORG_DOMAIN: usize = 160;
+const BEFORE_HOLDING: usize = 168;
+const BEFORE_HOLDING_DOMAIN: usize = 176;
+const BEFORE_USAGE: usize = 184;
+const BEFORE_RANGE_START: usize = 192;
+const BEFORE_RANGE_END: usize = 200;
+/** range.size (IPv4) or range.prefix (IPv6) */
+const BEFORE_RANGE_SIZE: usize = 208;
+const BEFORE_COUNTRY_INFO: usize = 216;
+const BEFORE_SECURITY: usize = 224;
+const FULL_END: usize = 232;
+
+// is_hosting (IS_HOSTING): the index of the quiet security block, and jsonHosting()'s answer.
+const IS_HOSTING_FALSE: u32 = 0;
+const IS_HOSTING_TRUE: u32 = 1;
+const IS_HOSTING_NULL: u32 = 2;
+
+// A time zone's slot (ZONE_SLOT): the full level's timezone object for one UTC minute, `head` up
+// to the seconds of current_time and `tail` after them; a constant slot is all head. Its
+// characters class is that of jsonWriter's fragments (0 ASCII, 1 beyond ASCII, 3 beyond Latin-1).
 const SLOT_MINUTE: usize = 0;
 const SLOT_CONSTANT: usize = 8;
 const SLOT_HEAD_LENGTH: usize = 12;
@@ -118,7 +168,10 @@ let family6: usize = 0;
 /** the zone string id of the last NEED_ZONE */
 let pendingZone: u32 = 0;
 let touched: u32 = 0;
-/** is_hosting of the last record written without its security block: 0 false, 1 true, 2 null */
+/**
+ * is_hosting of the last record written without its security block; IS_HOSTING_NULL at first,
+ * spelt as its number: a named initial value would be set by a start function
+ */
 let hosting: u32 = 2;
 
 export function ipJsonConfigure(family: u32, description: usize): void {
@@ -212,85 +265,86 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32,
 
   const parts = field(d, level == 0 ? TEMPLATE_BASIC : TEMPLATE_FULL);
   let at = begin(asked);
-  at = byte(fragment(at, parts), 0x22);
+  at = byte(fragment(at, parts + BEFORE_IP), 0x22);
   if (family == 4) at = ipv4(at, <u32>hi);
   else at = ipv6(at, hi, lo);
   at = byte(at, 0x22);
-  at = fragment(at, parts + 8);
+  at = fragment(at, parts + BEFORE_CONTINENT);
   at = fragment(at, country + CONTINENT);
-  at = fragment(at, parts + 16);
+  at = fragment(at, parts + BEFORE_CONTINENT_CODE);
   at = fragment(at, country + CONTINENT_CODE);
-  at = fragment(at, parts + 24);
+  at = fragment(at, parts + BEFORE_COUNTRY);
   at = fragment(at, country + COUNTRY_NAME);
-  at = fragment(at, parts + 32);
+  at = fragment(at, parts + BEFORE_COUNTRY_CODE);
   at = countryCode(at, packedCountry);
-  at = fragment(at, parts + 40);
+  at = fragment(at, parts + BEFORE_REGION);
   at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + REGION_AT));
-  at = fragment(at, parts + 48);
+  at = fragment(at, parts + BEFORE_CITY);
   at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + CITY_AT));
-  at = fragment(at, parts + 56);
+  at = fragment(at, parts + BEFORE_DISTRICT);
   at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + DISTRICT_AT));
-  at = fragment(at, parts + 64);
+  at = fragment(at, parts + BEFORE_POSTAL_CODE);
   at = poolString(at, offsets, bytes, location == 0 ? 0 : load<u32>(location + POSTAL_CODE_AT));
-  at = fragment(at, parts + 72);
+  at = fragment(at, parts + BEFORE_LATITUDE);
   at = coordinate(at, location, LATITUDE_AT);
   if (at == 0) return OBJECT_PATH;
-  at = fragment(at, parts + 80);
+  at = fragment(at, parts + BEFORE_LONGITUDE);
   at = coordinate(at, location, LONGITUDE_AT);
   if (at == 0) return OBJECT_PATH;
-  at = fragment(at, parts + 88);
+  at = fragment(at, parts + BEFORE_ACCURACY_RADIUS);
   const radius: u32 = location == 0 ? 0 : <u32>load<u16>(location + ACCURACY_RADIUS_AT);
   if (radius == 0) at = writeNull(at);
   else at = unsigned(at, radius);
-  at = fragment(at, parts + 96);
+  at = fragment(at, parts + BEFORE_IS_EU);
   at = fragment(at, country + IS_EU);
   // a datacenter's street only where the geolocation puts the range in the datacenter's country
   if (level != 0 && as != 0 && packedCountry != 0 && <u32>load<u16>(as + AS_DATACENTER_COUNTRY_AT) == packedCountry) {
     const address = field(d, ADDRESS);
-    at = fragment(at, address);
+    at = fragment(at, address + ADDRESS_BEFORE);
     at = poolString(at, offsets, bytes, load<u32>(as + AS_DATACENTER_ADDRESS_AT));
-    at = fragment(at, address + 8);
+    at = fragment(at, address + ADDRESS_AFTER);
   }
-  at = fragment(at, parts + 104);
+  at = fragment(at, parts + BEFORE_TIMEZONE);
   if (level == 0) at = poolString(at, offsets, bytes, zone);
   else at = clock(at, zoneSlot, ms, minute);
-  at = fragment(at, parts + 112);
+  at = fragment(at, parts + BEFORE_ASN);
   const asn: u32 = as == 0 ? 0 : load<u32>(as);
   if (asn == 0) at = writeNull(at);
   else at = unsigned(at, asn);
-  at = fragment(at, parts + 120);
+  at = fragment(at, parts + BEFORE_ISP);
   at = poolString(at, offsets, bytes, isp);
-  at = fragment(at, parts + 128);
+  at = fragment(at, parts + BEFORE_ORGANIZATION);
   at = poolString(at, offsets, bytes, organization);
-  at = fragment(at, parts + 136);
+  at = fragment(at, parts + BEFORE_DOMAIN);
   at = poolString(at, offsets, bytes, domain);
-  at = fragment(at, parts + 144);
-  at = fragment(at, field(d, CONNECTION_TYPES) + (<usize>connectionType << 3));
-  at = fragment(at, parts + 152);
+  at = fragment(at, parts + BEFORE_CONNECTION_TYPE);
+  at = fragment(at, field(d, CONNECTION_TYPES) + <usize>connectionType * FRAGMENT_BYTES);
+  // the basic level ends where the full level's asn_name starts
+  at = fragment(at, parts + BASIC_END);
   if (level == 0) return finish(at);
 
   at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_NAME_AT));
-  at = fragment(at, parts + 160);
+  at = fragment(at, parts + BEFORE_ORG_DOMAIN);
   at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_ORG_DOMAIN_AT));
-  at = fragment(at, parts + 168);
+  at = fragment(at, parts + BEFORE_HOLDING);
   at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_HOLDING_AT));
-  at = fragment(at, parts + 176);
+  at = fragment(at, parts + BEFORE_HOLDING_DOMAIN);
   at = poolString(at, offsets, bytes, as == 0 ? 0 : load<u32>(as + AS_HOLDING_DOMAIN_AT));
-  at = fragment(at, parts + 184);
-  at = fragment(at, field(d, USAGES) + (<usize>connectionType << 3));
-  at = fragment(at, parts + 192);
+  at = fragment(at, parts + BEFORE_USAGE);
+  at = fragment(at, field(d, USAGES) + <usize>connectionType * FRAGMENT_BYTES);
+  at = fragment(at, parts + BEFORE_RANGE_START);
   if (family == 4) at = block4(at, d, range, network);
-  else at = block6(at, d, range, network, hi, lo, parts + 200);
-  at = fragment(at, parts + 216);
+  else at = block6(at, d, range, network, hi, lo);
+  at = fragment(at, parts + BEFORE_COUNTRY_INFO);
   at = fragment(at, country + COUNTRY_INFO);
-  at = fragment(at, parts + 224);
-  const hostingState: u32 = connectionType == 0 ? 2 : connectionType == HOSTING ? 1 : 0;
+  at = fragment(at, parts + BEFORE_SECURITY);
+  const hostingState: u32 = connectionType == 0 ? IS_HOSTING_NULL : connectionType == HOSTING ? IS_HOSTING_TRUE : IS_HOSTING_FALSE;
   if (quiet == 0) {
     hosting = hostingState;
     return finish(at);
   }
-  at = fragment(at, field(d, QUIET_SECURITY) + (<usize>hostingState << 3));
-  at = fragment(at, parts + 232);
+  at = fragment(at, field(d, QUIET_SECURITY) + <usize>hostingState * FRAGMENT_BYTES);
+  at = fragment(at, parts + FULL_END);
   return finish(at);
 }
 
@@ -317,7 +371,7 @@ function clock(at: usize, slot: usize, ms: f64, minute: f64): usize {
 
 /**
  * IPv4 network.range: the network block when a network row covers the range, else the range
- * itself (to the next range's start, or the end of the space). Parts 25 and 26 separate the values.
+ * itself (to the next range's start, or the end of the space).
  */
 function block4(at: usize, d: usize, range: i32, network: usize): usize {
   let first: u32;
@@ -332,9 +386,9 @@ function block4(at: usize, d: usize, range: i32, network: usize): usize {
   }
   const parts = field(d, TEMPLATE_FULL);
   at = byte(ipv4(byte(at, 0x22), first), 0x22);
-  at = fragment(at, parts + 200);
+  at = fragment(at, parts + BEFORE_RANGE_END);
   at = byte(ipv4(byte(at, 0x22), last), 0x22);
-  at = fragment(at, parts + 208);
+  at = fragment(at, parts + BEFORE_RANGE_SIZE);
   return unsigned(at, <u64>last - <u64>first + 1);
 }
 
@@ -342,7 +396,7 @@ function block4(at: usize, d: usize, range: i32, network: usize): usize {
  * IPv6 network.range: the largest CIDR block around the address within the network block (or
  * the range, as for IPv4): the shortest prefix whose block fits, found by binary search.
  */
-function block6(at: usize, d: usize, range: i32, network: usize, hi: u64, lo: u64, parts: usize): usize {
+function block6(at: usize, d: usize, range: i32, network: usize, hi: u64, lo: u64): usize {
   let startHi: u64;
   let startLo: u64;
   let endHi: u64;
@@ -384,10 +438,11 @@ function block6(at: usize, d: usize, range: i32, network: usize, hi: u64, lo: u6
   }
   const maskHi = highMask(low);
   const maskLo = lowMask(low);
+  const parts = field(d, TEMPLATE_FULL);
   at = byte(ipv6(byte(at, 0x22), hi & maskHi, lo & maskLo), 0x22);
-  at = fragment(at, parts);
+  at = fragment(at, parts + BEFORE_RANGE_END);
   at = byte(ipv6(byte(at, 0x22), hi | ~maskHi, lo | ~maskLo), 0x22);
-  at = fragment(at, parts + 8);
+  at = fragment(at, parts + BEFORE_RANGE_SIZE);
   return unsigned(at, low);
 }
 

@@ -16,19 +16,33 @@ import type { ParsedIp } from '../address/ipAddress.js';
 import { invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import type { IpTable } from '../tables/format/ipTable.js';
 import type { MacTable } from '../tables/format/macTable.js';
+import { IP_SECTION } from '../tables/format/ipTableLayout.js';
 import { MAC_SECTION } from '../tables/format/macTableLayout.js';
 import { SHARED_SECTION } from '../tables/format/containerLayout.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
+import {
+  ADDRESS_PARTS,
+  COUNTRY_FRAGMENTS,
+  descriptionBytes,
+  FRAGMENT,
+  IP_DESCRIPTION,
+  IS_HOSTING,
+  MAC_DESCRIPTION,
+  NEED_ZONE,
+  OBJECT_PATH_VALUE,
+  VM_PREFIX,
+  ZONE_SLOT,
+} from './recordJsonLayout.js';
 import type { PlacedTables, WasmExports } from './wasmEngine.js';
 
 export type JsonLevel = 'basic' | 'full';
 
 /** The object path's JSON of a found IP record and what it is made of; see assembly/ipRecordJson.ts. */
 export interface IpJsonShape {
-  /** the record's JSON split at its values, in the writer's hole order, by family and level */
+  /** the record's JSON split at its values (recordJsonLayout.ts, ipHoles), by family and level */
   templates: Readonly<Record<4 | 6, Readonly<Record<JsonLevel, readonly string[]>>>>;
-  /** JSON of continent, continent_code, country, is_eu and country_info for a country (null: none); null: the object path */
-  country(facts: CountryFacts | null): readonly string[] | null;
+  /** JSON of the country's fragments for a country (null: none); null: the object path */
+  country(facts: CountryFacts | null): Readonly<Record<keyof typeof COUNTRY_FRAGMENTS, string>> | null;
   /**
    * The full level's location JSON around a datacenter address, which goes after is_eu where the AS
    * row's datacenter is in the location row's country: before the address's value, and after it.
@@ -69,12 +83,6 @@ const MAC_INPUT_BYTES = 64;
 const COUNTRY_SLOTS = 1024;
 const ZONE_SLOTS = 2048;
 const ZONE_LIMIT = 1024;
-/** assembly/ipRecordJson.ts: minute f64, constant u32, head and tail lengths u32, characters u32, text */
-const ZONE_SLOT_BYTES = 256;
-const ZONE_TEXT_AT = 24;
-/** the map value that sends a country or zone to the object path */
-const OBJECT_PATH_VALUE = 1;
-const NEED_ZONE = -2;
 /** no record written: the object path answers */
 const NOT_WRITTEN = -1;
 const LEVEL = { basic: 0, full: 1 } as const;
@@ -240,22 +248,35 @@ class JsonArea {
     return written;
   }
 
-  /** Fragments of JSON texts: an array of (address, length) pairs, its address. */
+  /** A list of fragments of JSON texts, its address. */
   fragments(texts: readonly string[]): number {
-    const refs = this.allocate(8 * texts.length);
-    texts.forEach((text, i) => this.fragment(refs + 8 * i, text));
+    const refs = this.allocate(FRAGMENT.bytes * texts.length);
+    texts.forEach((text, i) => this.fragment(refs + FRAGMENT.bytes * i, text));
     return refs;
   }
 
-  /** Places a JSON text and its (address, length) pair at `ref`. */
+  /** A list of fragments laid out by name (COUNTRY_FRAGMENTS, ADDRESS_PARTS), its address. */
+  namedFragments<L extends Readonly<Record<string, number>>>(layout: L, texts: { readonly [K in keyof L]: string }): number {
+    const refs = this.allocate(FRAGMENT.bytes * Object.keys(layout).length);
+    for (const name of Object.keys(layout) as (keyof L & string)[]) this.fragment(refs + layout[name], texts[name]);
+    return refs;
+  }
+
+  /** Writes the words of a description (IP_DESCRIPTION, MAC_DESCRIPTION) at `at`, allocated with descriptionBytes. */
+  describe<L extends Readonly<Record<string, number>>>(at: number, layout: L, words: { readonly [K in keyof L]: number }): void {
+    for (const name of Object.keys(layout) as (keyof L & string)[]) this.setU32(at + layout[name], words[name]);
+  }
+
+  /** Places a JSON text and its fragment at `ref`. */
   fragment(ref: number, text: string): void {
     const room = text.length * 3;
     if (room > FRAGMENT_LIMIT * 3) throw new OutOfArea();
     const at = this.allocate(room);
     const length = this.writeText(at, text, room);
     if (length > FRAGMENT_LIMIT) throw new OutOfArea();
-    this.setU32(ref, at);
-    this.setU32(ref + 4, length | (charactersOf(text) << 16));
+    this.setU32(ref + FRAGMENT.address, at);
+    this.words.setUint16(ref + FRAGMENT.length, length, true);
+    this.words.setUint16(ref + FRAGMENT.characters, charactersOf(text), true);
   }
 
   setU32(at: number, value: number): void {
@@ -294,9 +315,6 @@ function areaOf(placed: PlacedTables): JsonArea | null {
 }
 const areas = new WeakMap<PlacedTables, JsonArea>();
 
-/** What the WASM record writer needs of one IP family; assembly/ipRecordJson.ts names the fields. */
-const IP_DESCRIPTION_WORDS = 21;
-
 class FamilyWriter {
   /** zone string id → its slot, in WASM memory */
   private readonly zones: { at: number; mask: number };
@@ -309,41 +327,40 @@ class FamilyWriter {
     private readonly shape: IpJsonShape,
   ) {
     const { exports } = area;
-    const d = area.allocate(4 * IP_DESCRIPTION_WORDS);
+    const d = area.allocate(descriptionBytes(IP_DESCRIPTION));
     const section = (id: string) => table.bytes.byteOffset + table.sectionOffset(id);
     const countries = area.map(COUNTRY_SLOTS);
     area.countries(countries, table.countries, (facts) => {
       const texts = shape.country(facts);
-      return texts && area.fragments(texts);
+      return texts && area.namedFragments(COUNTRY_FRAGMENTS, texts);
     });
     const noCountry = shape.country(null);
     if (!noCountry) throw new OutOfArea();
     this.zones = area.map(ZONE_SLOTS);
     const templates = shape.templates[table.family];
-    const words = [
-      table.rangeLocation.byteOffset,
-      table.rangeNetwork.byteOffset,
-      section('LROW'),
-      section('NROW'),
-      section('AROW'),
-      section(SHARED_SECTION.stringOffsets),
-      section(SHARED_SECTION.strings),
-      table.family === 4 ? table.keys!.byteOffset : table.keysHi!.byteOffset,
-      table.family === 4 ? 0 : table.keysLo!.byteOffset,
-      table.rangeCount,
-      countries.at,
-      countries.mask,
-      area.fragments(noCountry),
-      this.zones.at,
-      this.zones.mask,
-      area.fragments(templates.basic),
-      area.fragments(templates.full),
-      area.fragments(shape.connectionTypes),
-      area.fragments(shape.quietSecurity),
-      area.fragments(shape.usages),
-      area.fragments(shape.address),
-    ];
-    words.forEach((word, i) => area.setU32(d + 4 * i, word));
+    area.describe(d, IP_DESCRIPTION, {
+      rangeLocations: table.rangeLocation.byteOffset,
+      rangeNetworks: table.rangeNetwork.byteOffset,
+      locationRows: section(IP_SECTION.locationRows),
+      networkRows: section(IP_SECTION.networkRows),
+      asRows: section(IP_SECTION.asRows),
+      stringOffsets: section(SHARED_SECTION.stringOffsets),
+      stringBytes: section(SHARED_SECTION.strings),
+      keysHigh: table.family === 4 ? table.keys!.byteOffset : table.keysHi!.byteOffset,
+      keysLow: table.family === 4 ? 0 : table.keysLo!.byteOffset,
+      rangeCount: table.rangeCount,
+      countries: countries.at,
+      countryMask: countries.mask,
+      noCountry: area.namedFragments(COUNTRY_FRAGMENTS, noCountry),
+      zones: this.zones.at,
+      zoneMask: this.zones.mask,
+      templateBasic: area.fragments(templates.basic),
+      templateFull: area.fragments(templates.full),
+      connectionTypes: area.fragments(shape.connectionTypes),
+      quietSecurity: area.fragments(shape.quietSecurity),
+      usages: area.fragments(shape.usages),
+      address: area.namedFragments(ADDRESS_PARTS, { before: shape.address[0], after: shape.address[1] }),
+    });
     exports.ipJsonConfigure(table.family, d);
   }
 
@@ -355,14 +372,14 @@ class FamilyWriter {
     try {
       const slot = clock === null ? 0 : this.slotOf(id);
       if (clock !== null && slot !== 0) {
-        const room = ZONE_SLOT_BYTES - ZONE_TEXT_AT;
-        const head = area.writeText(slot + ZONE_TEXT_AT, clock[0], room);
-        const tail = clock.length === 2 ? area.writeText(slot + ZONE_TEXT_AT + head, clock[1], room - head) : 0;
-        area.setF64(slot, Math.floor(ms / 60000));
-        area.setU32(slot + 8, clock.length === 2 ? 0 : 1);
-        area.setU32(slot + 12, head);
-        area.setU32(slot + 16, tail);
-        area.setU32(slot + 20, charactersOf(clock.join('')));
+        const room = ZONE_SLOT.bytes - ZONE_SLOT.text;
+        const head = area.writeText(slot + ZONE_SLOT.text, clock[0], room);
+        const tail = clock.length === 2 ? area.writeText(slot + ZONE_SLOT.text + head, clock[1], room - head) : 0;
+        area.setF64(slot + ZONE_SLOT.minute, Math.floor(ms / 60000));
+        area.setU32(slot + ZONE_SLOT.constant, clock.length === 2 ? 0 : 1);
+        area.setU32(slot + ZONE_SLOT.headLength, head);
+        area.setU32(slot + ZONE_SLOT.tailLength, tail);
+        area.setU32(slot + ZONE_SLOT.characters, charactersOf(clock.join('')));
         value = slot;
       }
     } catch (error) {
@@ -376,7 +393,7 @@ class FamilyWriter {
     let slot = this.slots.get(id);
     if (slot === undefined) {
       if (this.slots.size >= ZONE_LIMIT) return 0;
-      slot = this.area.allocate(ZONE_SLOT_BYTES);
+      slot = this.area.allocate(ZONE_SLOT.bytes);
       this.slots.set(id, slot);
     }
     return slot;
@@ -413,7 +430,7 @@ export class IpJsonWriter {
   /** is_hosting of the last record written without its security block: false, true or null. */
   get hosting(): boolean | null {
     const state = this.exports.jsonHosting();
-    return state === 2 ? null : state === 1;
+    return state === IS_HOSTING.null ? null : state === IS_HOSTING.true;
   }
 
   /**
@@ -454,10 +471,6 @@ export class IpJsonWriter {
   }
 }
 
-/** The virtualisation prefixes of the MAC writer: value u64, digits u32, 4 zero bytes, platform fragment. */
-const VM_PREFIX_BYTES = 24;
-const MAC_DESCRIPTION_WORDS = 15;
-
 /** MAC records of one loaded MAC table (kind mac) as JSON text, written by the WASM engine. */
 export class MacJsonWriter {
   private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
@@ -472,34 +485,34 @@ export class MacJsonWriter {
     const section = (id: string) => table.bytes.byteOffset + table.sectionOffset(id);
     const countries = area.map(COUNTRY_SLOTS);
     area.countries(countries, table.countries, (facts) => area.fragments([shape.countryName(facts)]));
-    const vm = area.allocate(VM_PREFIX_BYTES * table.vmPrefixes.length);
+    const vm = area.allocate(VM_PREFIX.bytes * table.vmPrefixes.length);
     table.vmPrefixes.forEach((prefix, i) => {
-      const at = vm + VM_PREFIX_BYTES * i;
+      const at = vm + VM_PREFIX.bytes * i;
       const value = parseInt(prefix.prefix.padEnd(12, '0'), 16);
-      area.setU32(at, value % 2 ** 32);
-      area.setU32(at + 4, Math.floor(value / 2 ** 32));
-      area.setU32(at + 8, prefix.prefix.length);
-      area.fragment(at + 16, shape.platform(prefix.platform));
+      area.setU32(at + VM_PREFIX.value, value % 2 ** 32);
+      area.setU32(at + VM_PREFIX.value + 4, Math.floor(value / 2 ** 32));
+      area.setU32(at + VM_PREFIX.digits, prefix.prefix.length);
+      area.fragment(at + VM_PREFIX.platform, shape.platform(prefix.platform));
     });
-    const words = [
-      section(MAC_SECTION.blockRows),
-      section(MAC_SECTION.companyRows),
-      section(SHARED_SECTION.stringOffsets),
-      section(SHARED_SECTION.strings),
-      countries.at,
-      countries.mask,
-      area.fragments([shape.countryName(null)]),
-      area.fragments(shape.templates.found.basic),
-      area.fragments(shape.templates.found.full),
-      area.fragments(shape.templates.missing.basic),
-      area.fragments(shape.templates.missing.full),
-      area.fragments(shape.blockTypes),
-      vm,
-      table.vmPrefixes.length,
-      area.fragments(shape.special),
-    ];
-    const d = area.allocate(4 * MAC_DESCRIPTION_WORDS);
-    words.forEach((word, i) => area.setU32(d + 4 * i, word));
+    const words = {
+      blockRows: section(MAC_SECTION.blockRows),
+      companyRows: section(MAC_SECTION.companyRows),
+      stringOffsets: section(SHARED_SECTION.stringOffsets),
+      stringBytes: section(SHARED_SECTION.strings),
+      countries: countries.at,
+      countryMask: countries.mask,
+      noCountry: area.fragments([shape.countryName(null)]),
+      templateFoundBasic: area.fragments(shape.templates.found.basic),
+      templateFoundFull: area.fragments(shape.templates.found.full),
+      templateMissingBasic: area.fragments(shape.templates.missing.basic),
+      templateMissingFull: area.fragments(shape.templates.missing.full),
+      blockTypes: area.fragments(shape.blockTypes),
+      vmPrefixes: vm,
+      vmPrefixCount: table.vmPrefixes.length,
+      specialParts: area.fragments(shape.special),
+    };
+    const d = area.allocate(descriptionBytes(MAC_DESCRIPTION));
+    area.describe(d, MAC_DESCRIPTION, words);
     area.exports.macJsonConfigure(d);
   }
 

@@ -20,6 +20,7 @@ import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../b
 import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { withEnding, type IpJsonShape } from '../engine/recordJson.js';
+import { ipHoles } from '../engine/recordJsonLayout.js';
 import { connectionTypes } from '../tables/format/ipTable.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
 import { JsonTemplate } from './jsonTemplate.js';
@@ -35,43 +36,6 @@ import {
   type SecurityFacts,
   type IpRecordFull,
 } from './ipRecord.js';
-
-const LOCATION_HOLES = [
-  'continent',
-  'continent_code',
-  'country',
-  'country_code',
-  'region',
-  'city',
-  'district',
-  'postal_code',
-  'latitude',
-  'longitude',
-  'accuracy_radius_km',
-  'is_eu',
-].map((key) => `location.${key}`);
-const NETWORK_HOLES = ['asn', 'isp', 'organization', 'domain', 'connection_type'].map((key) => `network.${key}`);
-
-/** The values the engine writes, in its order (assembly/ipRecordJson.ts). */
-const holesOf = (level: FieldLevel, version: 4 | 6): string[] =>
-  level === 'basic'
-    ? ['ip', ...LOCATION_HOLES, 'timezone.id', ...NETWORK_HOLES]
-    : [
-        'ip',
-        ...LOCATION_HOLES,
-        'timezone',
-        ...NETWORK_HOLES,
-        'network.asn_name',
-        'network.org_domain',
-        'network.holding',
-        'network.holding_domain',
-        'network.usage',
-        'network.range.start',
-        'network.range.end',
-        version === 4 ? 'network.range.size' : 'network.range.prefix',
-        'country_info',
-        'security',
-      ];
 
 /** A found answer with every part present, for the object path to show where the values go. */
 function foundAnswer(version: 4 | 6, country: CountryFacts | null): IpAnswer {
@@ -123,7 +87,7 @@ function addressParts(): [string, string] {
 }
 
 const templateOf = (version: 4 | 6, level: FieldLevel) =>
-  JsonTemplate.compile(ipRecord(foundAnswer(version, null), level, new Date(0)), holesOf(level, version)).parts;
+  JsonTemplate.compile(ipRecord(foundAnswer(version, null), level, new Date(0)), ipHoles(level, version)).parts;
 
 const SHAPE: IpJsonShape = {
   templates: {
@@ -133,11 +97,15 @@ const SHAPE: IpJsonShape = {
   country(facts) {
     const record = ipRecord(foundAnswer(4, facts), 'full', new Date(0)) as IpRecordFull;
     const { location } = record;
-    const texts = [location.continent, location.continent_code, location.country, location.is_eu, record.country_info].map((value) =>
-      JSON.stringify(value),
-    );
+    const texts = {
+      continent: JSON.stringify(location.continent),
+      continentCode: JSON.stringify(location.continent_code),
+      country: JSON.stringify(location.country),
+      isEu: JSON.stringify(location.is_eu),
+      countryInfo: JSON.stringify(record.country_info),
+    };
     // a value JSON cannot show (is_eu missing from the facts) drops its key: the object path answers
-    return texts.every((text) => typeof text === 'string') ? texts : null;
+    return Object.values(texts).every((text) => typeof text === 'string') ? texts : null;
   },
   address: addressParts(),
   connectionTypes: connectionTypes.map((type) => JSON.stringify(type)),

@@ -4,6 +4,19 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  ADDRESS_PARTS,
+  COUNTRY_FRAGMENTS,
+  FRAGMENT,
+  IP_DESCRIPTION,
+  ipHoles,
+  IS_HOSTING,
+  MAC_DESCRIPTION,
+  NEED_ZONE,
+  OBJECT_PATH_VALUE,
+  VM_PREFIX,
+  ZONE_SLOT,
+} from '../../src/engine/recordJsonLayout.js';
 import { COMPACT_INDEX_BITS, compactIpSectionLayout } from '../../src/tables/format/compactIpTableLayout.js';
 import { FIXED_HEADER_BYTES, HEADER, type SectionLayout } from '../../src/tables/format/containerLayout.js';
 import { AS_ROW, INDEX_BITS, ipSectionLayout, LOCATION_ROW, NETWORK_ROW, NONE } from '../../src/tables/format/ipTableLayout.js';
@@ -22,8 +35,21 @@ import {
 /** The `const NAME: type = number;` declarations of an assembly source file. */
 function assemblyConstants(file: string): Map<string, bigint> {
   const source = fs.readFileSync(new URL(`../../assembly/${file}`, import.meta.url), 'utf8');
-  return new Map([...source.matchAll(/^const (\w+): \w+ = (0x[0-9a-f]+|\d+);/gim)].map((m) => [m[1], BigInt(m[2])]));
+  return new Map([...source.matchAll(/^const (\w+): \w+ = (-?0x[0-9a-f]+|-?\d+);/gim)].map((m) => [m[1], BigInt(m[2])]));
 }
+
+/** The assembly's constants of `names` (a name it lacks shows as missing), as numbers. */
+function named(constants: Map<string, bigint>, names: string[]): Record<string, number | undefined> {
+  return Object.fromEntries(names.map((name) => [name, constants.has(name) ? Number(constants.get(name)) : undefined]));
+}
+
+/** The layout's offsets under the assembly's names: `names` maps each key of `layout` to one. */
+function renamed<L extends Record<string, number>>(layout: L, names: { [K in keyof L]: string }): Record<string, number> {
+  return Object.fromEntries(Object.entries(layout).map(([key, at]) => [names[key as keyof L], at]));
+}
+
+/** The offsets of a list laid out one after another: 0, `bytes`, 2 × `bytes` ... */
+const dense = (offsets: number[], bytes: number) => expect([...offsets].sort((a, b) => a - b)).toEqual(offsets.map((_, i) => i * bytes));
 
 const formatMd = fs.readFileSync(new URL('../../src/tables/FORMAT.md', import.meta.url), 'utf8');
 
@@ -161,5 +187,149 @@ describe('table layouts', () => {
     expect(INDEX_BITS[4]).toBe(INDEX_BITS[6]);
     expect(formatSection('ip4 and ip6')).toContain(`B = ${INDEX_BITS[4]} `);
     expect(formatSection('Compact sets')).toContain(`B = ${COMPACT_INDEX_BITS} `);
+  });
+});
+
+describe('record writer layout', () => {
+  const ip = assemblyConstants('ipRecordJson.ts');
+  const mac = assemblyConstants('macRecordJson.ts');
+
+  it('lays out descriptions and fragment lists word after word, fragment after fragment', () => {
+    dense(Object.values(IP_DESCRIPTION), 4);
+    dense(Object.values(MAC_DESCRIPTION), 4);
+    dense(Object.values(COUNTRY_FRAGMENTS), FRAGMENT.bytes);
+    dense(Object.values(ADDRESS_PARTS), FRAGMENT.bytes);
+    dense(Object.values(IS_HOSTING), 1);
+  });
+
+  it('the WASM IP writer reads the description, fragments and zone slots as recordJsonLayout.ts lays them out', () => {
+    const description = renamed(IP_DESCRIPTION, {
+      rangeLocations: 'RANGE_LOCATIONS',
+      rangeNetworks: 'RANGE_NETWORKS',
+      locationRows: 'LOCATION_ROWS',
+      networkRows: 'NETWORK_ROWS',
+      asRows: 'AS_ROWS',
+      stringOffsets: 'STRING_OFFSETS',
+      stringBytes: 'STRING_BYTES',
+      keysHigh: 'KEYS_HIGH',
+      keysLow: 'KEYS_LOW',
+      rangeCount: 'RANGE_COUNT',
+      countries: 'COUNTRIES',
+      countryMask: 'COUNTRY_MASK',
+      noCountry: 'NO_COUNTRY',
+      zones: 'ZONES',
+      zoneMask: 'ZONE_MASK',
+      templateBasic: 'TEMPLATE_BASIC',
+      templateFull: 'TEMPLATE_FULL',
+      connectionTypes: 'CONNECTION_TYPES',
+      quietSecurity: 'QUIET_SECURITY',
+      usages: 'USAGES',
+      address: 'ADDRESS',
+    });
+    const country = renamed(COUNTRY_FRAGMENTS, {
+      continent: 'CONTINENT',
+      continentCode: 'CONTINENT_CODE',
+      country: 'COUNTRY_NAME',
+      isEu: 'IS_EU',
+      countryInfo: 'COUNTRY_INFO',
+    });
+    const address = renamed(ADDRESS_PARTS, { before: 'ADDRESS_BEFORE', after: 'ADDRESS_AFTER' });
+    const hosting = renamed(IS_HOSTING, { false: 'IS_HOSTING_FALSE', true: 'IS_HOSTING_TRUE', null: 'IS_HOSTING_NULL' });
+    const slot = renamed(ZONE_SLOT, {
+      bytes: 'SLOT_BYTES',
+      minute: 'SLOT_MINUTE',
+      constant: 'SLOT_CONSTANT',
+      headLength: 'SLOT_HEAD_LENGTH',
+      tailLength: 'SLOT_TAIL_LENGTH',
+      characters: 'SLOT_CHARACTERS',
+      text: 'SLOT_TEXT',
+    });
+    // the slot's size is the host's alone: the writer reads within it
+    delete slot.SLOT_BYTES;
+    const expected = {
+      ...description,
+      ...country,
+      ...address,
+      ...hosting,
+      ...slot,
+      FRAGMENT_BYTES: FRAGMENT.bytes,
+      OBJECT_PATH_VALUE,
+      NEED_ZONE,
+    };
+    expect(named(ip, Object.keys(expected))).toEqual(expected);
+  });
+
+  it('the WASM IP writer fills the template holes in the order of ipHoles', () => {
+    // each part is named for the value it leads to
+    const parts: Record<string, string> = {
+      BEFORE_IP: 'ip',
+      BEFORE_CONTINENT: 'location.continent',
+      BEFORE_CONTINENT_CODE: 'location.continent_code',
+      BEFORE_COUNTRY: 'location.country',
+      BEFORE_COUNTRY_CODE: 'location.country_code',
+      BEFORE_REGION: 'location.region',
+      BEFORE_CITY: 'location.city',
+      BEFORE_DISTRICT: 'location.district',
+      BEFORE_POSTAL_CODE: 'location.postal_code',
+      BEFORE_LATITUDE: 'location.latitude',
+      BEFORE_LONGITUDE: 'location.longitude',
+      BEFORE_ACCURACY_RADIUS: 'location.accuracy_radius_km',
+      BEFORE_IS_EU: 'location.is_eu',
+      BEFORE_TIMEZONE: 'timezone',
+      BEFORE_ASN: 'network.asn',
+      BEFORE_ISP: 'network.isp',
+      BEFORE_ORGANIZATION: 'network.organization',
+      BEFORE_DOMAIN: 'network.domain',
+      BEFORE_CONNECTION_TYPE: 'network.connection_type',
+      BEFORE_ASN_NAME: 'network.asn_name',
+      BEFORE_ORG_DOMAIN: 'network.org_domain',
+      BEFORE_HOLDING: 'network.holding',
+      BEFORE_HOLDING_DOMAIN: 'network.holding_domain',
+      BEFORE_USAGE: 'network.usage',
+      BEFORE_RANGE_START: 'network.range.start',
+      BEFORE_RANGE_END: 'network.range.end',
+      BEFORE_RANGE_SIZE: 'network.range.size',
+      BEFORE_COUNTRY_INFO: 'country_info',
+      BEFORE_SECURITY: 'security',
+    };
+    const full4 = ipHoles('full', 4);
+    const basic = ipHoles('basic', 4);
+    const expected = {
+      ...Object.fromEntries(Object.entries(parts).map(([name, hole]) => [name, FRAGMENT.bytes * full4.indexOf(hole)])),
+      BASIC_END: FRAGMENT.bytes * basic.length,
+      FULL_END: FRAGMENT.bytes * full4.length,
+    };
+    const written = [...ip.keys()].filter((name) => /^BEFORE_|_END$/.test(name));
+    expect(named(ip, written)).toEqual(expected);
+    expect(new Set(Object.values(parts)).size).toBe(full4.length);
+    // the levels and families differ in the values the writer puts in the same places
+    expect(basic).toEqual(full4.slice(0, basic.length).map((hole) => (hole === 'timezone' ? 'timezone.id' : hole)));
+    expect(ipHoles('basic', 6)).toEqual(basic);
+    expect(ipHoles('full', 6)).toEqual(full4.map((hole) => (hole === 'network.range.size' ? 'network.range.prefix' : hole)));
+  });
+
+  it('the WASM MAC writer reads the description and virtualisation prefixes as recordJsonLayout.ts lays them out', () => {
+    const expected = {
+      ...renamed(MAC_DESCRIPTION, {
+        blockRows: 'BLOCK_ROWS',
+        companyRows: 'COMPANY_ROWS',
+        stringOffsets: 'STRING_OFFSETS',
+        stringBytes: 'STRING_BYTES',
+        countries: 'COUNTRIES',
+        countryMask: 'COUNTRY_MASK',
+        noCountry: 'NO_COUNTRY',
+        templateFoundBasic: 'TEMPLATE_FOUND_BASIC',
+        templateFoundFull: 'TEMPLATE_FOUND_FULL',
+        templateMissingBasic: 'TEMPLATE_MISSING_BASIC',
+        templateMissingFull: 'TEMPLATE_MISSING_FULL',
+        blockTypes: 'BLOCK_TYPES',
+        vmPrefixes: 'VM_PREFIXES',
+        vmPrefixCount: 'VM_PREFIX_COUNT',
+        specialParts: 'SPECIAL_PARTS',
+      }),
+      ...renamed(VM_PREFIX, { bytes: 'VM_PREFIX_BYTES', value: 'VM_VALUE_AT', digits: 'VM_DIGITS_AT', platform: 'VM_PLATFORM_AT' }),
+      FRAGMENT_BYTES: FRAGMENT.bytes,
+    };
+    expect(named(mac, Object.keys(expected))).toEqual(expected);
   });
 });
