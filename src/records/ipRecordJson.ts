@@ -29,13 +29,13 @@ import {
   NO_SECURITY_FACTS,
   securityRecord,
   timezoneFull,
-  TWO_DIGITS,
   usageOf,
   type FieldLevel,
   type IpRecordFeeds,
   type SecurityFacts,
   type IpRecordFull,
 } from './ipRecord.js';
+import { TWO_DIGITS } from './zoneClock.js';
 
 /** A found answer with every part present, for the object path to show where the values go. */
 function foundAnswer(version: 4 | 6, country: CountryFacts | null): IpAnswer {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { zoneTime } from '../../src/records/ipRecord.js';
+import { zoneTime } from '../../src/records/zoneClock.js';
 import { singleClockZone, timeZoneFinder, tzdbVersion, zoneCountry } from '../../src/tables/sources/timeZones.js';
 
 const zoneAt = timeZoneFinder(new Date('2026-11-22T12:00:00Z'));
