@@ -37,7 +37,8 @@ import { KeyUseNotes } from '../keyUse.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import type { OutageFallback } from './redisFallback.js';
 import { KeyCache } from './redisKeyCache.js';
-import { execResult, isRedisOutage, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { execResult, isRedisOutage, type RedisGuard } from './redisFailures.js';
+import type { StoreRedis } from './redisScripts.js';
 import {
   KeyLimitError,
   StoreUnavailableError,

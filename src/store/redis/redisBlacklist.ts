@@ -48,7 +48,8 @@ import { checkedReportsPage, exportSince, reporterReportOf } from '../blacklistS
 import { dayKey, nextDayReset } from '../quotaPeriod.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import { ListedAddresses } from './redisListedAddresses.js';
-import { execResult, isRedisOutage, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { execResult, isRedisOutage, type RedisGuard } from './redisFailures.js';
+import type { StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
   /** the retention window in days (default 90) */

@@ -12,11 +12,11 @@
  * Listeners are told when the subscription is lost (messages could be missed from then on) and when
  * it is confirmed again after a reconnection: a copy is used only in between. A subscription that
  * hangs (Redis stopped, a network dropping everything) is lost the same way: the watchdog's PING
- * goes unanswered for the deadline and the connection is ended (redisScripts.ts).
+ * goes unanswered for the deadline and the connection is ended (redisConnection.ts).
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { watchConnection } from './redisScripts.js';
+import { watchConnection } from './redisConnection.js';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
 const ACK_WAIT_MS = 2000;

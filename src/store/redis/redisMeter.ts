@@ -16,7 +16,8 @@ import { apis } from '../../plans/plans.js';
 import { AdmissionBatches } from '../admissionBatches.js';
 import { dayKey, historyDayKeys, monthKey, nextDayReset, nextMonthReset, nextReset } from '../quotaPeriod.js';
 import type { CommandReceipt, OutageFallback } from './redisFallback.js';
-import { execResult, isRedisOutage, neverSent, unavailable, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { execResult, isRedisOutage, neverSent, unavailable, type RedisGuard } from './redisFailures.js';
+import type { StoreRedis } from './redisScripts.js';
 import { USAGE_HISTORY_DAYS, type AdmitDecision, type AdmitOutcome, type AdmitRequest, type DailyUsage, type Meter } from '../store.js';
 import type { UsageCounts } from '../../plans/quota.js';
 

@@ -1,11 +1,10 @@
 /**
- * The shared store's connection, server-side scripts and failure rule (src/store/redis/redisStore.ts,
- * redisAccounts.ts, redisMeter.ts, redisBlacklist.ts). Each script is defined once per connection with defineCommand, so it is sent
- * once and then run by its SHA; each touches only keys of one hash tag (one Redis Cluster slot).
+ * The shared store's server-side scripts (src/store/redis/redisAccounts.ts, redisMeter.ts,
+ * redisBlacklist.ts): their Lua text and the commands that run them. Each script is defined once
+ * per connection with defineCommand (redisConnection.ts), so it is sent once and then run by its
+ * SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
-import { Redis, type RedisOptions } from 'ioredis';
-import { StoreInputError } from '../storeInput.js';
-import { KeyLimitError, StoreUnavailableError } from '../store.js';
+import type { Redis } from 'ioredis';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
 const RATE_KEY_SLACK_MS = 10_000;
@@ -344,7 +343,7 @@ interface StoreCommands {
 export type StoreRedis = Redis & StoreCommands;
 
 /** The store's scripts, sent once per connection and then run by their SHA. */
-function defineStoreCommands(redis: Redis): void {
+export function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
   redis.defineCommand('netlookupSlide', { numberOfKeys: 1, lua: SLIDE_SCRIPT });
   // the number of keys varies: given as the first argument
@@ -359,134 +358,4 @@ function defineStoreCommands(redis: Redis): void {
   redis.defineCommand('netlookupBumpVersion', { numberOfKeys: 1, lua: BUMP_VERSION_SCRIPT });
   redis.defineCommand('netlookupCountDaily', { numberOfKeys: 1, lua: COUNT_DAILY_SCRIPT });
   redis.defineCommand('netlookupUncountDaily', { numberOfKeys: 1, lua: UNCOUNT_DAILY_SCRIPT });
-}
-
-/**
- * How long the store waits for Redis (NETLOOKUP_REDIS_TIMEOUT_MS): well above a healthy Redis's
- * latency (under a millisecond nearby, a few across a data centre, tens during a fork for a
- * snapshot), and short enough that an instance whose feed hangs has dropped its in-process copies
- * (within 1.25 times this, `watchConnection`) before a change stops waiting for its
- * acknowledgement (2 s, redisChangeFeed.ts).
- */
-export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
-
-/**
- * The connection options of the store: fail fast while Redis is away or hangs, reconnect on its
- * own. `timeoutMs`: the deadline of every command and of the connection's silence.
- */
-function storeConnectionOptions(timeoutMs: number, extra: RedisOptions = {}): RedisOptions {
-  return {
-    lazyConnect: true,
-    // Commands issued in one tick go out as one write: many concurrent requests, few syscalls.
-    enableAutoPipelining: true,
-    // Except the counting commands that carry a receipt: they are written at once, in the order of
-    // their sequence numbers (the admissions of a turn corked into one write, redisMeter.ts), which
-    // the receipts rely on; left to auto-pipelining, a count could go out after a later one.
-    autoPipeliningIgnoredCommands: ['netlookupAddCounts', 'netlookupAdmit'],
-    // A command issued while Redis is away fails at once (the caller answers unavailable or falls
-    // back) rather than waiting in a queue; ioredis keeps reconnecting meanwhile.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: timeoutMs,
-    // A Redis that hangs (stopped, or a network that drops everything while TCP stays up) answers
-    // nothing: once a command has waited this long with no byte from Redis, ioredis destroys the
-    // connection, rejects every command on it and reconnects. Until the new connection's ready
-    // check is answered its status is not 'ready', so every command fails at once (above) and the
-    // outage fallback answers; the handshake of each new attempt is held to the same deadline.
-    socketTimeout: timeoutMs,
-    retryStrategy: (times) => Math.min(50 * times, 1000),
-    ...extra,
-  };
-}
-
-/** Connects a client for `url` with the store's scripts, once it is ready. */
-export async function connectRedis(url: string, timeoutMs: number, options: RedisOptions = {}): Promise<StoreRedis> {
-  const redis = new Redis(url, storeConnectionOptions(timeoutMs, options));
-  // Connection errors are retried by ioredis; without a listener each would be an unhandled 'error'.
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-  } catch (e) {
-    redis.disconnect();
-    throw unavailable(`cannot connect to Redis at ${redactedUrl(url)}`, e);
-  }
-  defineStoreCommands(redis);
-  return redis as StoreRedis;
-}
-
-/**
- * The watchdog of a connection: a PING every quarter of `timeoutMs` while it is ready, so that a
- * hang is found (the connection's `socketTimeout` ends it) within 1.25 × `timeoutMs` even when no
- * request is waiting, and on a subscribed connection, which sends nothing else. Stopped by
- * clearInterval.
- */
-export function watchConnection(redis: Redis, timeoutMs: number): NodeJS.Timeout {
-  let waiting = false;
-  const answered = () => {
-    waiting = false;
-  };
-  const timer = setInterval(() => {
-    if (waiting || redis.status !== 'ready') return;
-    waiting = true;
-    redis.ping().then(answered, answered);
-  }, timeoutMs / 4);
-  timer.unref();
-  return timer;
-}
-
-/** The URL without its password, for messages and logs. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'an invalid REDIS_URL';
-  }
-}
-
-/** A MULTI's replies, failing when any command in it failed (null: the MULTI was aborted). */
-export function execResult(results: [Error | null, unknown][] | null): unknown[] {
-  if (results === null) throw new Error('transaction aborted');
-  for (const [error] of results) if (error) throw error;
-  return results.map(([, value]) => value);
-}
-
-/** Runs Redis work, mapping a failure of Redis to StoreUnavailableError (the Redis store's guard). */
-export type RedisGuard = <T>(what: string, work: () => Promise<T>) => Promise<T>;
-
-/** The guard of a store that refuses all work once `isClosed()`; refusals of the input pass as they are. */
-export function redisGuard(isClosed: () => boolean): RedisGuard {
-  return async <T>(what: string, work: () => Promise<T>): Promise<T> => {
-    if (isClosed()) throw new StoreUnavailableError(`redis store: ${what}: the store is closed`);
-    try {
-      return await work();
-    } catch (e) {
-      if (e instanceof KeyLimitError || e instanceof StoreInputError || e instanceof StoreUnavailableError || e instanceof RangeError)
-        throw e;
-      throw unavailable(`redis store: ${what} failed`, e);
-    }
-  };
-}
-
-export function unavailable(message: string, cause: unknown): StoreUnavailableError {
-  const error = new StoreUnavailableError(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`);
-  error.cause = cause;
-  return error;
-}
-
-/**
- * True when a store failure is Redis being unreachable (closed connection, timeout, not connected)
- * rather than Redis answering with an error: the failures the fallback stands in for.
- */
-export function isRedisOutage(error: unknown): boolean {
-  if (!(error instanceof StoreUnavailableError)) return false;
-  const cause = error.cause;
-  return cause instanceof Error && cause.name !== 'ReplyError';
-}
-
-/** True when an outage's failure certainly never reached Redis (refused before sending: not connected). */
-export function neverSent(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof Error && /enableOfflineQueue/.test(cause.message);
 }

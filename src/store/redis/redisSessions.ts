@@ -16,7 +16,8 @@
  * signed-out session never seems ended while it is not.
  */
 import { checkedKeep, checkedSession, isTokenHash, sessionExpired } from '../storeInput.js';
-import { execResult, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { execResult, type RedisGuard } from './redisFailures.js';
+import type { StoreRedis } from './redisScripts.js';
 import type { DashboardSession, SessionStore } from '../store.js';
 
 export class RedisSessions implements SessionStore {

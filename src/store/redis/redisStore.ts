@@ -6,7 +6,7 @@
  * authentication cache and the addresses with reports (src/store/redis/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redis/redisChangeFeed.ts). While
  * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts);
- * a Redis silent for the deadline (`timeoutMs`) is away (redisScripts.ts, `watchConnection`).
+ * a Redis silent for the deadline (`timeoutMs`) is away (redisConnection.ts, `watchConnection`).
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -36,7 +36,9 @@ import { ChangeFeed } from './redisChangeFeed.js';
 import { OutageFallback } from './redisFallback.js';
 import { RedisMeter } from './redisMeter.js';
 import { RedisSessions } from './redisSessions.js';
-import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, redisGuard, watchConnection, type RedisGuard, type StoreRedis } from './redisScripts.js';
+import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, watchConnection } from './redisConnection.js';
+import { redisGuard, type RedisGuard } from './redisFailures.js';
+import type { StoreRedis } from './redisScripts.js';
 import type { Store } from '../store.js';
 
 const KEY_USE_INTERVAL_MS = 5000;
@@ -112,7 +114,7 @@ export class RedisStore implements Store {
   /**
    * Without a round trip of its own, so /health answers at once whatever Redis does: the
    * connection stays 'ready' only while Redis answers (a command or the watchdog's PING left
-   * unanswered for the deadline ends it, redisScripts.ts).
+   * unanswered for the deadline ends it, redisConnection.ts).
    */
   async healthy(): Promise<boolean> {
     return !this.closed && this.redis.status === 'ready' && !this.meter.owesCounts;
