@@ -43,9 +43,6 @@ const SPECIAL_REFERENCE_AT: usize = 28;
 // What the host places in WASM memory (src/engine/recordJson.ts) by the layout of
 // src/engine/recordJsonLayout.ts; test/tables/layout.test.ts holds the two equal.
 //
-// A fragment (FRAGMENT): lists of them are indexed by a code (block type).
-const FRAGMENT_BYTES: usize = 8;
-
 // The description of the MAC table, u32 words (MAC_DESCRIPTION).
 const BLOCK_ROWS: usize = 0;
 const COMPANY_ROWS: usize = 4;
@@ -163,7 +160,7 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
       at = fragment(at, next + 32);
       at = writeBool(at, isPrivate);
       at = fragment(at, next + 40);
-      at = fragment(at, field(BLOCK_TYPES) + <usize>load<u8>(block + BLOCK_TYPE_AT) * FRAGMENT_BYTES);
+      at = fragment(at, field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
       at = fragment(at, next + 48);
       const first = ((<u64>load<u32>(block)) << 24) | <u64>load<u32>(block + BLOCK_LO24_AT);
       const size = <u64>1 << <u64>(48 - <u32>load<u8>(block + BLOCK_PREFIX_LENGTH_AT));

@@ -328,7 +328,6 @@ describe('record writer layout', () => {
         specialParts: 'SPECIAL_PARTS',
       }),
       ...renamed(VM_PREFIX, { bytes: 'VM_PREFIX_BYTES', value: 'VM_VALUE_AT', digits: 'VM_DIGITS_AT', platform: 'VM_PLATFORM_AT' }),
-      FRAGMENT_BYTES: FRAGMENT.bytes,
     };
     expect(named(mac, Object.keys(expected))).toEqual(expected);
   });
