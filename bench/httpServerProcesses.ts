@@ -63,7 +63,7 @@ function spawnPinned(kind: ServerKind, serverCpu: number | null, binary: string,
 }
 
 /** A free port on 127.0.0.1, for servers that must be told theirs. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);

@@ -11,6 +11,7 @@
  *
  * The JSON area: the output (one record at a time), the MAC input text, then the fragments,
  * allocated upwards. A table set whose fragments do not fit has no writer (the object path serves).
+ * What the engine wrote there becomes a string in recordText.ts.
  */
 import type { ParsedIp } from '../address/ipAddress.js';
 import { invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
@@ -34,6 +35,7 @@ import {
   ZONE_SLOT,
 } from './recordJsonLayout.js';
 import type { PlacedTables, WasmExports } from './wasmEngine.js';
+import { READS_LATIN1, recordBytes, recordReader, type RecordReader } from './recordText.js';
 
 export type JsonLevel = 'basic' | 'full';
 
@@ -90,110 +92,6 @@ const LEVEL = { basic: 0, full: 1 } as const;
 const UTF8_RECORD = 2;
 
 class OutOfArea extends Error {}
-
-interface NodeBufferView extends Uint8Array {
-  latin1Slice(start: number, end: number): string;
-  ucs2Slice(start: number, end: number): string;
-  latin1Write(text: string, offset: number): number;
-  ucs2Write(text: string, offset: number): number;
-}
-
-/** Record forms of assembly/jsonWriter.ts finish(): length + form × 2^20. */
-const FORM_SHIFT = 20;
-const LENGTH_MASK = (1 << FORM_SHIFT) - 1;
-const UTF16_FORM = 2;
-/** The longest ending placed in WASM memory: well within the output's slack (OUTPUT_SLACK) in either form. */
-const ENDING_LIMIT = 1024;
-
-/**
- * Turns a record the engine wrote (finish()'s result) into a string: Buffer's slices under Node,
- * else TextDecoder. A non-empty `ending` (ASCII) takes the place of the record's closing brace. It
- * is written after the record in WASM memory, so that the text comes out as one flat string:
- * joined to the record as strings, it would be copied again when the body is measured and sent.
- */
-function recordReader(area: JsonArea): (result: number, ending: string) => string {
-  const { output, utf16Output } = area;
-  const view = nodeView(area);
-  if (view) {
-    return (result, ending) => {
-      const length = result & LENGTH_MASK;
-      if (result >>> FORM_SHIFT === UTF16_FORM) {
-        const end = utf16Output + 2 * length;
-        if (ending === '') return view.ucs2Slice(utf16Output, end);
-        if (!placeable(view, end - 2, 2, ending)) return withEnding(view.ucs2Slice(utf16Output, end), ending);
-        return view.ucs2Slice(utf16Output, end - 2 + view.ucs2Write(ending, end - 2));
-      }
-      return latin1Record(view, output, output + length, ending);
-    };
-  }
-  const ascii = new TextDecoder();
-  const utf16 = new TextDecoder('utf-16le');
-  const bytes = new Uint8Array(area.exports.memory.buffer);
-  return (result, ending) => {
-    const length = result & LENGTH_MASK;
-    const wide = result >>> FORM_SHIFT === UTF16_FORM;
-    const unit = wide ? 2 : 1;
-    const start = wide ? utf16Output : output;
-    let end = start + unit * length;
-    const decoder = wide ? utf16 : ascii;
-    if (ending === '' || !placeable(bytes, end - unit, unit, ending)) return withEnding(decoder.decode(bytes.subarray(start, end)), ending);
-    end -= unit;
-    for (let i = 0; i < ending.length; i++, end += unit) {
-      bytes[end] = ending.charCodeAt(i);
-      if (wide) bytes[end + 1] = 0;
-    }
-    return decoder.decode(bytes.subarray(start, end));
-  };
-}
-
-/**
- * Turns a record the engine kept as UTF-8 (written at a level plus UTF8_RECORD) into its bytes as a
- * Latin-1 string, one character per byte, `ending` as in recordReader; null where there is no Node
- * Buffer. V8 makes and copies such a string as fast as any, and a socket writes it as Latin-1 as
- * it is: no conversion to Latin-1 or UTF-16 here, no UTF-8 encoding there, no measuring for
- * Content-Length (its length is its byte length).
- */
-function recordBytes(area: JsonArea): ((result: number, ending: string) => string) | null {
-  const view = nodeView(area);
-  if (!view) return null;
-  const { output } = area;
-  return (result, ending) => latin1Record(view, output, output + (result & LENGTH_MASK), ending);
-}
-
-/** A Node Buffer over the area's WASM memory, or null where the runtime has no Buffer. */
-function nodeView(area: JsonArea): NodeBufferView | null {
-  const NodeBuffer = (globalThis as unknown as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
-  return NodeBuffer ? NodeBuffer.from(area.exports.memory.buffer) : null;
-}
-
-/** The bytes of a record from `start` to `end` as a Latin-1 string, `ending` in place of its closing brace. */
-function latin1Record(view: NodeBufferView, start: number, end: number, ending: string): string {
-  if (ending === '') return view.latin1Slice(start, end);
-  if (!placeable(view, end - 1, 1, ending)) return withEnding(view.latin1Slice(start, end), ending);
-  return view.latin1Slice(start, end - 1 + view.latin1Write(ending, end - 1));
-}
-
-/**
- * Whether `ending` can be written over the record's last character, at `at` in units of `unit`
- * bytes: short enough for the slack. That character must be the closing brace: an ending is for a
- * whole record, never for one the engine stopped early.
- */
-function placeable(bytes: Uint8Array, at: number, unit: 1 | 2, ending: string): boolean {
-  if (bytes[at] !== 0x7d || (unit === 2 && bytes[at + 1] !== 0))
-    throw new Error('an ending for a record that does not end in its closing brace');
-  return ending.length <= ENDING_LIMIT;
-}
-
-/**
- * `json` (an object's text) with `ending` in place of its closing brace: how a record gets more
- * members after its own (a metered answer's meta). An empty ending leaves it as it is.
- */
-export function withEnding(json: string, ending: string): string {
-  return ending === '' ? json : json.slice(0, -1) + ending;
-}
-
-/** Whether the runtime turns Latin-1 bytes into a string as they are (TextDecoder's "latin1" is windows-1252). */
-const READS_LATIN1 = (globalThis as { Buffer?: unknown }).Buffer !== undefined;
 
 /** 0 for ASCII text, 1 with characters beyond ASCII, 3 with some beyond Latin-1 (assembly/jsonWriter.ts). */
 function charactersOf(text: string): number {
@@ -404,8 +302,8 @@ class FamilyWriter {
 export class IpJsonWriter {
   private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
   private readonly exports: WasmExports;
-  private readonly text: (result: number, ending: string) => string;
-  private readonly bytes: ((result: number, ending: string) => string) | null;
+  private readonly text: RecordReader;
+  private readonly bytes: RecordReader | null;
 
   private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
     this.exports = area.exports;
@@ -476,7 +374,7 @@ export class MacJsonWriter {
   private readonly parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
   private readonly exports: WasmExports;
   private readonly input: Uint8Array;
-  private readonly text: (result: number, ending: string) => string;
+  private readonly text: RecordReader;
 
   private constructor(area: JsonArea, table: MacTable, shape: MacJsonShape) {
     this.exports = area.exports;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   answerClientError,
   answeredHere,
@@ -163,7 +164,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     if (stopping) res.shouldKeepAlive = false;
     handling.listener(req, res);
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: Error, socket: Duplex) => answerClientError(error, socket, slots.answerBegun(socket)));
   server.on('connect', refuseConnect);
   server.on('checkExpectation', refuseExpectation);
   const checkEveryMs = serverOptions.connectionsCheckingInterval ?? 1000;

@@ -19,8 +19,9 @@ import { reservedIPv4, reservedIPv6 } from '../address/reservedRange.js';
 import { NO_THREAT_FACTS, type ThreatFacts, type UnknownThreatFacts } from '../blacklist/threatFacts.js';
 import type { IpAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
-import { withEnding, type IpJsonShape } from '../engine/recordJson.js';
+import type { IpJsonShape } from '../engine/recordJson.js';
 import { ipHoles } from '../engine/recordJsonLayout.js';
+import { withEnding } from '../engine/recordText.js';
 import { connectionTypes } from '../tables/format/ipTable.js';
 import type { CountryFacts } from '../tables/format/tableMeta.js';
 import { JsonTemplate } from './jsonTemplate.js';
@@ -154,9 +155,9 @@ export class IpRecordRenderer {
   }
 
   /**
-   * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a host that sends
-   * them as they are (src/http/request/respond.ts, Utf8Json); null unless the engine writes the record
-   * whole (no threat or feed facts at the full level).
+   * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a body made of such
+   * bytes (a batch's, src/http/request/respond.ts Utf8Body); null unless the engine writes the record whole
+   * (no threat or feed facts at the full level).
    */
   renderUtf8(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string | null {
     if (!engineWrites(ip, feeds) || (level !== 'basic' && feeds !== undefined && hasFacts(feeds))) return null;

@@ -5,7 +5,8 @@
  */
 import type { MacAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
-import { withEnding, type MacJsonShape } from '../engine/recordJson.js';
+import type { MacJsonShape } from '../engine/recordJson.js';
+import { withEnding } from '../engine/recordText.js';
 import { blockTypes } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 import { JsonTemplate } from './jsonTemplate.js';

@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseIp } from '../../src/address/ipAddress.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import { withEnding } from '../../src/engine/recordJson.js';
+import { withEnding } from '../../src/engine/recordText.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 import { macRecordJson } from '../../src/records/macRecordJson.js';
 

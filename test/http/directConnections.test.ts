@@ -114,7 +114,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
       }
     });
 
-    it('send a record as its UTF-8 bytes, Content-Length their count, beyond Latin-1 too', async () => {
+    it('send a record as UTF-8, Content-Length its byte count, beyond Latin-1 too', async () => {
       const key = await h.newKey('business');
       // Moscow: the rouble sign (U+20BD) of country_info; Tokyo: the yen sign (U+00A5)
       for (const [ip, symbol] of [
@@ -134,7 +134,7 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
       }
     });
 
-    it('answers queued together go out in order, each its own bytes: records as UTF-8 bytes, JSON text, errors', async () => {
+    it('answers queued together go out in order, each its own bytes: records, JSON text, errors', async () => {
       const key = await h.newKey('business');
       const targets = ['/v1/ip/133.11.0.1', '/v1/mac/00:50:56:12:34:56', '/v1/ip/999.1.1.1', '/v1/ip/77.88.8.8?pretty=1', '/v1/ip/8.8.8.8'];
       const request = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
@@ -377,6 +377,34 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
   });
 
   describe('direct connections on a bare node:http server', () => {
+    it("close an idle kept-alive connection after the keep-alive timeout and the server's keepAliveTimeoutBuffer, where it has one", async () => {
+      const server = http.createServer((_req, res) => res.end('node'));
+      // Node 22.19 and 24.6 on have the property (1000 by default); the Nodes before close after a fixed second
+      Object.assign(server, { keepAliveTimeoutBuffer: 50 });
+      const direct = answerDirectly(
+        server,
+        (exchange) => {
+          exchange.status = 200;
+          exchange.body = '{}';
+          exchange.send();
+        },
+        { headersTimeoutMs: 1000, keepAliveTimeoutMs: 100, socketReads },
+        20,
+        { error: () => undefined },
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const { text, ms } = await rawExchange(url, 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n');
+        expect(answersIn(text)).toHaveLength(1);
+        expect(ms).toBeGreaterThanOrEqual(150);
+        expect(ms).toBeLessThan(800);
+      } finally {
+        direct.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
     it('a failure while answering cuts that connection, is logged, and the server goes on', async () => {
       const server = http.createServer((_req, res) => res.end('node'));
       const errors: unknown[] = [];

@@ -11,7 +11,7 @@ import { formatIPv4, parseIp } from '../../src/address/ipAddress.js';
 import { UNKNOWN_THREAT_FACTS } from '../../src/blacklist/threatFacts.js';
 import type { LookupEngine } from '../../src/engine/lookupEngine.js';
 import { loadEngine } from '../../src/engine/node.js';
-import { withEnding } from '../../src/engine/recordJson.js';
+import { withEnding } from '../../src/engine/recordText.js';
 import { ipRecord, type FieldLevel, type IpRecordFeeds } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseIp } from '../../src/address/ipAddress.js';
 import { LookupEngine } from '../../src/engine/lookupEngine.js';
-import { withEnding } from '../../src/engine/recordJson.js';
+import { withEnding } from '../../src/engine/recordText.js';
 import { defaultWasmPath } from '../../src/engine/node.js';
 import { ipRecord } from '../../src/records/ipRecord.js';
 import { IpRecordRenderer } from '../../src/records/ipRecordJson.js';

@@ -33,15 +33,6 @@ export interface Exchange {
 }
 
 /**
- * A JSON body given as its UTF-8 bytes, one per character of a Latin-1 string (the engine's
- * records, src/engine/recordJson.ts): the answering exchanges send it as Latin-1, byte for byte,
- * and its length is its byte length. Koa has no such body (src/http/request/respond.ts sendJsonUtf8).
- */
-export class Utf8Json {
-  constructor(readonly bytes: string) {}
-}
-
-/**
  * An Exchange that sends its own answer, in one piece: the headers Koa would send for the same
  * handlers (the same names and values, Content-Length from the body), kept as one flat list
  * rather than set one by one on a response.
@@ -87,7 +78,7 @@ export abstract class AnsweringExchange implements Exchange {
     this.headerList.push(field, value);
   }
 
-  /** Writes the answer: a JSON text, Utf8Json or Buffer body, or none. */
+  /** Writes the answer: a JSON text or Buffer body, or none. */
   abstract send(): void;
 
   /** The headers to send, Content-Length of the body last. */
@@ -95,7 +86,6 @@ export abstract class AnsweringExchange implements Exchange {
     const { body } = this;
     const list = this.headerList;
     if (typeof body === 'string') list.push('Content-Length', String(Buffer.byteLength(body)));
-    else if (body instanceof Utf8Json) list.push('Content-Length', String(body.bytes.length));
     else if (Buffer.isBuffer(body)) list.push('Content-Length', String(body.length));
     return list;
   }
@@ -126,8 +116,7 @@ export class NodeExchange extends AnsweringExchange {
   send(): void {
     const { body } = this;
     this.res.writeHead(this.status, this.headersWithLength());
-    if (body instanceof Utf8Json) this.res.end(body.bytes, 'latin1');
-    else this.res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined);
+    this.res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : undefined);
   }
 
   abandon(): void {

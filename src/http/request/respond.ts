@@ -4,7 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
-import { AnsweringExchange, Utf8Json, type Exchange, type RequestSource } from './exchange.js';
+import type { Exchange, RequestSource } from './exchange.js';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, type ErrorCode } from '../../errors.js';
 import { StoreUnavailableError } from '../../store/store.js';
@@ -32,18 +32,10 @@ export function sendJsonText(ctx: Exchange, status: number, json: string): void 
 }
 
 /** A body that is JSON already, as text or UTF-8 bytes. */
-function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer | Utf8Json): void {
+function sendJsonBytes(ctx: Exchange, status: number, json: string | Buffer): void {
   ctx.status = status;
   ctx.set('Content-Type', 'application/json; charset=utf-8');
   ctx.body = json;
-}
-
-/**
- * A body that is JSON's UTF-8 bytes, one per character of a Latin-1 string: sent as they are on the
- * answering exchanges, as a Buffer through Koa.
- */
-export function sendJsonUtf8(ctx: Exchange, status: number, bytes: string): void {
-  sendJsonBytes(ctx, status, ctx instanceof AnsweringExchange ? new Utf8Json(bytes) : Buffer.from(bytes, 'latin1'));
 }
 
 /**
@@ -67,7 +59,7 @@ export class Utf8Body {
     return this;
   }
 
-  /** Appends UTF-8 bytes given one per character of a Latin-1 string (the engine's records, Utf8Json). */
+  /** Appends UTF-8 bytes given one per character of a Latin-1 string (the engine's records, IpRecordRenderer.renderUtf8). */
   appendBytes(bytes: string): this {
     this.reserve(bytes.length);
     this.length += this.bytes.write(bytes, this.length, 'latin1');

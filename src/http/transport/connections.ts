@@ -130,11 +130,11 @@ function clientErrorCode(error: Error & { code?: string }): ErrorCode {
 
 /**
  * node:http's clientError: requests its parser refuses and requests not received in time. An
- * answer already begun on the connection cannot be followed by another: that connection is cut.
+ * answer already begun on the connection (`answerBegun`, ConnectionSlots) cannot be followed by
+ * another: that connection is cut.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+export function answerClientError(error: Error & { code?: string }, socket: Duplex, answerBegun: boolean): void {
+  if (error.code === 'ECONNRESET' || !socket.writable || answerBegun) {
     socket.destroy();
     return;
   }
@@ -161,6 +161,11 @@ interface Slot {
   sentAt: number;
   /** when answer bytes were first seen waiting to be taken, null while none wait */
   blockedAt: number | null;
+}
+
+/** Whether node:http has handed the whole answer to the system and let go of its socket. */
+function answeredInFull(res: http.ServerResponse): boolean {
+  return res.writableEnded && res.socket === null;
 }
 
 /** A node:http request and its answer, on the connection it came on. */
@@ -192,7 +197,8 @@ interface Exchange {
 export class ConnectionSlots {
   private readonly open = new Map<Socket, Slot>();
   private readonly perClient = new Map<string, number>();
-  private readonly exchanges = new WeakMap<Socket, Exchange>();
+  /** node:http's requests on each connection not yet answered in full, in order, and the last one always */
+  private readonly exchanges = new WeakMap<Socket, Exchange[]>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -213,7 +219,31 @@ export class ConnectionSlots {
 
   /** node:http's request on `req.socket`: its body and answer are watched from now on. */
   noteRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
-    this.exchanges.set(req.socket, { req, res });
+    const noted = this.exchanges.get(req.socket);
+    if (noted === undefined) {
+      this.exchanges.set(req.socket, [{ req, res }]);
+      return;
+    }
+    // The answers sent in full go (node:http answers in request order); pipelined ones wait in turn.
+    while (noted.length > 0 && answeredInFull(noted[0].res)) noted.shift();
+    noted.push({ req, res });
+  }
+
+  /**
+   * Whether node:http has begun an answer on the connection that it has not finished: the
+   * response that holds the socket (node:http gives it to one response at a time, in order) has
+   * sent its head.
+   */
+  answerBegun(socket: Duplex): boolean {
+    const noted = this.exchanges.get(socket as Socket);
+    if (noted === undefined) return false;
+    for (const { res } of noted) if (res.socket !== null && !answeredInFull(res)) return res.headersSent;
+    return false;
+  }
+
+  /** The connection's latest node:http request and its answer. */
+  private latest(socket: Socket): Exchange | undefined {
+    return this.exchanges.get(socket)?.at(-1);
   }
 
   private admit(socket: Socket): void {
@@ -262,14 +292,14 @@ export class ConnectionSlots {
   /** Answers `code` on the connection if it still can (no answer begun), else cuts it. */
   private end(slot: Slot, code: 'too_many_connections' | 'request_timeout'): void {
     const { socket } = slot;
-    if (socket.writableLength > 0 || this.exchanges.get(socket)?.res.headersSent) socket.destroy();
+    if (socket.writableLength > 0 || this.latest(socket)?.res.headersSent) socket.destroy();
     else answerOnSocket(socket, code, code === 'too_many_connections' ? { 'Retry-After': '1' } : {});
   }
 
   /** Notes the connection's progress since it was last observed. */
   private observe(slot: Slot, now: number): void {
     const { socket } = slot;
-    const exchange = this.exchanges.get(socket);
+    const exchange = this.latest(socket);
     // Body bytes the service has not read yet (node:http stops reading the socket then): its turn, not the client's.
     if (socket.bytesRead !== slot.read || (exchange !== undefined && !exchange.req.complete && exchange.req.readableLength > 0))
       [slot.read, slot.readAt] = [socket.bytesRead, now];
@@ -288,7 +318,7 @@ export class ConnectionSlots {
   private idleSince(slot: Slot): number | null {
     const { socket } = slot;
     if (slot.blockedAt !== null) return Math.max(slot.sentAt, slot.blockedAt);
-    const exchange = this.exchanges.get(socket);
+    const exchange = this.latest(socket);
     const answered = exchange === undefined || exchange.res.writableEnded;
     if (!answered) return exchange.req.complete ? null : slot.readAt;
     if (this.answeringDirectly(socket)) return null;
@@ -303,7 +333,7 @@ export class ConnectionSlots {
       this.observe(slot, now);
       const { socket } = slot;
       if (socket.destroyed || answeredHere(socket)) continue;
-      const exchange = this.exchanges.get(socket);
+      const exchange = this.latest(socket);
       if (slot.blockedAt !== null && now - Math.max(slot.sentAt, slot.blockedAt) >= sendTimeoutMs) socket.destroy();
       else if (exchange !== undefined && !exchange.req.complete && now - slot.readAt >= bodyTimeoutMs) this.end(slot, 'request_timeout');
     }

@@ -26,7 +26,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { AnsweringExchange, Utf8Json, type RequestSource } from '../request/exchange.js';
+import { AnsweringExchange, type RequestSource } from '../request/exchange.js';
 import { plainGetAt, type PlainGet } from './plainGet.js';
 import { TOKEN_CHARS } from './headerNames.js';
 import { singleLookupTarget, type SingleLookup, type SingleLookupAnswerer } from '../v1/singleLookups.js';
@@ -45,7 +45,11 @@ const PENDING_BOUND = 64 * 1024;
 /** Queued answers past this are written at once, so that the socket's own backpressure applies as soon as it would have. */
 const QUEUED_BOUND = 64 * 1024;
 
-/** node:http closes an idle kept-alive connection this long after the time it announces. */
+/**
+ * How long after the time it announces node:http closes an idle kept-alive connection, where its
+ * server does not say (`server.keepAliveTimeoutBuffer`, Node 22.19 and 24.6 on): the fixed second
+ * of the Nodes before.
+ */
 const KEEP_ALIVE_BUFFER_MS = 1000;
 
 /** node:http's checks of a header it is asked to send (checkIsHttpToken, checkInvalidHeaderChar). */
@@ -69,20 +73,15 @@ export const NO_DIRECT_CONNECTIONS: DirectConnections = Object.freeze({
 });
 
 /**
- * Why the direct connections cannot run on this Node, or null: the internals they rely on must be
- * there and behave as this code expects: node:http's server has exactly one 'connection' listener
- * (taken over, then handed each connection it should serve), and Buffer's `latin1Slice` reads one
- * character per byte (socketReads.ts). A newer Node that changes either gets node:http alone, with
- * the reason in the log, rather than a broken fast path.
+ * Why the direct connections cannot run on this Node, or null: node:http's server must have exactly
+ * one 'connection' listener (taken over, then handed each connection it should serve). A newer Node
+ * that changes that gets node:http alone, with the reason in the log, rather than a broken fast path.
  */
 export function directConnectionsUnavailable(server: http.Server): string | null {
   const listeners = server.listeners('connection');
   if (listeners.length !== 1 || typeof listeners[0] !== 'function') {
     return `node:http's server has ${listeners.length} connection listeners, not one`;
   }
-  const probe = Buffer.from([0x68, 0xe9, 0x00, 0xff]) as Buffer & { latin1Slice?: (start: number, end: number) => unknown };
-  if (typeof probe.latin1Slice !== 'function') return 'Buffer#latin1Slice is missing';
-  if (probe.latin1Slice(0, 4) !== 'h\u00e9\u0000\u00ff') return 'Buffer#latin1Slice reads otherwise than one character per byte';
   return null;
 }
 
@@ -114,6 +113,8 @@ class Front implements DirectConnections {
   stopping = false;
   /** the Connection and Keep-Alive lines of a kept-alive answer, as node:http writes them */
   readonly keepAliveLines: string;
+  /** how long an idle kept-alive connection stays open, as node:http keeps its own */
+  private readonly keepAliveMs: number;
   /** connections with answers queued, written when the loop's I/O turn is done */
   private queued: Connection[] = [];
   private writeScheduled = false;
@@ -127,6 +128,9 @@ class Front implements DirectConnections {
   ) {
     const seconds = Math.floor(server.keepAliveTimeout / 1000);
     this.keepAliveLines = `Connection: keep-alive\r\n${server.keepAliveTimeout ? `Keep-Alive: timeout=${seconds}\r\n` : ''}`;
+    const { keepAliveTimeoutBuffer } = server as { keepAliveTimeoutBuffer?: unknown };
+    this.keepAliveMs =
+      settings.keepAliveTimeoutMs + (typeof keepAliveTimeoutBuffer === 'number' ? keepAliveTimeoutBuffer : KEEP_ALIVE_BUFFER_MS);
   }
 
   accept(socket: Socket): void {
@@ -178,7 +182,7 @@ class Front implements DirectConnections {
 
   checkTimeouts(): void {
     const now = performance.now();
-    const { headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
+    const { headersTimeoutMs } = this.settings;
     for (const connection of this.held) {
       if (connection.answering || answeredHere(connection.socket)) continue;
       if (connection.waitingForHead) {
@@ -186,7 +190,7 @@ class Front implements DirectConnections {
           this.release(connection);
           answerOnSocket(connection.socket, 'request_timeout');
         }
-      } else if (now - connection.since >= keepAliveTimeoutMs + KEEP_ALIVE_BUFFER_MS) {
+      } else if (now - connection.since >= this.keepAliveMs) {
         connection.socket.destroy();
       }
     }
@@ -357,7 +361,6 @@ class Connection {
     head += `Date: ${utcDate()}\r\n${keepAlive ? this.front.keepAliveLines : 'Connection: close\r\n'}\r\n`;
     this.answering = false;
     if (typeof body === 'string') this.queueOutput(head + body, 'utf8');
-    else if (body instanceof Utf8Json) this.queueOutput(head + body.bytes, 'latin1');
     else if (Buffer.isBuffer(body)) {
       this.queueOutput(head, 'latin1');
       this.queueOutput(body, undefined);

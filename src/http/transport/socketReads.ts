@@ -18,11 +18,6 @@ import type { ConnectionSettings } from '../../config/config.js';
 
 type SocketReadMode = ConnectionSettings['socketReads'];
 
-/** node:buffer's own decoder, which `toString('latin1')` reaches after its checks. */
-interface Latin1Bytes {
-  latin1Slice(start: number, end: number): string;
-}
-
 interface UserBufferHandle {
   useUserBuffer(buffer: Uint8Array): void;
 }
@@ -35,7 +30,7 @@ interface OnreadSymbols {
 
 /** Node reads at most this much at a time (libuv's suggested size). */
 const SHARED_BYTES = 64 * 1024;
-const shared = Buffer.allocUnsafeSlow(SHARED_BYTES) as Buffer & Latin1Bytes;
+const shared = Buffer.allocUnsafeSlow(SHARED_BYTES);
 
 const onreadSymbols: OnreadSymbols | null = (() => {
   // node:net reads `onread` from a new socket's options too; the types name it for connect() only.
@@ -64,7 +59,7 @@ export function readAsText(socket: Socket, onText: (text: string) => void, mode:
   if (mode === 'shared' && onreadSymbols !== null && typeof handle?.useUserBuffer === 'function') {
     return readIntoShared(socket, handle as UserBufferHandle, onreadSymbols, onText);
   }
-  const onData = (chunk: Buffer) => onText((chunk as Buffer & Latin1Bytes).latin1Slice(0, chunk.length));
+  const onData = (chunk: Buffer) => onText(chunk.toString('latin1'));
   socket.on('data', onData);
   return { stop: () => socket.removeListener('data', onData) };
 }
@@ -77,7 +72,7 @@ function readIntoShared(socket: Socket, handle: UserBufferHandle, symbols: Onrea
   // The return value is net.Socket's: false stops reading, as a full stream would.
   fields[symbols.callback] = (bytes: number): boolean => {
     if (reading) {
-      onText(shared.latin1Slice(0, bytes));
+      onText(shared.toString('latin1', 0, bytes));
       return true;
     }
     return socket.push(Buffer.from(shared.subarray(0, bytes)));

@@ -14,7 +14,7 @@ import { ipRecord, type IpRecordFeeds } from '../../records/ipRecord.js';
 import { ipRecordFeeds, queryTimeFacts, queryTimeWants, type QueryTimeFacts } from './ipRecordFeeds.js';
 import { IpRecordRenderer } from '../../records/ipRecordJson.js';
 import { macRecordJson } from '../../records/macRecordJson.js';
-import { withEnding } from '../../engine/recordJson.js';
+import { withEnding } from '../../engine/recordText.js';
 import { macRecord } from '../../records/macRecord.js';
 import { metaJson, metaRecord } from '../../records/metaRecord.js';
 import { usageRecord } from '../../records/usageRecord.js';
@@ -23,7 +23,7 @@ import { identifyCaller, type Caller } from '../request/caller.js';
 import { whenReady, whenReadyOn, type Eventually } from '../request/eventually.js';
 import { clientAddress } from '../../address/clientAddress.js';
 import { admit, servedOrRefunded, setQuotaHeaders, type Admission, type MeteredRequest } from '../request/metering.js';
-import { asApiError, earlierAnswersTaken, sendJson, sendJsonText, sendJsonUtf8, Utf8Body, wantsPretty } from '../request/respond.js';
+import { asApiError, earlierAnswersTaken, sendJson, sendJsonText, Utf8Body, wantsPretty } from '../request/respond.js';
 import { firstQueryValue } from '../request/queryParameters.js';
 import type { ServiceDeps } from '../serviceDeps.js';
 import { searchPageOf, searchVendors, type SearchPage } from './vendorSearch.js';
@@ -37,8 +37,6 @@ interface MeteredAnswer {
   record(): Record<string, unknown>;
   /** the record's JSON with `ending` (ASCII) in place of its closing brace */
   recordJson?(ending: string): string;
-  /** the same as UTF-8 bytes, one per character of a Latin-1 string, when the engine writes them; else null */
-  recordUtf8?(ending: string): string | null;
 }
 
 /**
@@ -51,10 +49,7 @@ function respondMetered(ctx: Exchange, caller: Caller, quota: Admission, answer:
   const { code, field_level: level } = caller.plan;
   const filter = fieldsOf(ctx);
   if (answer.recordJson !== undefined && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
-    const ending = `,"meta":${metaJson(code, level, quota)}}`;
-    const bytes = answer.recordUtf8?.(ending) ?? null;
-    if (bytes !== null) sendJsonUtf8(ctx, 200, bytes);
-    else sendJsonText(ctx, 200, answer.recordJson(ending));
+    sendJsonText(ctx, 200, answer.recordJson(`,"meta":${metaJson(code, level, quota)}}`));
     return;
   }
   sendJson(ctx, 200, { ...applyFields(answer.record(), filter), meta: metaRecord(code, level, quota) });
@@ -141,11 +136,6 @@ class IpLookup implements MeteredAnswer {
   recordJson(ending: string): string {
     const { plan, now } = this.caller!;
     return ipRenderer.render(this.deps.engine.engine, this.ip!, plan.field_level, now, this.facts, ending);
-  }
-
-  recordUtf8(ending: string): string | null {
-    const { plan, now } = this.caller!;
-    return ipRenderer.renderUtf8(this.deps.engine.engine, this.ip!, plan.field_level, now, this.facts, ending);
   }
 }
 
