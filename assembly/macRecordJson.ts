@@ -2,7 +2,7 @@
 //
 // As for IP records, the host hands over the object path's JSON split at its values (one template
 // per field level and found / not found) and the fragments it rendered (country names, block
-// types, virtualisation platforms). The holes, in order:
+// types, virtualisation platforms). The holes, in order (src/engine/recordJsonLayout.ts, macHoles):
 //
 //   mac, oui, normalized, is_multicast, is_local, is_randomized, special, then, when found,
 //   vendor.{company, country_code} and at the full level vendor.{short_name, website, country,
@@ -10,7 +10,7 @@
 //   not, device.{is_virtual_machine, vm_platform}.
 //
 // `special` is null, or the special range's object written from its own parts around name,
-// protocol, assigned_by, reference, start and end.
+// protocol, assigned_by, reference, start and end (MAC_SPECIAL_HOLES).
 
 import { macFlags, LOCAL, MULTICAST, RANDOMIZED } from './macBits';
 import { ouiFind } from './ouiBlock';
@@ -59,6 +59,49 @@ const BLOCK_TYPES: usize = 44;
 const VM_PREFIXES: usize = 48;
 const VM_PREFIX_COUNT: usize = 52;
 const SPECIAL_PARTS: usize = 56;
+
+// The parts of a template, each the JSON up to the value it is named for (macHoles). All four
+// templates start with the input's parts. A found block's go on with the vendor's, where the basic
+// level's end; the full level's with the rest of the vendor's, the block's and the device's. Not
+// found, the basic level's end after the input's and the full level's go on with the device's.
+const BEFORE_MAC: usize = 0;
+const BEFORE_OUI: usize = 8;
+const BEFORE_NORMALIZED: usize = 16;
+const BEFORE_IS_MULTICAST: usize = 24;
+const BEFORE_IS_LOCAL: usize = 32;
+const BEFORE_IS_RANDOMIZED: usize = 40;
+const BEFORE_SPECIAL: usize = 48;
+const BEFORE_COMPANY: usize = 56;
+const BEFORE_COUNTRY_CODE: usize = 64;
+const FOUND_BASIC_END: usize = 72;
+const BEFORE_SHORT_NAME: usize = 72;
+const BEFORE_WEBSITE: usize = 80;
+/** vendor.country, the country's name */
+const BEFORE_COUNTRY: usize = 88;
+const BEFORE_ADDRESS: usize = 96;
+const BEFORE_TOTAL_OUIS: usize = 104;
+const BEFORE_IS_PRIVATE: usize = 112;
+const BEFORE_BLOCK_TYPE: usize = 120;
+const BEFORE_BLOCK_START: usize = 128;
+const BEFORE_BLOCK_END: usize = 136;
+const BEFORE_BLOCK_SIZE: usize = 144;
+const FOUND_BEFORE_IS_VIRTUAL_MACHINE: usize = 152;
+const FOUND_BEFORE_VM_PLATFORM: usize = 160;
+const FOUND_FULL_END: usize = 168;
+const MISSING_BASIC_END: usize = 56;
+const MISSING_BEFORE_IS_VIRTUAL_MACHINE: usize = 56;
+const MISSING_BEFORE_VM_PLATFORM: usize = 64;
+const MISSING_FULL_END: usize = 72;
+
+// The special range object's parts, each the JSON up to the value it is named for
+// (MAC_SPECIAL_HOLES).
+const SPECIAL_BEFORE_NAME: usize = 0;
+const SPECIAL_BEFORE_PROTOCOL: usize = 8;
+const SPECIAL_BEFORE_ASSIGNED_BY: usize = 16;
+const SPECIAL_BEFORE_REFERENCE: usize = 24;
+const SPECIAL_BEFORE_START: usize = 32;
+const SPECIAL_BEFORE_END: usize = 40;
+const SPECIAL_END: usize = 48;
 
 // A virtualisation prefix (VM_PREFIX): the prefix left-aligned in 48 bits u64, its hex digits
 // u32, 4 zero bytes, the fragment of its platform name.
@@ -111,95 +154,97 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
   const mac = (<u64>hi24 << 24) | <u64>lo24;
 
   let at = begin(level);
-  at = fragment(at, parts);
+  at = fragment(at, parts + BEFORE_MAC);
   at = quoted(at, text, length);
-  at = fragment(at, parts + 8);
+  at = fragment(at, parts + BEFORE_OUI);
   at = byte(colonHex24(byte(at, 0x22), hi24), 0x22);
-  at = fragment(at, parts + 16);
+  at = fragment(at, parts + BEFORE_NORMALIZED);
   if (digits == 12) {
     at = colonHex24(byte(at, 0x22), hi24);
     at = byte(colonHex24(byte(at, 0x3a), lo24), 0x22);
   } else at = writeNull(at);
-  at = fragment(at, parts + 24);
+  at = fragment(at, parts + BEFORE_IS_MULTICAST);
   const flags = macFlags(hi24);
   at = writeBool(at, (flags & MULTICAST) != 0);
-  at = fragment(at, parts + 32);
+  at = fragment(at, parts + BEFORE_IS_LOCAL);
   at = writeBool(at, (flags & LOCAL) != 0);
-  at = fragment(at, parts + 40);
+  at = fragment(at, parts + BEFORE_IS_RANDOMIZED);
   at = writeBool(at, (flags & RANDOMIZED) != 0);
-  at = fragment(at, parts + 48);
+  at = fragment(at, parts + BEFORE_SPECIAL);
   const special = specialFind(hi24, lo24, digits);
   if (special < 0) at = writeNull(at);
   else at = specialObject(at, specialRowAt(special), offsets, bytes);
-  at = fragment(at, parts + 56);
-  let next = parts + 64;
-  if (block != 0) {
-    at = poolString(at, offsets, bytes, load<u32>(company));
-    at = fragment(at, next);
-    const packed = <u32>load<u16>(company + COMPANY_COUNTRY_CODE_AT);
-    at = countryCode(at, packed);
-    at = fragment(at, next + 8);
-    next += 16;
-    if (level != 0) {
-      const isPrivate = (<u32>load<u16>(company + COMPANY_FLAGS_AT) & COMPANY_PRIVATE) != 0;
-      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_SHORT_NAME_AT));
-      at = fragment(at, next);
-      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_WEBSITE_AT));
-      at = fragment(at, next + 8);
-      let country = field(NO_COUNTRY);
-      if (packed != 0) {
-        const known = mapGet(field(COUNTRIES), <u32>field(COUNTRY_MASK), packed);
-        if (known != 0) country = <usize>known;
-      }
-      at = fragment(at, country);
-      at = fragment(at, next + 16);
-      at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_ADDRESS_AT));
-      at = fragment(at, next + 24);
-      if (isPrivate) at = writeNull(at);
-      else at = unsigned(at, load<u32>(company + COMPANY_TOTAL_OUIS_AT));
-      at = fragment(at, next + 32);
-      at = writeBool(at, isPrivate);
-      at = fragment(at, next + 40);
-      at = fragment(at, field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
-      at = fragment(at, next + 48);
-      const first = ((<u64>load<u32>(block)) << 24) | <u64>load<u32>(block + BLOCK_LO24_AT);
-      const size = <u64>1 << <u64>(48 - <u32>load<u8>(block + BLOCK_PREFIX_LENGTH_AT));
-      at = byte(upperHex48(byte(at, 0x22), first), 0x22);
-      at = fragment(at, next + 56);
-      at = byte(upperHex48(byte(at, 0x22), first + size - 1), 0x22);
-      at = fragment(at, next + 64);
-      at = unsigned(at, size);
-      at = fragment(at, next + 72);
-      next += 80;
-    }
+  if (block == 0) {
+    if (level == 0) return finish(fragment(at, parts + MISSING_BASIC_END));
+    at = fragment(at, parts + MISSING_BEFORE_IS_VIRTUAL_MACHINE);
+    return finish(device(at, mac, digits, parts + MISSING_BEFORE_VM_PLATFORM, parts + MISSING_FULL_END));
   }
-  if (level != 0) {
-    const platform = vmPlatform(mac, digits);
-    at = writeBool(at, platform != 0);
-    at = fragment(at, next);
-    if (platform == 0) at = writeNull(at);
-    else at = fragment(at, platform);
-    at = fragment(at, next + 8);
+  at = fragment(at, parts + BEFORE_COMPANY);
+  at = poolString(at, offsets, bytes, load<u32>(company));
+  at = fragment(at, parts + BEFORE_COUNTRY_CODE);
+  const packed = <u32>load<u16>(company + COMPANY_COUNTRY_CODE_AT);
+  at = countryCode(at, packed);
+  if (level == 0) return finish(fragment(at, parts + FOUND_BASIC_END));
+
+  const isPrivate = (<u32>load<u16>(company + COMPANY_FLAGS_AT) & COMPANY_PRIVATE) != 0;
+  at = fragment(at, parts + BEFORE_SHORT_NAME);
+  at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_SHORT_NAME_AT));
+  at = fragment(at, parts + BEFORE_WEBSITE);
+  at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_WEBSITE_AT));
+  at = fragment(at, parts + BEFORE_COUNTRY);
+  let country = field(NO_COUNTRY);
+  if (packed != 0) {
+    const known = mapGet(field(COUNTRIES), <u32>field(COUNTRY_MASK), packed);
+    if (known != 0) country = <usize>known;
   }
-  return finish(at);
+  at = fragment(at, country);
+  at = fragment(at, parts + BEFORE_ADDRESS);
+  at = poolString(at, offsets, bytes, load<u32>(company + COMPANY_ADDRESS_AT));
+  at = fragment(at, parts + BEFORE_TOTAL_OUIS);
+  if (isPrivate) at = writeNull(at);
+  else at = unsigned(at, load<u32>(company + COMPANY_TOTAL_OUIS_AT));
+  at = fragment(at, parts + BEFORE_IS_PRIVATE);
+  at = writeBool(at, isPrivate);
+  at = fragment(at, parts + BEFORE_BLOCK_TYPE);
+  at = fragment(at, field(BLOCK_TYPES) + (<usize>load<u8>(block + BLOCK_TYPE_AT) << 3));
+  at = fragment(at, parts + BEFORE_BLOCK_START);
+  const first = ((<u64>load<u32>(block)) << 24) | <u64>load<u32>(block + BLOCK_LO24_AT);
+  const size = <u64>1 << <u64>(48 - <u32>load<u8>(block + BLOCK_PREFIX_LENGTH_AT));
+  at = byte(upperHex48(byte(at, 0x22), first), 0x22);
+  at = fragment(at, parts + BEFORE_BLOCK_END);
+  at = byte(upperHex48(byte(at, 0x22), first + size - 1), 0x22);
+  at = fragment(at, parts + BEFORE_BLOCK_SIZE);
+  at = unsigned(at, size);
+  at = fragment(at, parts + FOUND_BEFORE_IS_VIRTUAL_MACHINE);
+  return finish(device(at, mac, digits, parts + FOUND_BEFORE_VM_PLATFORM, parts + FOUND_FULL_END));
+}
+
+/** The full level's device: is_virtual_machine, the part before vm_platform, vm_platform and the record's last part. */
+function device(at: usize, mac: u64, digits: u32, beforePlatform: usize, end: usize): usize {
+  const platform = vmPlatform(mac, digits);
+  at = writeBool(at, platform != 0);
+  at = fragment(at, beforePlatform);
+  if (platform == 0) at = writeNull(at);
+  else at = fragment(at, platform);
+  return fragment(at, end);
 }
 
 /** A special range row as the record's object, from the parts around its six values. */
 function specialObject(at: usize, row: usize, offsets: usize, bytes: usize): usize {
   const parts = field(SPECIAL_PARTS);
-  at = fragment(at, parts);
+  at = fragment(at, parts + SPECIAL_BEFORE_NAME);
   at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_NAME_AT));
-  at = fragment(at, parts + 8);
+  at = fragment(at, parts + SPECIAL_BEFORE_PROTOCOL);
   at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_PROTOCOL_AT));
-  at = fragment(at, parts + 16);
+  at = fragment(at, parts + SPECIAL_BEFORE_ASSIGNED_BY);
   at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_ASSIGNED_BY_AT));
-  at = fragment(at, parts + 24);
+  at = fragment(at, parts + SPECIAL_BEFORE_REFERENCE);
   at = poolString(at, offsets, bytes, load<u32>(row + SPECIAL_REFERENCE_AT));
-  at = fragment(at, parts + 32);
+  at = fragment(at, parts + SPECIAL_BEFORE_START);
   at = byte(upperHex48(byte(at, 0x22), load<u64>(row + SPECIAL_FIRST_AT)), 0x22);
-  at = fragment(at, parts + 40);
+  at = fragment(at, parts + SPECIAL_BEFORE_END);
   at = byte(upperHex48(byte(at, 0x22), load<u64>(row + SPECIAL_LAST_AT)), 0x22);
-  return fragment(at, parts + 48);
+  return fragment(at, parts + SPECIAL_END);
 }
 
 /** The platform fragment of the first virtualisation prefix the address starts with, or 0. */

@@ -66,6 +66,7 @@ export interface IpJsonShape {
 
 /** The object path's JSON of a MAC record and its fragments; see assembly/macRecordJson.ts. */
 export interface MacJsonShape {
+  /** the record's JSON split at its values (recordJsonLayout.ts, macHoles), found or not and by level */
   templates: Readonly<Record<'found' | 'missing', Readonly<Record<JsonLevel, readonly string[]>>>>;
   /** JSON of the vendor's country name for a country (null: none) */
   countryName(facts: CountryFacts | null): string;
@@ -73,7 +74,7 @@ export interface MacJsonShape {
   blockTypes: readonly string[];
   /** JSON of a virtualisation platform's name */
   platform(name: string): string;
-  /** the JSON of a special range's object split at its values: name, protocol, assigned_by, reference, start, end */
+  /** the JSON of a special range's object split at its values (recordJsonLayout.ts, MAC_SPECIAL_HOLES) */
   special: readonly string[];
 }
 

@@ -131,7 +131,7 @@ export const MAC_DESCRIPTION = {
   countryMask: 20,
   /** the fragment of no country's name */
   noCountry: 24,
-  /** the templates, found or not and by level (assembly/macRecordJson.ts lists their values) */
+  /** the template of each level, found or not: its parts, part i the JSON up to the i-th of macHoles() */
   templateFoundBasic: 28,
   templateFoundFull: 32,
   templateMissingBasic: 36,
@@ -141,12 +141,32 @@ export const MAC_DESCRIPTION = {
   /** VM_PREFIX rows */
   vmPrefixes: 48,
   vmPrefixCount: 52,
-  /** the special range object's parts, around name, protocol, assigned_by, reference, start and end */
+  /** the special range object's parts, part i the JSON up to the i-th of MAC_SPECIAL_HOLES */
   specialParts: 56,
 } as const;
 
 /** A virtualisation prefix: the prefix left-aligned in 48 bits u64, its hex digits u32, 4 zero bytes, the fragment of its platform's name. */
 export const VM_PREFIX = { bytes: 24, value: 0, digits: 8, platform: 16 } as const;
+
+const MAC_INPUT_HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized', 'special'];
+const VENDOR_HOLES = ['company', 'country_code'].map((key) => `vendor.${key}`);
+const VENDOR_FULL_HOLES = ['short_name', 'website', 'country', 'address', 'total_ouis', 'is_private'].map((key) => `vendor.${key}`);
+const BLOCK_HOLES = ['type', 'start', 'end', 'size'].map((key) => `block.${key}`);
+const DEVICE_HOLES = ['device.is_virtual_machine', 'device.vm_platform'];
+
+/**
+ * The values the MAC writer puts into a template, in its order, by their path in the record (parts
+ * as for ipHoles): the input's in all four templates, then where a block is found its vendor's
+ * (the full level: the whole vendor and the block), then at the full level the device's. A basic
+ * template is the start of the full one of the same found or not.
+ */
+export const macHoles = (level: 'basic' | 'full', found: boolean): string[] =>
+  level === 'basic'
+    ? [...MAC_INPUT_HOLES, ...(found ? VENDOR_HOLES : [])]
+    : [...MAC_INPUT_HOLES, ...(found ? [...VENDOR_HOLES, ...VENDOR_FULL_HOLES, ...BLOCK_HOLES] : []), ...DEVICE_HOLES];
+
+/** The values of the special range object (MAC_DESCRIPTION specialParts), in the writer's order, by their key in it. */
+export const MAC_SPECIAL_HOLES: readonly string[] = ['name', 'protocol', 'assigned_by', 'reference', 'start', 'end'];
 
 /** The bytes of a description: a u32 word at each of its offsets. */
 export const descriptionBytes = (description: Readonly<Record<string, number>>): number => 4 * Object.keys(description).length;

@@ -6,24 +6,12 @@
 import type { MacAnswer } from '../engine/answers.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import type { MacJsonShape } from '../engine/recordJson.js';
+import { MAC_SPECIAL_HOLES, macHoles } from '../engine/recordJsonLayout.js';
 import { withEnding } from '../engine/recordText.js';
 import { blockTypes } from '../tables/format/macTable.js';
 import type { FieldLevel } from './ipRecord.js';
 import { JsonTemplate } from './jsonTemplate.js';
 import { macRecord } from './macRecord.js';
-
-const INPUT_HOLES = ['mac', 'oui', 'normalized', 'is_multicast', 'is_local', 'is_randomized', 'special'];
-const SPECIAL_HOLES = ['name', 'protocol', 'assigned_by', 'reference', 'start', 'end'];
-const VENDOR_FULL_HOLES = ['short_name', 'website', 'country', 'address', 'total_ouis', 'is_private'].map((key) => `vendor.${key}`);
-const BLOCK_HOLES = ['type', 'start', 'end', 'size'].map((key) => `block.${key}`);
-const DEVICE_HOLES = ['device.is_virtual_machine', 'device.vm_platform'];
-
-/** The values the engine writes, in its order (assembly/macRecordJson.ts). */
-function holesOf(found: boolean, level: FieldLevel): string[] {
-  const vendor = found ? ['vendor.company', 'vendor.country_code'] : [];
-  if (level === 'basic') return [...INPUT_HOLES, ...vendor];
-  return [...INPUT_HOLES, ...vendor, ...(found ? [...VENDOR_FULL_HOLES, ...BLOCK_HOLES] : []), ...DEVICE_HOLES];
-}
 
 /** An answer with every part present (or absent, when not found), for the object path to show where the values go. */
 function answer(found: boolean): MacAnswer {
@@ -54,7 +42,7 @@ function answer(found: boolean): MacAnswer {
 }
 
 const templateOf = (found: boolean, level: FieldLevel) =>
-  JsonTemplate.compile(macRecord(answer(found), level), holesOf(found, level)).parts;
+  JsonTemplate.compile(macRecord(answer(found), level), macHoles(level, found)).parts;
 
 const SHAPE: MacJsonShape = {
   templates: {
@@ -69,7 +57,7 @@ const SHAPE: MacJsonShape = {
   special: JsonTemplate.compile(
     macRecord({ ...answer(false), special: { name: '', protocol: null, assigned_by: '', reference: '', start: '', end: '' } }, 'basic')
       .special!,
-    SPECIAL_HOLES,
+    MAC_SPECIAL_HOLES,
   ).parts,
 };
 

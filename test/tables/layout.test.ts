@@ -12,6 +12,8 @@ import {
   ipHoles,
   IS_HOSTING,
   MAC_DESCRIPTION,
+  MAC_SPECIAL_HOLES,
+  macHoles,
   NEED_ZONE,
   OBJECT_PATH_VALUE,
   VM_PREFIX,
@@ -330,5 +332,73 @@ describe('record writer layout', () => {
       ...renamed(VM_PREFIX, { bytes: 'VM_PREFIX_BYTES', value: 'VM_VALUE_AT', digits: 'VM_DIGITS_AT', platform: 'VM_PLATFORM_AT' }),
     };
     expect(named(mac, Object.keys(expected))).toEqual(expected);
+  });
+
+  it('the WASM MAC writer fills the template holes in the order of macHoles', () => {
+    // each part is named for the value it leads to; FOUND_ and MISSING_ where the two differ
+    const parts: Record<string, string> = {
+      BEFORE_MAC: 'mac',
+      BEFORE_OUI: 'oui',
+      BEFORE_NORMALIZED: 'normalized',
+      BEFORE_IS_MULTICAST: 'is_multicast',
+      BEFORE_IS_LOCAL: 'is_local',
+      BEFORE_IS_RANDOMIZED: 'is_randomized',
+      BEFORE_SPECIAL: 'special',
+      BEFORE_COMPANY: 'vendor.company',
+      BEFORE_COUNTRY_CODE: 'vendor.country_code',
+      BEFORE_SHORT_NAME: 'vendor.short_name',
+      BEFORE_WEBSITE: 'vendor.website',
+      BEFORE_COUNTRY: 'vendor.country',
+      BEFORE_ADDRESS: 'vendor.address',
+      BEFORE_TOTAL_OUIS: 'vendor.total_ouis',
+      BEFORE_IS_PRIVATE: 'vendor.is_private',
+      BEFORE_BLOCK_TYPE: 'block.type',
+      BEFORE_BLOCK_START: 'block.start',
+      BEFORE_BLOCK_END: 'block.end',
+      BEFORE_BLOCK_SIZE: 'block.size',
+    };
+    const device: Record<string, string> = {
+      BEFORE_IS_VIRTUAL_MACHINE: 'device.is_virtual_machine',
+      BEFORE_VM_PLATFORM: 'device.vm_platform',
+    };
+    const foundFull = macHoles('full', true);
+    const missingFull = macHoles('full', false);
+    const at = (holes: string[], names: Record<string, string>, prefix = '') =>
+      Object.fromEntries(Object.entries(names).map(([name, hole]) => [prefix + name, FRAGMENT.bytes * holes.indexOf(hole)]));
+    const expected = {
+      ...at(foundFull, parts),
+      ...at(foundFull, device, 'FOUND_'),
+      ...at(missingFull, device, 'MISSING_'),
+      FOUND_BASIC_END: FRAGMENT.bytes * macHoles('basic', true).length,
+      FOUND_FULL_END: FRAGMENT.bytes * foundFull.length,
+      MISSING_BASIC_END: FRAGMENT.bytes * macHoles('basic', false).length,
+      MISSING_FULL_END: FRAGMENT.bytes * missingFull.length,
+    };
+    const written = [...mac.keys()].filter((name) => /^(FOUND_|MISSING_)?BEFORE_|^(FOUND|MISSING)_\w+_END$/.test(name));
+    expect(named(mac, written)).toEqual(expected);
+    expect(new Set([...Object.values(parts), ...Object.values(device)]).size).toBe(foundFull.length);
+    // the templates share the parts named once: the input's in all four, and the vendor's where found
+    const input = macHoles('basic', false);
+    for (const holes of [macHoles('basic', true), foundFull, missingFull]) expect(holes.slice(0, input.length)).toEqual(input);
+    expect(foundFull.slice(0, macHoles('basic', true).length)).toEqual(macHoles('basic', true));
+    expect(missingFull).toEqual([...input, ...Object.values(device)]);
+  });
+
+  it('the WASM MAC writer fills the special range object in the order of MAC_SPECIAL_HOLES', () => {
+    const parts = {
+      SPECIAL_BEFORE_NAME: 'name',
+      SPECIAL_BEFORE_PROTOCOL: 'protocol',
+      SPECIAL_BEFORE_ASSIGNED_BY: 'assigned_by',
+      SPECIAL_BEFORE_REFERENCE: 'reference',
+      SPECIAL_BEFORE_START: 'start',
+      SPECIAL_BEFORE_END: 'end',
+    };
+    const expected = {
+      ...Object.fromEntries(Object.entries(parts).map(([name, hole]) => [name, FRAGMENT.bytes * MAC_SPECIAL_HOLES.indexOf(hole)])),
+      SPECIAL_END: FRAGMENT.bytes * MAC_SPECIAL_HOLES.length,
+    };
+    const written = [...mac.keys()].filter((name) => /^SPECIAL_BEFORE_|^SPECIAL_END$/.test(name));
+    expect(named(mac, written)).toEqual(expected);
+    expect(new Set(Object.values(parts)).size).toBe(MAC_SPECIAL_HOLES.length);
   });
 });
