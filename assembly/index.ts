@@ -3,9 +3,9 @@
 // engine by the *Configure calls; nothing here allocates, so a lookup costs no garbage collection
 // and no memory growth.
 
-export { v4Configure, v4Find, v4FindBatch, v6Configure, v6FindWords, v6FindBatch } from './ipRange';
-export { ouiConfigure, ouiFind, ouiFindBatch } from './ouiBlock';
-export { macFlags, macFlagsBatch } from './macBits';
+export { v4Configure, v4Find, v6Configure, v6FindWords } from './ipRange';
+export { ouiConfigure, ouiFind } from './ouiBlock';
+export { macFlags } from './macBits';
 export { specialConfigure, specialFind } from './macSpecial';
 export { checksumReset, checksumUpdate, checksumHigh, checksumLow } from './checksum';
 export { firstRowAtOrAbove, firstBadKey4, firstBadKey6 } from './tableCheck';

@@ -13,10 +13,3 @@ export function macFlags(hi24: u32): u32 {
   const local = (first >>> 1) & 1;
   return multicast | (local << 1) | ((local & (multicast ^ 1)) << 2);
 }
-
-/** Batch: flags for `count` hi24 values (u32 each) at `input`, written as u32 at `output`. */
-export function macFlagsBatch(input: usize, output: usize, count: i32): void {
-  for (let i: i32 = 0; i < count; i++) {
-    store<u32>(output + (<usize>i << 2), macFlags(load<u32>(input + (<usize>i << 2))));
-  }
-}

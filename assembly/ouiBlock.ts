@@ -74,11 +74,3 @@ export function ouiFind(hi24: u32, lo24: u32, bitsKnown: u32): i32 {
   const row = top & ~HAS_LONGER;
   return row == NO_ROW ? -1 : <i32>row;
 }
-
-/** Batch: `count` inputs of (hi24 u32, lo24 u32, bitsKnown u32) at `input`; rows at `output`. */
-export function ouiFindBatch(input: usize, output: usize, count: i32): void {
-  for (let i: i32 = 0; i < count; i++) {
-    const at = input + <usize>i * 12;
-    store<i32>(output + (<usize>i << 2), ouiFind(load<u32>(at), load<u32>(at, 4), load<u32>(at, 8)));
-  }
-}

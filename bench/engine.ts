@@ -29,7 +29,7 @@ import type { IpTable } from '../src/tables/format/ipTable.js';
 import type { PlacedTables } from '../src/engine/wasmEngine.js';
 import { loadIabRegistry } from '../src/tables/sources/iabRegistry.js';
 import { ipv4Inputs, ipv6Inputs, macInputs } from './inputs.js';
-import { v4BatchOver, v4SearchOver } from './jsSearch.js';
+import { v4SearchOver } from './jsSearch.js';
 import {
   markdownTable,
   textTable,
@@ -57,7 +57,6 @@ const OUI_JSON = path.join(ROOT, 'node_modules', 'oui-data', 'index.json');
 
 const TARGETS = {
   ipv4SingleVsMaxmind: 10,
-  ipv4BatchLookups: 30e6,
   ipv6SingleVsMaxmind: 10,
   macVsMap: 2,
   loadMs: 300,
@@ -208,13 +207,12 @@ for (const block of loadIabRegistry(path.join(ROOT, 'data', 'registry')).blocks)
 const macs = macInputs(N, SEED + 2, [...ouiMap.keys()]);
 log(`inputs: ${N} IPv4, ${N} IPv6 (${v6.drawn} drawn), ${N} MAC`);
 
-// Private parts the public API does not reach: the in-place batch case and one check use them.
+// Private parts the public API does not reach: one check uses them.
 const placed = (engine as unknown as { placed: PlacedTables }).placed;
 const wasm = placed.exports;
 const ip4 = engine.ip4!;
 const macTable = engine.macTable!;
 const jsFind = v4SearchOver(ip4.keys!, ip4.index);
-const jsBatch = v4BatchOver(jsFind);
 
 const SEP = /[:.-]/g;
 function mapBaseline(text: string): string | undefined {
@@ -252,15 +250,13 @@ function sameServed(text: string, reference: unknown): void {
     throw new Error(`the served record of ${text} differs from the object path's`);
 }
 {
-  const batchOut = new Int32Array(N);
-  engine.findIPv4Batch(v4.numbers, batchOut);
   let found = 0;
   let located = 0;
   let mm = 0;
   let gl = 0;
   for (let i = 0; i < N; i++) {
     const range = engine.findIPv4(v4.numbers[i]);
-    if (jsFind(v4.numbers[i]) !== range || engine.findIPv4Text(v4.texts[i]) !== range || batchOut[i] !== range) {
+    if (jsFind(v4.numbers[i]) !== range || engine.findIPv4Text(v4.texts[i]) !== range) {
       throw new Error(`IPv4 searches disagree on ${v4.texts[i]}`);
     }
     const answer = engine.lookupIp(v4.texts[i]);
@@ -286,12 +282,10 @@ function sameServed(text: string, reference: unknown): void {
   let found = 0;
   let gl = 0;
   const w = new Uint32Array(4);
-  const batchOut = new Int32Array(N);
-  engine.findIPv6Batch(v6.words, batchOut);
   for (let i = 0; i < N; i++) {
     if (!parseIPv6(v6.texts[i], w)) throw new Error(`bad IPv6 input ${v6.texts[i]}`);
     const range = engine.findIPv6(w);
-    if (batchOut[i] !== range || engine.findIPv6(v6Words[i]) !== range) throw new Error(`IPv6 searches disagree on ${v6.texts[i]}`);
+    if (engine.findIPv6(v6Words[i]) !== range) throw new Error(`IPv6 searches disagree on ${v6.texts[i]}`);
     if (i < 8192) {
       const answer = engine.lookupIp(v6.texts[i]);
       if (answer.range !== range) throw new Error(`lookupIp disagrees with findIPv6 on ${v6.texts[i]}`);
@@ -312,24 +306,17 @@ function sameServed(text: string, reference: unknown): void {
 }
 {
   const parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
-  const triples = new Uint32Array(3 * N);
-  const rows = new Int32Array(N);
-  for (let i = 0; i < N; i++) {
-    if (!parseMac(macs[i], parts)) throw new Error(`bad MAC input ${macs[i]}`);
-    triples.set([parts.hi24, parts.lo24, parts.digits * 4], 3 * i);
-  }
-  engine.findOuiBatch(triples, rows);
   let ours = 0;
   let map = 0;
   let same = 0;
   let sameVendor = 0;
   for (let i = 0; i < N; i++) {
+    if (!parseMac(macs[i], parts)) throw new Error(`bad MAC input ${macs[i]}`);
     const row = engine.findOuiText(macs[i]);
-    if (row !== wasm.ouiFind(triples[3 * i], triples[3 * i + 1], triples[3 * i + 2]))
-      throw new Error(`findOuiText disagrees with ouiFind on ${macs[i]}`);
+    if (row !== wasm.ouiFind(parts.hi24, parts.lo24, parts.digits * 4)) throw new Error(`findOuiText disagrees with ouiFind on ${macs[i]}`);
     const answer = engine.lookupMac(macs[i]);
     sameJson(macs[i], macRecordJson(engine, macs[i], 'full'), macRecord(answer, 'full'));
-    if (row !== rows[i] || answer.found !== row >= 0) throw new Error(`MAC searches disagree on ${macs[i]}`);
+    if (answer.found !== row >= 0) throw new Error(`MAC searches disagree on ${macs[i]}`);
     const vendor = mapBaseline(macs[i]);
     if (row >= 0) ours++;
     if (vendor !== undefined) map++;
@@ -353,8 +340,6 @@ interface CaseDef {
   /** the answer as the API serves it (★) */
   served?: boolean;
   fn: () => void;
-  /** lookups per call (batch cases) */
-  per?: number;
   note?: string;
 }
 
@@ -462,48 +447,6 @@ const ipv4Cases: CaseDef[] = (() => {
   ];
 })();
 
-const batchCases: CaseDef[] = (() => {
-  const numbers = v4.numbers;
-  const out1 = new Int32Array(N);
-  const out2 = new Int32Array(N);
-  new Uint32Array(wasm.memory.buffer, placed.batchInput, N).set(numbers);
-  const { batchInput, batchOutput } = placed;
-  const inPlaceOut = new Int32Array(wasm.memory.buffer, batchOutput, N);
-  return [
-    {
-      id: 'ours-findIPv4Batch',
-      name: 'engine.findIPv4Batch(Uint32Array, Int32Array)',
-      ours: true,
-      per: N,
-      fn: () => {
-        engine.findIPv4Batch(numbers, out1);
-        sinkNumber ^= out1[N - 1];
-      },
-    },
-    {
-      id: 'ours-v4FindBatch-in-place',
-      name: 'WASM v4FindBatch on inputs already in WASM memory (private)',
-      ours: true,
-      per: N,
-      note: 'reached through the private LookupEngine.placed; the public API has no zero-copy batch',
-      fn: () => {
-        wasm.v4FindBatch(batchInput, batchOutput, N);
-        sinkNumber ^= inPlaceOut[N - 1];
-      },
-    },
-    {
-      id: 'js-batch',
-      name: 'pure JS two-level search, loop over Uint32Array',
-      ours: false,
-      per: N,
-      fn: () => {
-        jsBatch(numbers, out2);
-        sinkNumber ^= out2[N - 1];
-      },
-    },
-  ];
-})();
-
 const ipv6Cases: CaseDef[] = (() => {
   const texts = v6.texts;
   const words = v6Words;
@@ -586,13 +529,9 @@ const ipv6Cases: CaseDef[] = (() => {
 })();
 
 const macCases: CaseDef[] = (() => {
-  const parts: MacParts = { hi24: 0, lo24: 0, digits: 0 };
-  const triple = new Uint32Array(3);
-  const one = new Int32Array(1);
   let a = 0,
     b = 0,
     c = 0,
-    d = 0,
     e = 0,
     f = 0;
   return [
@@ -637,22 +576,6 @@ const macCases: CaseDef[] = (() => {
       },
     },
     {
-      id: 'ours-findOuiBatch-1',
-      name: 'parseMac + engine.findOuiBatch(1 triple) → row',
-      ours: true,
-      note: 'the batch call with a batch of one: its per-call cost',
-      fn: () => {
-        d = (d + 1) & MASK;
-        if (parseMac(macs[d], parts)) {
-          triple[0] = parts.hi24;
-          triple[1] = parts.lo24;
-          triple[2] = parts.digits * 4;
-          engine.findOuiBatch(triple, one);
-          sinkNumber ^= one[0];
-        }
-      },
-    },
-    {
       id: 'map',
       name: 'Map baseline: normalise, get(9) ?? get(7) ?? get(6)',
       ours: false,
@@ -683,9 +606,8 @@ function runSuite(group: Group, defs: CaseDef[]): Measured[] {
     const def = defs.find((d) => d.name === bench.name)!;
     if (bench.error) throw bench.error;
     measured.push({ def, hz: bench.hz, rme: bench.stats.rme, samples: bench.stats.sample.length });
-    const per = def.per ?? 1;
     log(
-      `  ${group} ${def.name}: ${(bench.hz * per).toExponential(3)} lookups/s ±${bench.stats.rme.toFixed(1)}% (${bench.stats.sample.length} samples)`,
+      `  ${group} ${def.name}: ${bench.hz.toExponential(3)} lookups/s ±${bench.stats.rme.toFixed(1)}% (${bench.stats.sample.length} samples)`,
     );
   });
   log(`suite ${group}`);
@@ -695,7 +617,7 @@ function runSuite(group: Group, defs: CaseDef[]): Measured[] {
 
 function results(group: Group, measured: Measured[], targets: (c: CaseResult, by: Map<string, CaseResult>) => Target | null): CaseResult[] {
   const list: CaseResult[] = measured.map(({ def, hz, rme, samples }) => {
-    const lookups = hz * (def.per ?? 1);
+    const lookups = hz;
     return {
       group,
       id: def.id,
@@ -750,14 +672,6 @@ cases.push(
   }),
 );
 cases.push(
-  ...results('ipv4-batch', runSuite('ipv4-batch', batchCases), (c) => ({
-    text: `≥ ${TARGETS.ipv4BatchLookups / 1e6} M lookups/s`,
-    pass: c.lookups_per_sec >= TARGETS.ipv4BatchLookups,
-    primary: c.id === 'ours-findIPv4Batch',
-    within_noise: Math.abs(c.lookups_per_sec / TARGETS.ipv4BatchLookups - 1) < c.rme / 100,
-  })),
-);
-cases.push(
   ...results('ipv6-single', runSuite('ipv6-single', ipv6Cases), (c, by) =>
     c.id !== 'ours-json'
       ? null
@@ -790,7 +704,6 @@ const shortNames = new Map([
   ['geoip-lite', 'geoip-lite'],
   ['js-text', 'JS(text)'],
   ['js-u32', 'JS(u32)'],
-  ['js-batch', 'JS batch'],
   ['map', 'Map'],
 ]);
 const summary = { cases, load, memory, shortNames };

@@ -24,10 +24,3 @@ export function v4SearchOver(keys: Uint32Array, index: Uint32Array): (ip: number
     return base;
   };
 }
-
-/** The batch form: one call per address, no interleaving. */
-export function v4BatchOver(find: (ip: number) => number): (addresses: Uint32Array, out: Int32Array) => void {
-  return function batch(addresses: Uint32Array, out: Int32Array): void {
-    for (let i = 0; i < addresses.length; i++) out[i] = find(addresses[i]);
-  };
-}

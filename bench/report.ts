@@ -1,10 +1,9 @@
 /** Result records of bench/engine.ts and their text and Markdown tables. */
 
-export type Group = 'ipv4-single' | 'ipv4-batch' | 'ipv6-single' | 'mac-single';
+export type Group = 'ipv4-single' | 'ipv6-single' | 'mac-single';
 
 export const GROUP_TITLES: Record<Group, string> = {
   'ipv4-single': 'IPv4, single call, text in',
-  'ipv4-batch': 'IPv4, batch of 65,536, binary in (lookups/s)',
   'ipv6-single': 'IPv6, single call, text in',
   'mac-single': 'MAC, single call, text in',
 };

@@ -16,7 +16,7 @@
 import { Option, type Command } from 'commander';
 import readline from 'node:readline';
 import { parseIp } from '../address/ipAddress.js';
-import { parseMac } from '../address/macAddress.js';
+import { inputKindOf, type InputKind } from '../address/inputKind.js';
 import { parseAsn } from '../address/asNumber.js';
 import { asnAnswer, asnPrefixes } from '../engine/asnIndex.js';
 import { defaultTablesDir, loadEngine } from '../engine/node.js';
@@ -36,35 +36,28 @@ interface LookupFlags {
   pretty?: boolean;
 }
 
-interface InputKind {
+interface KindAnswer {
   /** the kind as help and refusals name it */
   noun: string;
-  accepts(text: string): boolean;
   /** the API's record for text of this kind; throws ApiError where the API refuses */
   record(engine: LookupEngine, feeds: FeedSet, text: string, level: FieldLevel, now: Date): object;
 }
 
-const macParts = { hi24: 0, lo24: 0, digits: 0 };
-
-/** What each input is, decided here only: the first kind that accepts the text answers it. */
-const inputKinds: readonly InputKind[] = [
-  {
+/** How each kind of input is answered; which kind an input is, inputKindOf says. */
+const inputKinds: Record<InputKind, KindAnswer> = {
+  ip: {
     noun: 'an IP address',
-    accepts: (text) => parseIp(text) !== null,
     record: (engine, feeds, text, level, now) => {
       const ip = parseIp(text)!;
       return ipRecord(engine.answerOf(ip), level, now, ipRecordFeeds({ feeds: { current: feeds } }, ip, level, now, undefined));
     },
   },
-  {
+  mac: {
     noun: 'a MAC address or prefix',
-    accepts: (text) => parseMac(text, macParts),
     record: (engine, _feeds, text, level) => macRecord(engine.lookupMac(text), level),
   },
-  {
-    // Bare digits stay unclaimed: six of them are a MAC prefix.
+  asn: {
     noun: 'an AS number (AS15169)',
-    accepts: (text) => /^as\d/i.test(text),
     record: (engine, _feeds, text, level) => {
       const asn = parseAsn(text);
       if (asn < 0) throw new ApiError('invalid_asn');
@@ -73,17 +66,17 @@ const inputKinds: readonly InputKind[] = [
       return asnRecord(answer, level, () => ({ offset: 0, limit: all, results: asnPrefixes(engine, asn, 0, all) }));
     },
   },
-];
+};
 
-const nouns = inputKinds.map((kind) => kind.noun);
+const nouns = Object.values(inputKinds).map((kind) => kind.noun);
 const NO_KIND_MESSAGE = `Not ${nouns.slice(0, -1).join(', ')}, or ${nouns[nouns.length - 1]}.`;
 
 /** The record of one input, or the API's error envelope; `refused` tells which. */
 function answerOf(engine: LookupEngine, feeds: FeedSet, text: string, level: FieldLevel): { output: object; refused: boolean } {
-  const kind = inputKinds.find((candidate) => candidate.accepts(text));
-  if (kind === undefined) return { output: errorEnvelope('invalid_input', NO_KIND_MESSAGE), refused: true };
+  const kind = inputKindOf(text);
+  if (kind === null) return { output: errorEnvelope('invalid_input', NO_KIND_MESSAGE), refused: true };
   try {
-    return { output: kind.record(engine, feeds, text, level, new Date()), refused: false };
+    return { output: inputKinds[kind].record(engine, feeds, text, level, new Date()), refused: false };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { output: errorEnvelope(error.code, error.message), refused: true };

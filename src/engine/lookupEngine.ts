@@ -12,7 +12,7 @@ import { formatIPv4, formatIPv6, ipv4MappedOf, parseIPv4, parseIPv6, type IpVers
 import { invalidMac, parseMac, type MacParts } from '../address/macAddress.js';
 import { MacAnswers } from './macAnswers.js';
 import { reservedIPv4, reservedIPv6, type ReservedRange } from '../address/reservedRange.js';
-import { BATCH_CAPACITY, instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
+import { instantiateEngine, placeTables, type PlacedTables, type TableNames, type TableSources } from './wasmEngine.js';
 import type { IpAnswer, IpBlock, MacAnswer, NetworkAnswer } from './answers.js';
 import { IpJsonWriter, MacJsonWriter, type IpJsonShape, type MacJsonShape } from './recordJson.js';
 
@@ -34,9 +34,6 @@ export class LookupEngine {
   private readonly blockStart = new Uint32Array(4);
   private readonly blockEnd = new Uint32Array(4);
   private readonly mac: MacParts = { hi24: 0, lo24: 0, digits: 0 };
-  private readonly batchInput32: Uint32Array;
-  private readonly batchOutput32: Int32Array;
-  private readonly batchFlags32: Uint32Array;
   /**
    * The WASM IPv4 search, or a function that throws `unavailable` when there is no IPv4 table:
    * chosen once, so that a single lookup costs one field load before the call into WASM.
@@ -49,10 +46,6 @@ export class LookupEngine {
 
   private constructor(private readonly placed: PlacedTables) {
     this.macAnswers = placed.mac ? new MacAnswers(placed.exports, placed.mac) : null;
-    const buffer = placed.exports.memory.buffer;
-    this.batchInput32 = new Uint32Array(buffer, placed.batchInput, BATCH_CAPACITY * 4);
-    this.batchOutput32 = new Int32Array(buffer, placed.batchOutput, BATCH_CAPACITY);
-    this.batchFlags32 = new Uint32Array(buffer, placed.batchFlags, BATCH_CAPACITY);
     this.v4Find = placed.ip4
       ? placed.exports.v4Find
       : () => {
@@ -140,46 +133,6 @@ export class LookupEngine {
     const parts = this.mac;
     if (!parseMac(text, parts)) return -2;
     return this.placed.exports.ouiFind(parts.hi24, parts.lo24, parts.digits * 4);
-  }
-
-  /** Range indexes of many IPv4 addresses in one WASM call per chunk of BATCH_CAPACITY. */
-  findIPv4Batch(addresses: Uint32Array, out: Int32Array): void {
-    this.requireTable(this.placed.ip4, 'IPv4');
-    this.batch(addresses, out, 1, (n) => this.placed.exports.v4FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
-  }
-
-  /** Range indexes of many IPv6 addresses, four words each, most significant first. */
-  findIPv6Batch(words: Uint32Array, out: Int32Array): void {
-    this.requireTable(this.placed.ip6, 'IPv6');
-    this.batch(words, out, 4, (n) => this.placed.exports.v6FindBatch(this.placed.batchInput, this.placed.batchOutput, n));
-  }
-
-  /** Block rows of many MAC inputs given as (hi24, lo24, bitsKnown) triples. */
-  findOuiBatch(triples: Uint32Array, out: Int32Array): void {
-    this.requireTable(this.placed.mac, 'MAC');
-    this.batch(triples, out, 3, (n) => this.placed.exports.ouiFindBatch(this.placed.batchInput, this.placed.batchOutput, n));
-  }
-
-  /** MAC flag bits (1 multicast, 2 local, 4 randomised) of many hi24 values. */
-  macFlagsBatch(hi24: Uint32Array, out: Uint32Array): void {
-    const { exports, batchInput, batchFlags } = this.placed;
-    for (let done = 0; done < hi24.length; done += BATCH_CAPACITY) {
-      const n = Math.min(BATCH_CAPACITY, hi24.length - done);
-      this.batchInput32.set(hi24.subarray(done, done + n));
-      exports.macFlagsBatch(batchInput, batchFlags, n);
-      out.set(this.batchFlags32.subarray(0, n), done);
-    }
-  }
-
-  private batch(input: Uint32Array, out: Int32Array, wordsPerItem: number, run: (count: number) => void): void {
-    const items = input.length / wordsPerItem;
-    if (out.length < items) throw new RangeError('batch output is shorter than the input');
-    for (let done = 0; done < items; done += BATCH_CAPACITY) {
-      const n = Math.min(BATCH_CAPACITY, items - done);
-      this.batchInput32.set(input.subarray(done * wordsPerItem, (done + n) * wordsPerItem));
-      run(n);
-      out.set(this.batchOutput32.subarray(0, n), done);
-    }
   }
 
   /** Answers an IP address in text. Throws ApiError invalid_ip for anything not an address. */

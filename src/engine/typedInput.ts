@@ -1,10 +1,10 @@
 /**
- * The answer for a typed input: an IP address is looked up as an IP, anything else as a MAC
- * address or prefix; refusals become an error object beside the input. One place for the web
+ * The answer for a typed input: an IP address is looked up as an IP, a MAC address or prefix as
+ * a MAC (inputKindOf tells which); anything else and refusals become an error object beside the input. One place for the web
  * build and the demo page, so that they answer alike.
  */
 import { ApiError } from '../errors.js';
-import { parseIPv4, parseIPv6 } from '../address/ipAddress.js';
+import { inputKindOf } from '../address/inputKind.js';
 
 export interface InputLookups<I, M> {
   lookupIp(text: string): I;
@@ -19,21 +19,22 @@ interface InputError {
 export type InputAnswer<I, M> =
   ({ input: string; kind: 'ip' } & I) | ({ input: string; kind: 'mac' } & M) | ({ kind: 'invalid' } & InputError);
 
-const words = new Uint32Array(4);
-
 export function isIpInput(text: string): boolean {
-  return parseIPv4(text) >= 0 || parseIPv6(text, words);
+  return inputKindOf(text) === 'ip';
 }
 
+const NO_KIND: InputError['error'] = { code: 'invalid_input', message: 'Neither an IP address nor a MAC address or prefix.' };
+
 export function answerInput<I extends object, M extends object>(engine: InputLookups<I, M>, input: string): InputAnswer<I, M> {
+  const kind = inputKindOf(input);
+  // an AS number is no kind here: these engines answer IP addresses and MAC blocks only
+  if (kind !== 'ip' && kind !== 'mac') return { input, kind: 'invalid', error: { ...NO_KIND } };
   try {
-    if (isIpInput(input)) return { input, kind: 'ip', ...engine.lookupIp(input) };
-    return { input, kind: 'mac', ...engine.lookupMac(input) };
+    if (kind === 'ip') return { input, kind, ...engine.lookupIp(input) };
+    return { input, kind, ...engine.lookupMac(input) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const code = error.code === 'invalid_mac' ? 'invalid_input' : error.code;
-    const message = error.code === 'invalid_mac' ? 'Neither an IP address nor a MAC address or prefix.' : error.message;
-    return { input, kind: 'invalid', error: { code, message } };
+    return { input, kind: 'invalid', error: { code: error.code, message: error.message } };
   }
 }
 

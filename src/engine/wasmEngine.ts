@@ -19,15 +19,11 @@ export interface WasmExports {
   heapBase(): number;
   v4Configure(index: number, keys: number, indexBits: number): void;
   v4Find(ip: number): number;
-  v4FindBatch(input: number, output: number, count: number): void;
   v6Configure(index: number, keysHi: number, keysLo: number, indexBits: number): void;
   v6FindWords(w0: number, w1: number, w2: number, w3: number): number;
-  v6FindBatch(input: number, output: number, count: number): void;
   ouiConfigure(table: number, slotBits: number): void;
   ouiFind(hi24: number, lo24: number, bitsKnown: number): number;
-  ouiFindBatch(input: number, output: number, count: number): void;
   macFlags(hi24: number): number;
-  macFlagsBatch(input: number, output: number, count: number): void;
   specialConfigure(table: number, count: number): void;
   specialFind(hi24: number, lo24: number, digits: number): number;
   checksumReset(): void;
@@ -97,8 +93,6 @@ export interface TableNames {
   mac?: string;
 }
 
-/** Inputs per batch call; larger batches are cut into chunks of this size. */
-export const BATCH_CAPACITY = 65536;
 const PAGE = 65536;
 /** wasm32 linear memory: 65,536 pages of 64 KiB */
 const MAX_MEMORY = 65536 * PAGE;
@@ -150,10 +144,6 @@ export interface PlacedTables<I extends RangeTable = IpTable> {
   ip4: I | null;
   ip6: I | null;
   mac: MacTable | null;
-  /** batch scratch: inputs (16 bytes per item at most) and outputs (4 bytes per item) */
-  batchInput: number;
-  batchOutput: number;
-  batchFlags: number;
   /** the record JSON area (src/engine/recordJson.ts): address and bytes (0: none) */
   jsonArea: number;
   jsonAreaBytes: number;
@@ -180,12 +170,6 @@ export async function placeTables<I extends RangeTable = IpTable>(
 ): Promise<PlacedTables<I>> {
   const kinds = (['ip4', 'ip6', 'mac'] as const).filter((k) => sources[k] !== undefined);
   let cursor = alignUp(exports.heapBase());
-  const batchInput = cursor;
-  cursor += BATCH_CAPACITY * 16;
-  const batchOutput = cursor;
-  cursor += BATCH_CAPACITY * 4;
-  const batchFlags = cursor;
-  cursor += BATCH_CAPACITY * 4;
   const jsonArea = cursor;
   cursor += readers.jsonAreaBytes;
   const offsets: Partial<Record<(typeof kinds)[number], number>> = {};
@@ -214,9 +198,6 @@ export async function placeTables<I extends RangeTable = IpTable>(
     ip4: null,
     ip6: null,
     mac: null,
-    batchInput,
-    batchOutput,
-    batchFlags,
     jsonArea,
     jsonAreaBytes: readers.jsonAreaBytes,
   };

@@ -33,12 +33,6 @@ describe('engine over tiny tables', () => {
       [0xffffffff, 3],
     ];
     for (const [address, range] of cases) expect(engine.findIPv4(address)).toBe(range);
-    const out = new Int32Array(cases.length);
-    engine.findIPv4Batch(
-      Uint32Array.from(cases, (c) => c[0]),
-      out,
-    );
-    expect([...out]).toEqual(cases.map((c) => c[1]));
   });
 
   it('finds IPv6 ranges on both sides of 128-bit boundaries', () => {
@@ -90,7 +84,7 @@ describe('engine over tiny tables', () => {
   });
 });
 
-describe('IPv4 batch in address order', () => {
+describe('IPv4 search over crowded buckets', () => {
   // Ranges of 3 addresses from 81.0.0.0 (a few hundred in each bucket of the 20-bit index, the
   // binary search's longest case), then one range per /8 from 96.0.0.0 to 127.0.0.0.
   const dense = Array.from({ length: 1500 }, (_, i) => 0x51000000 + 3 * i);
@@ -110,27 +104,18 @@ describe('IPv4 batch in address order', () => {
     });
   });
 
-  it('answers every address at its own position, whatever the length and order of the batch', () => {
+  it('finds the range of every address, wherever it falls', () => {
     let seed = 777;
     const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
     const shapes: Record<string, (n: number) => Uint32Array> = {
       uniform: (n) => Uint32Array.from({ length: n }, next),
       'in the dense ranges': (n) => Uint32Array.from({ length: n }, () => 0x51000000 + (next() % (3 * dense.length + 10))),
-      'one address repeated': (n) => new Uint32Array(n).fill(0x51000004),
-      ascending: (n) => Uint32Array.from({ length: n }, (_, i) => Math.floor((i / n) * 0xffffffff)),
-      descending: (n) => Uint32Array.from({ length: n }, (_, i) => 0xffffffff - Math.floor((i / n) * 0xffffffff)),
       'the ends of the space': (n) => Uint32Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 0 : 0xffffffff)),
     };
     for (const [shape, make] of Object.entries(shapes)) {
-      for (const length of [0, 1, 3, 255, 256, 257, 1000, 70_000]) {
-        const addresses = make(length);
-        const out = new Int32Array(length).fill(-7);
-        engine.findIPv4Batch(addresses, out);
-        for (let i = 0; i < length; i++) {
-          if (out[i] !== reference(addresses[i])) {
-            expect.fail(`${shape}, ${length} addresses: ${addresses[i]} at ${i} gave ${out[i]}, not ${reference(addresses[i])}`);
-          }
-        }
+      for (const address of make(5000)) {
+        const range = engine.findIPv4(address);
+        if (range !== reference(address)) expect.fail(`${shape}: ${address} gave ${range}, not ${reference(address)}`);
       }
     }
   });
@@ -167,17 +152,11 @@ describe('MAC bit classification', () => {
   it('reads the I/G and U/L bits of the first octet', async () => {
     const engine = await LookupEngine.create(wasm, { mac: writeMacTable(tinyMac()) });
     const firsts = Array.from({ length: 256 }, (_, b) => b);
-    const flags = new Uint32Array(256);
-    engine.macFlagsBatch(
-      Uint32Array.from(firsts, (b) => b << 16),
-      flags,
-    );
     for (const b of firsts) {
       const multicast = (b & 1) === 1;
       const local = (b & 2) === 2;
       const answer = engine.lookupMac(`${b.toString(16).padStart(2, '0')}:00:00:00:00:01`);
       expect([answer.is_multicast, answer.is_local, answer.is_randomized]).toEqual([multicast, local, local && !multicast]);
-      expect(flags[b]).toBe((multicast ? 1 : 0) | (local ? 2 : 0) | (local && !multicast ? 4 : 0));
     }
   });
 });
@@ -234,29 +213,6 @@ describe('engine over the built tables', () => {
       }
     }
     expect(() => engine.lookupMac('00:11')).toThrowError(expect.objectContaining({ code: 'invalid_mac' }));
-  });
-
-  it('gives the same ranges in batch as in single calls, across chunk boundaries', () => {
-    let seed = 12345;
-    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
-    const count = 70_000;
-    const v4 = Uint32Array.from({ length: count }, next);
-    const out4 = new Int32Array(count);
-    engine.findIPv4Batch(v4, out4);
-    for (let i = 0; i < count; i++) if (out4[i] !== engine.findIPv4(v4[i])) throw new Error(`IPv4 batch differs at ${i}`);
-    const v6 = Uint32Array.from({ length: count * 4 }, (_, i) => (i % 4 === 0 ? 0x20000000 | (next() >>> 3) : next()));
-    const out6 = new Int32Array(count);
-    engine.findIPv6Batch(v6, out6);
-    for (let i = 0; i < count; i++)
-      if (out6[i] !== engine.findIPv6(v6.subarray(i * 4, i * 4 + 4))) throw new Error(`IPv6 batch differs at ${i}`);
-    const triples = Uint32Array.from({ length: count * 3 }, (_, i) => (i % 3 === 2 ? 48 : next() & 0xffffff));
-    const outMac = new Int32Array(count);
-    engine.findOuiBatch(triples, outMac);
-    for (let i = 0; i < count; i++) {
-      const mac = triples[3 * i].toString(16).padStart(6, '0') + triples[3 * i + 1].toString(16).padStart(6, '0');
-      const single = engine.lookupMac(mac);
-      expect(outMac[i] >= 0).toBe(single.found);
-    }
   });
 
   it('lists its tables with their checksums and sources', () => {

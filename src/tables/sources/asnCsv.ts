@@ -4,6 +4,8 @@
  * later row wins from its start (it is the more specific announcement) and the earlier is clipped.
  */
 import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
+import { csvLineFields } from './csv.js';
+import { SourceFormatError } from './textLines.js';
 
 export interface AsnRange {
   start: bigint;
@@ -32,63 +34,30 @@ export function readAsnCsv(text: string, family: 4 | 6, file: string): AsnReadRe
   const address = (field: string): bigint => {
     if (family === 4) {
       const n = parseIPv4(field);
-      if (n < 0) throw new Error(`${file}:${lineNo}: not an IPv4 address: ${field}`);
+      if (n < 0) throw new SourceFormatError(file, lineNo, `not an IPv4 address: ${field}`);
       return BigInt(n);
     }
-    if (!parseIPv6(field, words)) throw new Error(`${file}:${lineNo}: not an IPv6 address: ${field}`);
+    if (!parseIPv6(field, words)) throw new SourceFormatError(file, lineNo, `not an IPv6 address: ${field}`);
     return ipv6Value(words);
   };
   for (const line of text.split('\n')) {
     lineNo++;
     if (line.length === 0) continue;
-    const fields = splitCsvLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-    if (fields.length !== 4) throw new Error(`${file}:${lineNo}: expected 4 fields, found ${fields.length}`);
+    const fields = csvLineFields(line.endsWith('\r') ? line.slice(0, -1) : line);
+    if (typeof fields === 'string') throw new SourceFormatError(file, lineNo, fields);
+    if (fields.length !== 4) throw new SourceFormatError(file, lineNo, `expected 4 fields, found ${fields.length}`);
     const start = address(fields[0]);
     const end = address(fields[1]);
     const asn = Number(fields[2]);
-    if (end < start) throw new Error(`${file}:${lineNo}: range ends before it starts`);
-    if (!Number.isInteger(asn) || asn < 0 || asn > 0xffffffff) throw new Error(`${file}:${lineNo}: bad AS number ${fields[2]}`);
+    if (end < start) throw new SourceFormatError(file, lineNo, 'range ends before it starts');
+    if (!Number.isInteger(asn) || asn < 0 || asn > 0xffffffff) throw new SourceFormatError(file, lineNo, `bad AS number ${fields[2]}`);
     const previous = ranges[ranges.length - 1];
     if (previous && start <= previous.end) {
-      if (start <= previous.start) throw new Error(`${file}:${lineNo}: rows are not in ascending order`);
+      if (start <= previous.start) throw new SourceFormatError(file, lineNo, 'rows are not in ascending order');
       previous.end = start - 1n;
       clipped++;
     }
     ranges.push({ start, end, asn, organization: fields[3].length > 0 ? fields[3] : null });
   }
   return { ranges, clipped };
-}
-
-/** Splits one RFC 4180 line (quoted fields with doubled quotes; no line breaks inside). */
-function splitCsvLine(line: string): string[] {
-  const fields: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      let value = '';
-      i++;
-      while (i < line.length) {
-        if (line[i] === '"') {
-          if (line[i + 1] === '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          break;
-        }
-        value += line[i++];
-      }
-      if (line[i] !== '"') throw new Error(`unterminated quoted field in: ${line}`);
-      fields.push(value);
-      i++;
-      if (i < line.length && line[i] !== ',') throw new Error(`text after a quoted field in: ${line}`);
-      i++;
-    } else {
-      const comma = line.indexOf(',', i);
-      const end = comma < 0 ? line.length : comma;
-      fields.push(line.slice(i, end));
-      i = end + 1;
-    }
-  }
-  return fields;
 }

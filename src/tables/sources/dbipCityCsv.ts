@@ -17,6 +17,7 @@
  * Anything else throws SourceFormatError naming the file and line.
  */
 import { parseIPv4, parseIPv6, ipv6Value } from '../../address/ipAddress.js';
+import { csvLineFields } from './csv.js';
 import { SourceFormatError, type NumberedLine } from './textLines.js';
 
 /** Where DB-IP publishes the free monthly files. */
@@ -55,46 +56,6 @@ export function dbipCityFileNames(now: Date): string[] {
   return [name(year, month), month === 0 ? name(year - 1, 11) : name(year, month - 1)];
 }
 
-/**
- * The fields of one RFC 4180 record written on one line, or a sentence saying why it is not one.
- * A quoted field may not hold a line break here: DB-IP's names have none, and a quote left open at
- * the end of a line is a broken file.
- */
-function fieldsOf(text: string): string[] | string {
-  if (!text.includes('"')) return text.split(',');
-  const fields: string[] = [];
-  let at = 0;
-  for (;;) {
-    if (text.charCodeAt(at) === 34) {
-      let value = '';
-      let from = at + 1;
-      for (;;) {
-        const quote = text.indexOf('"', from);
-        if (quote < 0) return 'a quoted field is not closed';
-        value += text.slice(from, quote);
-        if (text.charCodeAt(quote + 1) === 34) {
-          value += '"';
-          from = quote + 2;
-          continue;
-        }
-        at = quote + 1;
-        break;
-      }
-      fields.push(value);
-      if (at === text.length) return fields;
-      if (text.charCodeAt(at) !== 44) return 'text after a closing quote';
-      at++;
-    } else {
-      const comma = text.indexOf(',', at);
-      const value = comma < 0 ? text.slice(at) : text.slice(at, comma);
-      if (value.includes('"')) return 'a quote inside an unquoted field';
-      fields.push(value);
-      if (comma < 0) return fields;
-      at = comma + 1;
-    }
-  }
-}
-
 const words = new Uint32Array(4);
 
 /** The address as a number of its family, or null when the text is not a strict address. */
@@ -130,7 +91,7 @@ export async function* readDbipCityCsv(
     const bad = (problem: string) => new SourceFormatError(file, line, problem);
     const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.length === 0) throw bad('blank line');
-    const fields = fieldsOf(text);
+    const fields = csvLineFields(text);
     if (typeof fields === 'string') throw bad(fields);
     if (fields.length !== FIELDS) throw bad(`${fields.length} fields, a row has ${FIELDS}`);
     const [startText, endText, continentText, country, region, city, latitudeText, longitudeText] = fields;

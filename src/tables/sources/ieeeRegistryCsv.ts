@@ -22,6 +22,7 @@
  * download is the likeliest fault.
  */
 import { countryCodeOfName } from './countries.js';
+import { csvLineFields } from './csv.js';
 import { IAB_PARENTS, PRIVATE_NAME, type IabBlock } from './iabRegistry.js';
 import { SourceFormatError, type LineBounds, type NumberedLine } from './textLines.js';
 
@@ -83,41 +84,6 @@ export interface IeeeReadOptions {
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
-/** Splits one RFC 4180 row that has no line break inside a field; a problem throws its message. */
-function fieldsOf(text: string): string[] {
-  const fields: string[] = [];
-  let at = 0;
-  for (;;) {
-    if (text[at] === '"') {
-      let value = '';
-      let from = at + 1;
-      for (;;) {
-        const quote = text.indexOf('"', from);
-        if (quote < 0) throw new Error('unterminated quoted field (IEEE rows are one line each)');
-        value += text.slice(from, quote);
-        if (text[quote + 1] !== '"') {
-          at = quote + 1;
-          break;
-        }
-        value += '"';
-        from = quote + 2;
-      }
-      fields.push(value);
-      if (at === text.length) return fields;
-      if (text[at] !== ',') throw new Error('text after a closing quote');
-      at++;
-    } else {
-      const comma = text.indexOf(',', at);
-      const end = comma < 0 ? text.length : comma;
-      const value = text.slice(at, end);
-      if (value.includes('"')) throw new Error('a quote inside an unquoted field');
-      fields.push(value);
-      if (comma < 0) return fields;
-      at = comma + 1;
-    }
-  }
-}
-
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -165,12 +131,8 @@ export async function readIeeeRegistryCsv(
     }
     if (text === '') fail('an empty line');
     if (CONTROL.test(text)) fail('a control character (only tab is taken)');
-    let fields: string[];
-    try {
-      fields = fieldsOf(text);
-    } catch (error) {
-      return fail((error as Error).message);
-    }
+    const fields = csvLineFields(text);
+    if (typeof fields === 'string') return fail(fields);
     if (fields.length !== 4) fail(`${fields.length} fields, expected 4 (${IEEE_REGISTRY_HEADER})`);
     const [registry, assignment, name, address] = fields;
     if (registry !== expected) fail(`registry "${registry}" in the ${expected} listing`);
