@@ -173,7 +173,7 @@ function categoryOf(frame: CallFrame): string | null {
     return AUTH;
   if (rel === 'src/http/request/metering.ts' || rel === 'src/store/rateWindow.ts' || rel === 'src/store/quotaPeriod.ts') return ADMIT;
   if (rel === 'src/store/sqlite/sqliteAccounts.ts') return AUTH;
-  if (/^src\/store\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
+  if (/^src\/store\/sqlite\/sqlite(Meter|Store|Guard)\.ts$/.test(rel)) return ADMIT;
   if (rel === 'src/http/app.ts') return fn === 'everyResponseAllowsAnyOrigin' ? HEADERS : METRICS;
   if (rel === 'src/http/request/crossOrigin.ts') return HEADERS;
   if (rel === 'src/http/request/requestObserver.ts') return METRICS;
@@ -181,7 +181,12 @@ function categoryOf(frame: CallFrame): string | null {
   if (rel === 'src/http/transport/directConnections.ts' || rel === 'src/http/transport/plainGet.ts') return DIRECT;
   if (rel === 'src/http/operations/metrics.ts') return METRICS;
   if (rel === 'src/http/operations/logger.ts') return LOGGING;
-  if (/^src\/http\/(v1Routes|singleLookups|eventually|blacklistRoutes)\.ts$/.test(rel)) return HANDLER;
+  if (
+    /^src\/http\/(v1\/(v1Routes|v1Batch|v1Inputs|macSearch|singleLookups|blacklistRoutes)|request\/(eventually|errorResponse))\.ts$/.test(
+      rel,
+    )
+  )
+    return HANDLER;
   return `${OTHER} (${rel})`;
 }
 

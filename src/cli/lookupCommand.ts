@@ -24,7 +24,7 @@ import { FeedSet } from '../feeds/feedSet.js';
 import { ipRecordFeeds } from '../http/v1/ipRecordFeeds.js';
 import type { LookupEngine } from '../engine/lookupEngine.js';
 import { ApiError } from '../errors.js';
-import { errorEnvelope } from '../http/request/respond.js';
+import { errorEnvelope } from '../http/request/errorResponse.js';
 import { asnRecord } from '../records/asnRecord.js';
 import { ipRecord, type FieldLevel } from '../records/ipRecord.js';
 import { macRecord } from '../records/macRecord.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
-import { clientCopyIsCurrent } from './respond.js';
+import { clientCopyIsCurrent } from './conditionalRequest.js';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -14,7 +14,7 @@ import type { Duplex } from 'node:stream';
 import { errorTable, type ErrorCode } from '../../errors.js';
 import { allowanceClient, isTrusted, type NetworkList } from '../../address/clientAddress.js';
 import { defaultTimeouts, type ConnectionSettings, type ServiceConfig } from '../../config/config.js';
-import { errorEnvelope } from '../request/respond.js';
+import { errorEnvelope } from '../request/errorResponse.js';
 
 /** File descriptors left for the store, the tables, logs and the listening socket. */
 const RESERVED_FILES = 64;

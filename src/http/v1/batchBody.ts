@@ -12,7 +12,7 @@
 import bodyParser from 'koa-bodyparser';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
-import { asApiError } from '../request/respond.js';
+import { asApiError } from '../request/errorResponse.js';
 
 /** Form fields read as the list: `ips`, and the `ips[]` and `ips[0]` of PHP and jQuery encoders. */
 const IPS_FIELD = /^ips(\[\d*\])?$/;

@@ -19,7 +19,7 @@ import { allowAnyOrigin } from '../request/crossOrigin.js';
 import { NodeExchange, type AnsweringExchange } from '../request/exchange.js';
 import type { Eventually } from '../request/eventually.js';
 import type { RequestObserver } from '../request/requestObserver.js';
-import { renderError } from '../request/respond.js';
+import { renderError } from '../request/errorResponse.js';
 import type { ServiceDeps } from '../serviceDeps.js';
 import { singleLookupHandlers, type SingleLookupRoute } from './v1Routes.js';
 import { redactedUrl } from '../operations/logger.js';
