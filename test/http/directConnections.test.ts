@@ -10,7 +10,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { elapse, untilSteady } from '../until.js';
+import { elapse, until, untilSteady } from '../until.js';
 import { answerDirectly } from '../../src/http/transport/directConnections.js';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { awaitedStore } from './awaitedStoreProxy.js';
@@ -223,6 +223,24 @@ describe.each(['shared', 'events'] as const)('socket reads: %s', (socketReads) =
       expect(answers).toHaveLength(1);
       expect(answers[0].headers).toContain('connection: close');
       expect(parseAnswer(text).body.ip).toBe('8.8.8.8');
+    });
+
+    it('after Connection: close, bytes the client still sends before it closes do not keep the connection open', async () => {
+      const key = await h.newKey('pro');
+      const { hostname, port } = new URL(h.url);
+      const accepted: net.Socket[] = [];
+      const onConnection = (s: net.Socket) => accepted.push(s);
+      h.service.server.on('connection', onConnection);
+      const socket = net.connect(Number(port), hostname);
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`);
+      // Once the answer (and so the decision to close) has come: more bytes, then the client's close.
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.end(`GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+      h.service.server.removeListener('connection', onConnection);
+      const served = accepted.find((s) => s.remotePort === socket.localPort)!;
+      await until('the server to let the connection go', () => served.destroyed, 3000);
     });
   });
 

@@ -7,12 +7,14 @@
  *
  * Requests go through node:http (not fetch) so that paths reach the server as written: `..`,
  * stray `%`, overlong segments. Runs are bounded (300 per property by default,
- * NETLOOKUP_FUZZ_RUNS to change) to keep the suite quick on 2 cores.
+ * NETLOOKUP_FUZZ_RUNS to change) to keep the suite quick on 2 cores. Each run draws a new seed;
+ * a failure names it, and NETLOOKUP_FUZZ_SEED=<seed> replays it (fuzzSeed.ts).
  */
 import fc from 'fast-check';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorTable } from '../../src/errors.js';
+import { assertSeeded } from './fuzzSeed.js';
 import { ADMIN_TOKEN, Harness } from './harness.js';
 
 let h: Harness;
@@ -404,7 +406,7 @@ const LIMITS = { interruptAfterTimeLimit: 15_000, markInterruptAsFailure: false 
 
 describe('fuzz: no 5xx, every refusal in the envelope', () => {
   it('random paths, methods and headers (no body)', async () => {
-    await fc.assert(
+    await assertSeeded(
       fc.asyncProperty(methodArb, pathArb, headersArb, async (method, path, headers) => {
         const { 'content-encoding': _ce, ...rest } = headers;
         void _ce;
@@ -415,7 +417,7 @@ describe('fuzz: no 5xx, every refusal in the envelope', () => {
   });
 
   it('random bodies and content types on the batch routes', async () => {
-    await fc.assert(
+    await assertSeeded(
       fc.asyncProperty(
         fc.constantFrom('/v1/ip/batch', '/v1/blacklist/batch', '/v1/ip/batch?fields=location.city', '/v1/blacklist/batch?pretty'),
         fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT'),
@@ -430,7 +432,7 @@ describe('fuzz: no 5xx, every refusal in the envelope', () => {
   });
 
   it('random bodies on the admin routes with the right token', async () => {
-    await fc.assert(
+    await assertSeeded(
       fc.asyncProperty(
         fc.constantFrom(
           ['POST', '/admin/accounts'],
@@ -454,7 +456,7 @@ describe('fuzz: no 5xx, every refusal in the envelope', () => {
   });
 
   it('well-formed lookups with random parameters answer 2xx or a refusal, never 5xx', async () => {
-    await fc.assert(
+    await assertSeeded(
       fc.asyncProperty(
         fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), fc.string({ maxLength: 45 })),
         fc.constantFrom('ip', 'blacklist'),
@@ -469,7 +471,7 @@ describe('fuzz: no 5xx, every refusal in the envelope', () => {
   });
 
   it('MAC lookups and searches with random input', async () => {
-    await fc.assert(
+    await assertSeeded(
       fc.asyncProperty(
         fc.oneof(fc.mixedCase(fc.stringMatching(/^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){2,7}$/)), fc.string({ maxLength: 30 })),
         fc.constantFrom('lookup', 'q', 'vendor'),

@@ -422,7 +422,9 @@ class Connection {
     this.open = false;
     this.detach();
     this.writeQueued();
-    this.socket.end();
+    // Destroyed once written, as node:http closes: no longer read here, the socket would never see
+    // the client's end behind bytes it still sent, and stay open.
+    this.socket.destroySoon();
   }
 
   abandon(): void {

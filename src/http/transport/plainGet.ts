@@ -9,7 +9,7 @@
  * sub-delims, `:@/?%`; header lines `name: value` with a token name, a value of visible ASCII,
  * spaces and tabs (no obs-text, no folding); a Host header; each name once; no body (no
  * Content-Length, Transfer-Encoding), no Expect or Upgrade, a Connection only of `keep-alive`
- * or `close`; the head at most MAX_HEAD_BYTES.
+ * or `close` (spaces around it, no tab); the head at most MAX_HEAD_BYTES.
  */
 
 import { LowerCaseNames, TOKEN_CHARS } from './headerNames.js';
@@ -81,6 +81,8 @@ export function plainGetAt(text: string, start: number): PlainGet | NotPlain {
       const token = value.toLowerCase();
       if (token === 'close') keepAlive = false;
       else if (token !== 'keep-alive') return 'other';
+      // A tab beside the token: `close` and a tab read as no close to llhttp before 9.4.2 (Node 20's), as close to later ones.
+      if (head.lastIndexOf('\t', next) > colon) return 'other';
     }
     headers[name] = value;
     at = next + 2;
