@@ -130,7 +130,7 @@ export function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: Servic
         const facts = await queryTimeFacts(deps, ips, wants, caller.now, caller.account.id);
         ips.forEach((ip, i) => found.set(ip.text, facts[i]));
       }
-      // IP records as the engine writes them (as text: its UTF-8 bytes were no faster here) unless fields or pretty need objects.
+      // IP records as the engine writes them unless fields or pretty need objects (docs/performance.md, HTTP, "Batches").
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
         const { engine } = deps.engine;
         const results = await batchResults(
