@@ -34,7 +34,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { findLoadGenerator } from './httpLoad.js';
 import { NO_KEYS, benchKeys, get, peerCases, post, redisCases, serviceCases, soakCase, type BenchKeys, type CaseDef } from './httpCases.js';
-import { interleave, noRounds, prepareRound, profileCase, runCases, runRound, soak, type BenchRun } from './httpDriver.js';
+import { interleave, newRun, noRounds, prepareRound, profileCase, runCases, runRound, soak } from './httpDriver.js';
 import { loadInputs } from './httpInputs.js';
 import { pinProcesses, waitForQuiet } from './httpMachine.js';
 import { findNginx } from './httpNginx.js';
@@ -88,19 +88,7 @@ process.once('SIGINT', () => {
   processes.killAll();
   process.exit(130);
 });
-const run: BenchRun = {
-  generator: found.generator,
-  pinning,
-  tmp,
-  processes,
-  results: [],
-  checks: {},
-  profiles: [],
-  interleaved: [],
-  targetRounds: null,
-  soak: null,
-  redisPid: null,
-};
+const run = newRun(found.generator, pinning, tmp, processes);
 run.checks.random_spaces = spaceSummary(inputs.spaces);
 if (nginx && 'missing' in nginx) run.checks.nginx_missing = nginx.missing;
 

@@ -124,6 +124,23 @@ export interface BenchRun {
   redisPid: number | null;
 }
 
+/** A run with nothing measured yet. */
+export function newRun(generator: LoadGenerator, pinning: Pinning, tmp: string, processes: ServerProcesses): BenchRun {
+  return {
+    generator,
+    pinning,
+    tmp,
+    processes,
+    results: [],
+    checks: {},
+    profiles: [],
+    interleaved: [],
+    targetRounds: null,
+    soak: null,
+    redisPid: null,
+  };
+}
+
 /** A seed per case and purpose (0: the timed run, 1…: warm-up rounds, 100…: interleaved runs, …). */
 export function seedFor(id: string, purpose: number): number {
   let h = 0x811c9dc5;

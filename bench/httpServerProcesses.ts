@@ -118,10 +118,11 @@ async function startExternal(
 function startServer(
   kind: ServerKind,
   serverCpu: number | null,
+  node: string,
   extraEnv: Record<string, string>,
   nodeFlags: string[] = [],
 ): Promise<Server> {
-  const { child, stderr } = spawnPinned(kind, serverCpu, process.execPath, [...nodeFlags, '--import', 'tsx', SERVERS, kind], extraEnv);
+  const { child, stderr } = spawnPinned(kind, serverCpu, node, [...nodeFlags, '--import', 'tsx', SERVERS, kind], extraEnv);
   return new Promise((resolve, reject) => {
     let out = '';
     let ready = false;
@@ -169,6 +170,8 @@ export class ServerProcesses {
     /** scratch directory (nginx's prefix) */
     private readonly tmp: string,
     private readonly nginx: NginxBinary | null,
+    /** the node binary that runs the Node servers (another Node line's: bench/httpLines.ts) */
+    private readonly node: string = process.execPath,
   ) {}
 
   private async start(kind: ServerKind, extraEnv: Record<string, string>, flags: string[]): Promise<Server> {
@@ -195,7 +198,7 @@ export class ServerProcesses {
         kind,
         this.serverCpu,
         port,
-        process.execPath,
+        this.node,
         [...nodeFlags, path.join(ROOT, 'dist', 'cli', 'main.js'), 'serve'],
         env,
         answers,
@@ -204,7 +207,7 @@ export class ServerProcesses {
         },
       );
     }
-    return startServer(kind, this.serverCpu, extraEnv, nodeFlags);
+    return startServer(kind, this.serverCpu, this.node, extraEnv, nodeFlags);
   }
 
   async with(

@@ -33,8 +33,8 @@ const SHARED_BYTES = 64 * 1024;
 const shared = Buffer.allocUnsafeSlow(SHARED_BYTES);
 
 const onreadSymbols: OnreadSymbols | null = (() => {
-  // node:net reads `onread` from a new socket's options too; the types name it for connect() only.
-  const options = { onread: { buffer: Buffer.alloc(1), callback: () => undefined } } as net.SocketConstructorOpts;
+  // node:net reads `onread` from a new socket's options too (not only connect()'s).
+  const options: net.SocketConstructorOpts = { onread: { buffer: Buffer.alloc(1), callback: () => true } };
   const probe = new net.Socket(options);
   const named = new Map(Object.getOwnPropertySymbols(probe).map((symbol) => [symbol.description, symbol]));
   probe.destroy();
