@@ -102,7 +102,7 @@ case "${1:-}" in
   addon) addon "$2" ;;
   with) with_addon "$2" "${@:3}" ;;
   *)
-    sed -n '9,15p' "$0" >&2
+    grep '^#   ' "$0" | cut -c3- >&2
     exit 2
     ;;
 esac
