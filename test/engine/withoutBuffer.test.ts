@@ -22,14 +22,17 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ENDING = ',"meta":{"plan":"business","fields":"full","quota":{"limit":1000000,"used":1,"remaining":999999}}}';
 const INSTANT = Date.UTC(2026, 10, 25, 7, 31, 12);
 
-/** What the child runs: Buffer gone before the engine's modules load. */
+/**
+ * What the child runs: Buffer gone before the engine's modules load. It loads the compiled modules
+ * (dist/) with no loader: on Node 24 tsx's hooks run in the importing thread and need Buffer there.
+ */
 const CHILD = `
 delete globalThis.Buffer;
 const [{ loadEngine }, { parseIp }, { IpRecordRenderer }, { macRecordJson }, fs] = await Promise.all([
-  import(${JSON.stringify(path.join(ROOT, 'src/engine/node.ts'))}),
-  import(${JSON.stringify(path.join(ROOT, 'src/address/ipAddress.ts'))}),
-  import(${JSON.stringify(path.join(ROOT, 'src/records/ipRecordJson.ts'))}),
-  import(${JSON.stringify(path.join(ROOT, 'src/records/macRecordJson.ts'))}),
+  import(${JSON.stringify(path.join(ROOT, 'dist/engine/node.js'))}),
+  import(${JSON.stringify(path.join(ROOT, 'dist/address/ipAddress.js'))}),
+  import(${JSON.stringify(path.join(ROOT, 'dist/records/ipRecordJson.js'))}),
+  import(${JSON.stringify(path.join(ROOT, 'dist/records/macRecordJson.js'))}),
   import('node:fs'),
 ]);
 const { ips, macs, ending, instant } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
@@ -67,10 +70,10 @@ describe('the engine without Node Buffer', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-without-buffer-'));
     try {
       const inputs = path.join(dir, 'inputs.json');
-      const script = path.join(dir, 'child.mts');
+      const script = path.join(dir, 'child.mjs');
       fs.writeFileSync(inputs, JSON.stringify({ ips, macs, ending: ENDING, instant: INSTANT }));
       fs.writeFileSync(script, CHILD);
-      const child = spawnSync(process.execPath, ['--import', 'tsx', script, inputs], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+      const child = spawnSync(process.execPath, [script, inputs], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
       expect(child.stderr).toBe('');
       const { buffer, out } = JSON.parse(child.stdout) as { buffer: string; out: string[] };
       expect(buffer).toBe('undefined');
