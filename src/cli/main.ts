@@ -10,11 +10,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAccountCommand } from './accountCommand.js';
 import { registerBlacklistCommand } from './blacklistCommand.js';
-import { runBuildTables } from './buildTablesCommand.js';
 import { registerKeyCommand } from './keyCommand.js';
 import { registerLookupCommand } from './lookupCommand.js';
-import { listenHost, unixSeconds, wholeNumber } from './optionValues.js';
-import { MAX_WORKERS, runServe } from './serveCommand.js';
+import { listenHost, MAX_WORKERS, unixSeconds, wholeNumber } from './optionValues.js';
 import { registerUpdateCommand } from './updateCommand.js';
 
 const program = new Command();
@@ -24,6 +22,8 @@ program
   // Set before the commands are added: they inherit it. commander's default status for usage errors is 1.
   .exitOverride((error: CommanderError) => process.exit(error.exitCode === 0 ? 0 : 2));
 
+// A command's work is imported when it runs (`await import` in the actions below and in the command
+// modules): every start of the CLI would otherwise load the server, the table builder and the updater.
 program
   .command('build-tables')
   .description('build the lookup tables from the installed public sources and data/curated')
@@ -41,7 +41,7 @@ program
       .env('SOURCE_DATE_EPOCH')
       .argParser(unixSeconds),
   )
-  .action((flags) => runBuildTables(flags));
+  .action(async (flags) => (await import('./buildTablesCommand.js')).runBuildTables(flags));
 
 registerLookupCommand(program);
 registerUpdateCommand(program);
@@ -58,7 +58,7 @@ program
       .argParser(wholeNumber(1, MAX_WORKERS))
       .default(1),
   )
-  .action((flags) => runServe(flags));
+  .action(async (flags) => (await import('./serveCommand.js')).runServe(flags));
 
 // Administration on the server's store (docs/api.md "Administration"): the admin API's operations.
 registerAccountCommand(program);

@@ -104,3 +104,6 @@ export function utcOffsetMinutes(text: string): number {
   if (!match || hours > 14 || minutes > 59) refuse('An offset from -14:00 to +14:00 is expected, such as +01:00 or -0500.');
   return (match[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
 }
+
+/** The most worker processes `serve --workers` starts. */
+export const MAX_WORKERS = 256;

@@ -16,11 +16,9 @@ import { scheduleUpdates } from './updateSchedule.js';
 export interface ServeFlags {
   port?: number;
   host?: string;
-  /** 1 to MAX_WORKERS */
+  /** 1 to MAX_WORKERS (optionValues.ts) */
   workers: number;
 }
-
-export const MAX_WORKERS = 256;
 
 /** What a worker tells its primary once it listens. */
 interface ListeningMessage {

@@ -4,7 +4,6 @@
  * `writer` (the server) also takes the data directory's one-server lock.
  */
 import { blacklistSettings, type ServiceConfig } from '../config/config.js';
-import { RedisStore } from './redis/redisStore.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './store.js';
 
@@ -13,6 +12,10 @@ export { DATABASE_FILE } from './sqlite/sqliteStore.js';
 
 export async function openStore(config: ServiceConfig, options: { writer?: boolean } = {}): Promise<Store> {
   const blacklist = { retentionDays: blacklistSettings(config).retentionDays };
-  if (config.redisUrl) return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs, blacklist });
+  if (config.redisUrl) {
+    // loaded only when named: ioredis is most of an embedded-store admin command's start-up time
+    const { RedisStore } = await import('./redis/redisStore.js');
+    return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs, blacklist });
+  }
   return SqliteStore.open(config.dataDir, { blacklist, writer: options.writer });
 }

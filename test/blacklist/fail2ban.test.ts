@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFail2banLine } from '../../src/blacklist/fail2banLog.js';
+import { runCli } from '../cli/cliProcess.js';
 import { Harness, projectRoot, tempDir } from '../http/harness.js';
 import { untilValue } from '../until.js';
 
@@ -122,19 +123,7 @@ describe('fail2ban log replay', () => {
     const h = await Harness.start({ clockStart: new Date(start + 2 * HOUR).toISOString() });
     try {
       const key = await h.newKey('pro');
-      const result = await run(process.execPath, [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'blacklist',
-        'import',
-        '--json',
-        '--data-dir',
-        h.dataDir,
-        '--reporter',
-        'host-a',
-        logFile,
-      ]);
+      const result = await runCli(['blacklist', 'import', '--json', '--data-dir', h.dataDir, '--reporter', 'host-a', logFile], process.env);
       expect(result.code, result.stderr).toBe(1);
       const summary = JSON.parse(result.stdout);
       expect(summary).toMatchObject({ saved: 7, merged: 1, restored: 2 });

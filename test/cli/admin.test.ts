@@ -17,7 +17,7 @@ import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite/sqliteStore.j
 import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from '../store/redisTestServer.js';
 import { tinyIp4, tinyIp6, tinyMac } from '../tables/tinyTables.js';
-import { runCli, type CliRun } from '../http/serveProcess.js';
+import { runCli, type CliRun } from './cliProcess.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-cli-admin-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 /** `netlookup lookup AS15169`: the AS record of the full level with every prefix, offline; invalid_asn beside a bad input. */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../http/serveProcess.js';
+import { runCli } from './cliProcess.js';
 
 describe('netlookup lookup with AS numbers', () => {
   it('prints the AS record with all its prefixes, found false for an unknown AS and invalid_asn for AS0', async () => {

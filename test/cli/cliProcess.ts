@@ -1,9 +1,17 @@
-/** `node dist/cli/main.js ARGS` in a child process to its end (the test setup keeps dist current), `stdin` piped in when given. */
+/**
+ * `netlookup ARGS` in a child process to its end, as an operator runs it (the compiled dist/, which the
+ * test setup keeps current), with `env` as its whole environment and `stdin` piped in when given.
+ */
 import { spawn } from 'node:child_process';
 import { projectRoot } from '../http/harness.js';
-import type { CliRun } from '../http/serveProcess.js';
 
-export function runBuiltCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliRun> {
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['dist/cli/main.js', ...args], { cwd: projectRoot, env });
     let stdout = '';

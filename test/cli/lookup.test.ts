@@ -12,8 +12,7 @@ import { configFromEnv } from '../../src/config/config.js';
 import { defaultTablesDir } from '../../src/engine/node.js';
 import { startService, type RunningService } from '../../src/http/server.js';
 import { defaultPlans } from '../../src/plans/plans.js';
-import type { CliRun } from '../http/serveProcess.js';
-import { runBuiltCli } from './cliProcess.js';
+import { runCli, type CliRun } from './cliProcess.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-cli-lookup-'));
 const tablesDir = defaultTablesDir();
@@ -22,7 +21,7 @@ const plansFile = path.join(root, 'plans.json');
 
 const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tablesDir, NETLOOKUP_DATA_DIR: dataDir, NETLOOKUP_PLANS: plansFile };
 
-const cli = (args: string[], stdin?: string) => runBuiltCli(args, env, stdin);
+const cli = (args: string[], stdin?: string) => runCli(args, env, stdin);
 
 const lines = (run: CliRun) =>
   run.stdout

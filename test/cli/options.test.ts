@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBuiltCli } from './cliProcess.js';
+import { runCli } from './cliProcess.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-cli-options-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_DATA_DIR: path.join(root, 'data') };
 delete env.REDIS_URL;
-const cli = (args: string[]) => runBuiltCli(args, env);
+const cli = (args: string[]) => runCli(args, env);
 
 describe('option values of the wrong form are bad usage (exit 2)', () => {
   it.each([
@@ -43,7 +43,7 @@ describe('option values of the wrong form are bad usage (exit 2)', () => {
 describe('netlookup build-tables', () => {
   it('refuses a SOURCE_DATE_EPOCH it cannot read as bad usage, before writing anything', async () => {
     const out = path.join(root, 'tables');
-    const run = await runBuiltCli(['build-tables', '--out', out], { ...env, SOURCE_DATE_EPOCH: '2026-11-25' });
+    const run = await runCli(['build-tables', '--out', out], { ...env, SOURCE_DATE_EPOCH: '2026-11-25' });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--built-at <seconds>' value '2026-11-25' from env 'SOURCE_DATE_EPOCH' is invalid/);
     expect(fs.existsSync(out)).toBe(false);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DNS_SETTINGS } from '../../src/config/dnsSettings.js';
 import { FEED_SOURCES } from '../../src/update/feedCatalog.js';
-import { runBuiltCli } from '../cli/cliProcess.js';
+import { runCli } from '../cli/cliProcess.js';
 import { startDnsServer, wireName, type TestDnsServer } from '../enrichment/dnsServer.js';
 import { Harness, projectRoot } from '../http/harness.js';
 import { startPublishers, type PublisherServer } from '../update/publisherServer.js';
@@ -41,7 +41,7 @@ function tablesFolder(): string {
 async function update(...args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, NETLOOKUP_TABLES: tables, NETLOOKUP_COMPACT_TABLES: path.join(tables, 'compact') };
   delete env.NETLOOKUP_UPDATE_MIRROR;
-  const run = await runBuiltCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], env);
+  const run = await runCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], env);
   expect(run.code, run.stderr).toBe(0);
   return run;
 }

@@ -10,7 +10,8 @@ import { until } from '../until.js';
 import { DataDirLock, DataDirLockedError, LOCK_FILE } from '../../src/store/dataDirLock.js';
 import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { ADMIN_TOKEN, request, TEST_PLANS, tempDir } from './harness.js';
-import { killChildren, runCli, serve } from './serveProcess.js';
+import { runCli } from '../cli/cliProcess.js';
+import { killChildren, serve } from './serveProcess.js';
 
 const dir = tempDir('netlookup-data-dir-');
 const plansFile = path.join(dir, 'plans.json');

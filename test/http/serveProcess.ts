@@ -1,6 +1,6 @@
 /**
- * `netlookup serve` in a child process, as an operator runs it (from the sources through tsx): its
- * URL once it prints the listening line, its output so far, its exit. Also one-shot commands.
+ * `netlookup serve` in a child process, as an operator runs it (`npm start`: the compiled dist/, which
+ * the test setup keeps current): its URL once it prints the listening line, its output so far, its exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ADMIN_TOKEN, projectRoot } from './harness.js';
@@ -46,7 +46,7 @@ export async function serve(
     },
     extraEnv,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve', ...args], {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,23 +74,4 @@ export async function serve(
     });
   });
   return { process: child, url, output: () => out, exited };
-}
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `netlookup ARGS` in a child process to its end, with `env` as its whole environment. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: projectRoot, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCompactDir, defaultTablesDir } from '../../src/engine/node.js';
 import { MANIFEST_FILE } from '../../src/tables/tableFiles.js';
-import { runBuiltCli } from '../cli/cliProcess.js';
+import { runCli } from '../cli/cliProcess.js';
 
 interface Manifest {
   built_at: string;
@@ -38,7 +38,7 @@ describe('table build', () => {
       const seconds = Date.parse(manifest.built_at) / 1000;
       expect(Number.isInteger(seconds), `built_at ${manifest.built_at} is whole seconds`).toBe(true);
       const out = { tables: path.join(tmp, 'tables'), compact: path.join(tmp, 'compact') };
-      const run = await runBuiltCli(['build-tables', '--out', out.tables, '--compact-out', out.compact, '--built-at', String(seconds)], {
+      const run = await runCli(['build-tables', '--out', out.tables, '--compact-out', out.compact, '--built-at', String(seconds)], {
         ...process.env,
         SOURCE_DATE_EPOCH: '',
       });

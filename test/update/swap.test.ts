@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runBuiltCli } from '../cli/cliProcess.js';
+import { runCli } from '../cli/cliProcess.js';
 import { Harness } from '../http/harness.js';
 import { publish, startPublishers, type PublisherServer } from './publisherServer.js';
 import { SWAP_PROBE } from './fixtureFacts.js';
@@ -18,7 +18,7 @@ let tables: string;
 let h: Harness;
 
 const update = (...args: string[]) =>
-  runBuiltCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], { ...process.env, NETLOOKUP_TABLES: tables });
+  runCli(['update', '--mirror', publishers.url, '--timeout', '5', ...args], { ...process.env, NETLOOKUP_TABLES: tables });
 
 beforeAll(async () => {
   publishers = await startPublishers();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBuiltCli } from '../cli/cliProcess.js';
+import { runCli } from '../cli/cliProcess.js';
 import { projectRoot } from '../http/harness.js';
 import { until } from '../until.js';
 import { startPublishers, publish, type PublisherServer } from './publisherServer.js';
@@ -49,7 +49,7 @@ function envFor(tables: string): NodeJS.ProcessEnv {
 }
 
 function update(tables: string, ...args: string[]) {
-  return runBuiltCli(['update', '--mirror', publishers.url, '--timeout', '2', ...args], envFor(tables));
+  return runCli(['update', '--mirror', publishers.url, '--timeout', '2', ...args], envFor(tables));
 }
 
 /**
@@ -228,19 +228,19 @@ describe('netlookup update', () => {
     expect((await update(tables, '--force')).code).toBe(0);
     const second = pointer(tables, 'current');
     expect(second).not.toBe(first);
-    const back = await runBuiltCli(['update', '--rollback'], envFor(tables));
+    const back = await runCli(['update', '--rollback'], envFor(tables));
     expect(back.code).toBe(0);
     expect(pointer(tables, 'current')).toBe(first);
     expect(pointer(tables, 'previous')).toBe(second);
     expect(status(tables).last_attempt.outcome).toBe('rolled_back');
-    expect((await runBuiltCli(['update', '--rollback'], envFor(tables))).code).toBe(0);
+    expect((await runCli(['update', '--rollback'], envFor(tables))).code).toBe(0);
     expect(pointer(tables, 'current')).toBe(second);
   });
 
   it('PeeringDB only when turned on: its networks describe their ASes and place a hosting one at its datacenter, and a set built with it off drops it', async () => {
     const tables = tablesFolder();
     const record = async (ip: string) => {
-      const run = await runBuiltCli(['lookup', '--no-pretty', '--tables', tables, ip], envFor(tables));
+      const run = await runCli(['lookup', '--no-pretty', '--tables', tables, ip], envFor(tables));
       expect(run.code, run.stderr).toBe(0);
       return JSON.parse(run.stdout);
     };
@@ -323,7 +323,7 @@ describe('netlookup update', () => {
       expect(next.stderr).toMatch(/feed set \d{8}T\d{6}Z(-\d+)? is in force/);
       // and back to the feed set before, apart from the table sets
       const tablesBefore = fs.existsSync(path.join(tables, 'current')) ? pointer(tables, 'current') : null;
-      const back = await runBuiltCli(['update', '--rollback', '--feeds-only'], envFor(tables));
+      const back = await runCli(['update', '--rollback', '--feeds-only'], envFor(tables));
       expect(back.code, back.stderr).toBe(0);
       expect(back.stderr).toContain(`feed set ${first} is in force again`);
       expect(pointer(feeds, 'current')).toBe(first);
