@@ -12,7 +12,7 @@ import { registerAccountCommand } from './accountCommand.js';
 import { registerBlacklistCommand } from './blacklistCommand.js';
 import { registerKeyCommand } from './keyCommand.js';
 import { registerLookupCommand } from './lookupCommand.js';
-import { listenHost, MAX_WORKERS, unixSeconds, wholeNumber } from './optionValues.js';
+import { listenHost, unixSeconds, wholeNumber, workerCount } from './optionValues.js';
 import { registerUpdateCommand } from './updateCommand.js';
 
 const program = new Command();
@@ -54,8 +54,8 @@ program
   .option('--port <port>', 'port to listen on, 0 for any free one (default: $PORT or 8080)', wholeNumber(0, 65535))
   .option('--host <host>', 'address or host name to listen on (default: $HOST or 127.0.0.1)', listenHost)
   .addOption(
-    new Option('--workers <n>', 'worker processes sharing the port (Node cluster); more than 1 needs REDIS_URL')
-      .argParser(wholeNumber(1, MAX_WORKERS))
+    new Option('--workers <n>', 'worker processes sharing the port (Node cluster), or auto: one per core')
+      .argParser(workerCount)
       .default(1),
   )
   .action(async (flags) => (await import('./serveCommand.js')).runServe(flags));

@@ -5,6 +5,7 @@
  * that mean another instant on every machine.
  */
 import { InvalidArgumentError } from 'commander';
+import os from 'node:os';
 import { hostOf } from '../config/config.js';
 import { normalizeWebsites, StoreInputError } from '../store/storeInput.js';
 
@@ -106,4 +107,14 @@ export function utcOffsetMinutes(text: string): number {
 }
 
 /** The most worker processes `serve --workers` starts. */
-export const MAX_WORKERS = 256;
+const MAX_WORKERS = 256;
+
+/** `serve --workers`: a count, or `auto`: one per core this process may use. */
+export function workerCount(text: string): number {
+  if (text === 'auto') return Math.min(os.availableParallelism(), MAX_WORKERS);
+  try {
+    return wholeNumber(1, MAX_WORKERS)(text);
+  } catch {
+    return refuse(`A whole number from 1 to ${MAX_WORKERS}, or auto (one per core), is expected.`);
+  }
+}

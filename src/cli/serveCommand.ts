@@ -2,8 +2,8 @@
  * `netlookup serve`: the HTTP API on the embedded store, or on Redis with REDIS_URL (docs/shared-deployments.md).
  * `--workers N` runs N processes sharing the port through Node's cluster module: the primary
  * creates the first account if needed, forks the workers, restarts one that dies, and passes
- * SIGTERM/SIGINT (graceful stop) and SIGHUP (table reload) on to them. More than one worker needs
- * the shared store: the embedded one keeps rate windows and counters in its process's memory.
+ * SIGTERM/SIGINT (graceful stop) and SIGHUP (table reload) on to them. On the embedded store the
+ * primary also holds the SQLite store and counts for every worker (src/store/workers/storeCalls.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import path from 'node:path';
@@ -11,12 +11,14 @@ import { configFromEnv, type ServiceConfig } from '../config/config.js';
 import { createFirstAccount, startService, type RunningService } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
 import { defaultTablesDir } from '../engine/node.js';
+import { answerStoreCalls, storeCallsOf, type StoreChannelEnd } from '../store/workers/storeCalls.js';
+import { StoreCallChannel } from '../store/workers/workerStore.js';
 import { scheduleUpdates } from './updateSchedule.js';
 
 export interface ServeFlags {
   port?: number;
   host?: string;
-  /** 1 to MAX_WORKERS (optionValues.ts) */
+  /** 1 or more (optionValues.ts workerCount) */
   workers: number;
 }
 
@@ -33,14 +35,8 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     ...(flags.host ? { HOST: flags.host } : {}),
   });
   if (cluster.isWorker) return runWorker(config);
-  const workers = flags.workers;
-  if (workers > 1 && !config.redisUrl) {
-    throw new Error(
-      `--workers ${workers} needs the shared store: set REDIS_URL. The embedded SQLite store keeps the per-second windows and usage counters in one process's memory, so several workers on it would each let the full limits through.`,
-    );
-  }
-  if (workers === 1) return runSingle(config);
-  return runPrimary(config, workers);
+  if (flags.workers === 1) return runSingle(config);
+  return runPrimary(config, flags.workers);
 }
 
 /**
@@ -65,29 +61,51 @@ async function runSingle(config: ServiceConfig): Promise<void> {
 }
 
 async function runWorker(config: ServiceConfig): Promise<void> {
-  const service = await startService(config, { firstStart: false });
-  process.send?.({ netlookup: 'listening', url: service.url } satisfies ListeningMessage);
+  // On the embedded store the primary counts (src/store/workers/storeCalls.ts); on Redis, Redis does.
+  const primary = config.redisUrl ? undefined : new StoreCallChannel(process as StoreChannelEnd);
+  process.once('disconnect', () => primary?.close('the primary process is gone'));
+  const service = await startService(config, { firstStart: false, store: await openStore(config, { primary }) });
   onStopSignals((signal) => stopService(service, signal, false));
   process.on('SIGHUP', () => reloadTables(service));
+  // Announced only now: the primary sends SIGHUP to listening workers at once, and a signal that
+  // came before its handler would end the process.
+  process.send?.({ netlookup: 'listening', url: service.url } satisfies ListeningMessage);
 }
 
 async function runPrimary(config: ServiceConfig, workers: number): Promise<void> {
-  // One process creates the first account, before any worker can count an empty store.
-  const store = await openStore(config);
+  // One process creates the first account, before any worker can count an empty store. On the
+  // embedded store the primary keeps the store open, holding the data directory's lock, and counts
+  // for every worker; on Redis it lets go.
+  const store = await openStore(config, { writer: !config.redisUrl });
   let firstKey: RunningService['firstKey'];
   try {
     firstKey = await createFirstAccount(store.accounts);
-  } finally {
+  } catch (error) {
     await store.close();
+    throw error;
   }
+  const counting = config.redisUrl ? null : store;
+  if (counting === null) await store.close();
+  // Dates cross the channel as Dates (the store's calls carry them).
+  cluster.setupPrimary({ serialization: 'advanced' });
   let stopping = false;
   let listening = 0;
+  // SIGHUP goes to the workers that listen; one still starting gets it once it listens (before,
+  // the signal's default action would end it, and it may be loading the tables the reload replaces).
+  const started = new WeakSet<Worker>();
+  const reloadWhenStarted = new WeakSet<Worker>();
   const fork = () => {
     const worker = cluster.fork();
+    if (counting !== null) answerStoreCalls(worker, storeCallsOf(counting));
     worker.on('message', (message: ListeningMessage) => {
+      if (message?.netlookup !== 'listening') return;
+      started.add(worker);
+      if (reloadWhenStarted.delete(worker)) worker.process.kill('SIGHUP');
       // Announced once, when every worker listens (a restarted worker is not announced again).
-      if (message?.netlookup !== 'listening' || ++listening !== workers) return;
-      process.stdout.write(`${workers} workers on the shared store (${config.redisUrl ? 'redis' : 'sqlite'})\n`);
+      if (++listening !== workers) return;
+      process.stdout.write(
+        `${workers} workers on the ${config.redisUrl ? 'shared store (redis)' : 'embedded store (sqlite), counted in the primary'}\n`,
+      );
       printStart(message.url, firstKey);
     });
     return worker;
@@ -96,7 +114,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
   startUpdates(config);
   cluster.on('exit', (worker: Worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) void stopPrimary();
       return;
     }
     process.stderr.write(`netlookup: worker ${worker.process.pid} exited (${code ?? signal}); starting another\n`);
@@ -106,12 +124,26 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
     stopping = true;
     process.stdout.write(`${signal}: finishing in-flight requests in ${workers} workers\n`);
     const running = Object.values(cluster.workers ?? {});
-    if (running.length === 0) process.exit(0);
+    if (running.length === 0) void stopPrimary();
     for (const worker of running) worker?.process.kill('SIGTERM');
   });
   process.on('SIGHUP', () => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker === undefined) continue;
+      if (started.has(worker)) worker.process.kill('SIGHUP');
+      else reloadWhenStarted.add(worker);
+    }
   });
+  /** Once every worker has finished: the counts they were given, written (the embedded store). */
+  const stopPrimary = async () => {
+    try {
+      await counting?.close();
+      process.exit(0);
+    } catch (error) {
+      process.stderr.write(`netlookup: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+  };
 }
 
 function printStart(url: string, firstKey: RunningService['firstKey']): void {

@@ -1,21 +1,25 @@
 /**
  * The store a configuration names: Redis when REDIS_URL is set (shared by every instance), else the
  * embedded SQLite file under the data directory. The server and the admin commands open it here;
- * `writer` (the server) also takes the data directory's one-server lock.
+ * `writer` (the server, or the primary of its workers) also takes the data directory's one-server
+ * lock; `primary` (a worker on the embedded store) opens the file beside it and counts through the
+ * primary (src/store/workers/storeCalls.ts).
  */
 import { blacklistSettings, type ServiceConfig } from '../config/config.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './store.js';
+import { WorkerStore, type StoreCallChannel } from './workers/workerStore.js';
 
 /** The embedded store's database file in the data directory (the CLI checks it before opening). */
 export { DATABASE_FILE } from './sqlite/sqliteStore.js';
 
-export async function openStore(config: ServiceConfig, options: { writer?: boolean } = {}): Promise<Store> {
+export async function openStore(config: ServiceConfig, options: { writer?: boolean; primary?: StoreCallChannel } = {}): Promise<Store> {
   const blacklist = { retentionDays: blacklistSettings(config).retentionDays };
   if (config.redisUrl) {
     // loaded only when named: ioredis is most of an embedded-store admin command's start-up time
     const { RedisStore } = await import('./redis/redisStore.js');
     return RedisStore.open(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: config.redisTimeoutMs, blacklist });
   }
+  if (options.primary) return new WorkerStore(SqliteStore.open(config.dataDir, { blacklist }), options.primary);
   return SqliteStore.open(config.dataDir, { blacklist, writer: options.writer });
 }

@@ -482,14 +482,15 @@ describe('sqlite store: the blacklist index', () => {
     await second.close();
   });
 
-  it("another connection's reports and deletions reach the index within a second, and at once before a write", async () => {
+  it("another connection's reports and deletions reach the index by the next lookup a millisecond on, and at once before a write", async () => {
     const dir = tempDir();
     const at = new Date('2026-05-01T00:00:00Z');
     const server = SqliteStore.open(dir);
     const cli = SqliteStore.open(dir);
-    await cli.blacklist.report(input('45.140.1.1', 'cli', at), at);
     expect(server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat).toBe(false);
-    await until('the report in the index', () => server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat, 1100, 20);
+    await cli.blacklist.report(input('45.140.1.1', 'cli', at), at);
+    // the hot path asks SQLite at most once per millisecond (the timer's second is not waited for)
+    await until('the report in the index', () => server.blacklist.threatFacts(address('45.140.1.1'), at).is_threat, 50, 2);
     await cli.blacklist.deleteAddress(address('45.140.1.1'), at);
     await cli.blacklist.report(input('45.140.1.2', 'cli', at), at);
     await server.blacklist.report(input('45.140.1.3', 'server', at), at);

@@ -35,6 +35,7 @@ import {
 } from '../storeInput.js';
 import { KeyUseNotes } from '../keyUse.js';
 import type { Guard } from './sqliteGuard.js';
+import type { OtherWriters } from './otherWriters.js';
 import {
   KeyLimitError,
   type Account,
@@ -48,7 +49,6 @@ import {
   type NewAccount,
 } from '../store.js';
 
-const DATA_VERSION_INTERVAL_MS = 1;
 /** The caches are cleared wholesale past this size, which bounds memory without bookkeeping. */
 const CACHE_LIMIT = 100_000;
 
@@ -109,13 +109,14 @@ export class SqliteAccounts implements AccountStore {
   private readonly accounts = new Map<string, Account>();
   private readonly keyUse = new KeyUseNotes();
   /** SQLite's count of commits by other connections, as last seen by the caches */
-  private seenDataVersion = -1;
-  private dataVersionCheckedAt = -Infinity;
+  /** the other connections' changes taken in (the caches dropped) */
+  private changesTaken = 0;
   private readonly sql: ReturnType<typeof prepareStatements>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly guard: Guard,
+    private readonly otherWriters: OtherWriters,
   ) {
     db.function('account_matches', { deterministic: true }, (search, id, email) =>
       accountMatches(search as string, id as string, email as string | null) ? 1 : 0,
@@ -330,13 +331,9 @@ export class SqliteAccounts implements AccountStore {
    * key's old secret still fails at once.
    */
   private dropCachesIfChangedElsewhere(): void {
-    // Asking SQLite costs microseconds; once per millisecond is as soon as another process can act.
-    const at = performance.now();
-    if (at - this.dataVersionCheckedAt < DATA_VERSION_INTERVAL_MS) return;
-    this.dataVersionCheckedAt = at;
-    const version = this.sql.dataVersion.get()!;
-    if (version === this.seenDataVersion) return;
-    this.seenDataVersion = version;
+    const changes = this.otherWriters.changesLately();
+    if (changes === this.changesTaken) return;
+    this.changesTaken = changes;
     this.clearKeyCache();
     this.accounts.clear();
   }
@@ -378,6 +375,5 @@ function prepareStatements(db: Database.Database) {
     rollKey: db.prepare('UPDATE api_keys SET hash = @hash, rolled_at = @rolled_at WHERE id = @id'),
     keyUsed: db.prepare('UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)'),
     deleteKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
-    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   };
 }

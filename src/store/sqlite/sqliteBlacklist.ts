@@ -41,6 +41,7 @@ import { dayKey, nextDayReset } from '../quotaPeriod.js';
 import { SlidingRateWindow } from '../rateWindow.js';
 import { ThreatIndex } from './threatIndex.js';
 import type { Guard } from './sqliteGuard.js';
+import type { OtherWriters } from './otherWriters.js';
 
 export interface SqliteBlacklistOptions {
   /** the retention window in days (default 90) */
@@ -76,20 +77,21 @@ export class SqliteBlacklist implements BlacklistStore {
   /** keys of `daily` with counts not yet written: the flush visits these only */
   private readonly dailyPending = new Set<string>();
   private readonly timer: NodeJS.Timeout;
-  private seenDataVersion: number;
+  /** the other connections' changes taken in (their addresses read again) */
+  private changesTaken = 0;
   /** every change up to this counter value is in the index */
   private refreshedSeq: number;
 
   constructor(
     private readonly db: Database.Database,
     private readonly guard: Guard,
+    private readonly otherWriters: OtherWriters,
     options: SqliteBlacklistOptions = {},
   ) {
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
     if (!(days > 0)) throw new RangeError('the blacklist retention must be a positive number of days');
     this.policy = { retentionMs: days * DAY_MS };
     this.sql = prepareStatements(db);
-    this.seenDataVersion = this.sql.dataVersion.get()!;
     this.refreshedSeq = this.sql.state.get()!.seq;
     this.loadIndex();
     this.timer = setInterval(() => {
@@ -137,6 +139,7 @@ export class SqliteBlacklist implements BlacklistStore {
   }
 
   threatFacts(address: BlacklistAddress, now: Date): ThreatFacts {
+    this.noticeOtherWriters();
     const id = address.v4 >= 0 ? this.index.find4(address.v4) : this.index.find6(address.words);
     if (id < 0) return NO_THREAT_FACTS;
     return this.factsOf(address, id, now.getTime());
@@ -424,11 +427,30 @@ export class SqliteBlacklist implements BlacklistStore {
     });
   }
 
+  /**
+   * A report saved by another worker or the CLI reaches the lookups here within a millisecond
+   * (the next lookup after it refreshes), not at the next timer tick.
+   */
+  private noticeOtherWriters(): void {
+    const changes = this.otherWriters.changesLately();
+    if (changes === this.changesTaken) return;
+    try {
+      this.refreshChanged();
+      this.changesTaken = changes;
+    } catch {
+      // The index stays as it was; the timer, and the next write or listing, try again.
+    }
+  }
+
   /** Reads again the addresses another connection changed since the last refresh. */
   private refreshIfChangedElsewhere(): void {
-    const version = this.sql.dataVersion.get()!;
-    if (version === this.seenDataVersion) return;
-    this.seenDataVersion = version;
+    const changes = this.otherWriters.changesNow();
+    if (changes === this.changesTaken) return;
+    this.refreshChanged();
+    this.changesTaken = changes;
+  }
+
+  private refreshChanged(): void {
     const upTo = this.sql.state.get()!.seq;
     if (upTo === this.refreshedSeq) return;
     for (const ip of this.sql.changedSince.all(this.refreshedSeq, upTo)) {
@@ -485,7 +507,6 @@ function compareWords(words: Uint32Array, a: number, b: number): number {
 
 function prepareStatements(db: Database.Database) {
   return {
-    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     state: db.prepare<[], { seq: number; changed_at: number | null }>('SELECT seq, changed_at FROM blacklist_state WHERE id = 1'),
     nextSeq: db.prepare<[number], number>('UPDATE blacklist_state SET seq = seq + 1, changed_at = ? WHERE id = 1 RETURNING seq').pluck(),
     mergeCandidate: db

@@ -22,6 +22,7 @@ import { SqliteBlacklist, type SqliteBlacklistOptions } from './sqliteBlacklist.
 import { sqliteGuard, unavailable, type Guard } from './sqliteGuard.js';
 import { SqliteMeter } from './sqliteMeter.js';
 import { migrate } from './sqliteMigrations.js';
+import { OtherWriters } from './otherWriters.js';
 import { SqliteSessions } from './sqliteSessions.js';
 import type { Store } from '../store.js';
 
@@ -48,9 +49,10 @@ export class SqliteStore implements Store {
     blacklist: SqliteBlacklistOptions,
   ) {
     this.ping = db.prepare('SELECT 1');
-    this.accounts = new SqliteAccounts(db, this.guard);
+    const otherWriters = new OtherWriters(db);
+    this.accounts = new SqliteAccounts(db, this.guard, otherWriters);
     this.meter = new SqliteMeter(db, this.guard);
-    this.blacklist = new SqliteBlacklist(db, this.guard, blacklist);
+    this.blacklist = new SqliteBlacklist(db, this.guard, otherWriters, blacklist);
     this.sessions = new SqliteSessions(db, this.guard);
     this.timer = setInterval(() => {
       try {
