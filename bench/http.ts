@@ -18,7 +18,8 @@
  * redis://127.0.0.1:6379; `none` skips them; keys under a prefix of their own, removed at the end),
  * BENCH_HTTP_PAIRS and BENCH_HTTP_PAIR_SECONDS (the alternating runs' count and length: the Redis
  * pairs, default 3 pairs of 5 s; 0 pairs skips them), BENCH_HTTP_SOAK (seconds of the memory soak,
- * default 0: none) and BENCH_HTTP_SOAK_EVERY (its RSS sampling period, default 5 s).
+ * default 0: none) and BENCH_HTTP_SOAK_EVERY (its RSS sampling period, default 5 s), BENCH_HTTP_WORKERS
+ * (N of the workers comparison, `workers` in BENCH_HTTP_ONLY: bench/httpWorkers.ts).
  * Writes bench/results/http.json and bench/results/http.md. See bench/README.md.
  *
  * This file runs the cases in order; httpSettings.ts reads the environment, httpMachine.ts pins the
@@ -40,6 +41,7 @@ import { pinProcesses, waitForQuiet } from './httpMachine.js';
 import { findNginx } from './httpNginx.js';
 import { RequestStream, spaceSummary, verifyStream, type RandomKind } from './httpRandom.js';
 import { writeReport } from './httpReport.js';
+import { compareWorkers } from './httpWorkers.js';
 import { ServerProcesses, serviceEnvironment, type Server, type ServerKind } from './httpServerProcesses.js';
 import {
   PAIR_SECONDS,
@@ -287,13 +289,22 @@ try {
       }
     } finally {
       run.redisPid = null;
-      let cursor = '0';
-      do {
-        const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (found.length > 0) await client.unlink(...found);
-      } while (cursor !== '0');
+      await removeKeys(client, prefix);
       client.disconnect();
+    }
+  }
+  // 7. Workers, 1 against N, on the embedded store and on Redis (bench/httpWorkers.ts).
+  if (wanted('workers')) {
+    const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
+    const client = REDIS_URL === 'none' ? null : new Redis(REDIS_URL);
+    try {
+      const redisEnv = client ? { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix } : null;
+      run.workers = await compareWorkers(run, inputs, adminToken, serviceEnv, redisEnv);
+    } finally {
+      if (client) {
+        await removeKeys(client, prefix);
+        client.disconnect();
+      }
     }
   }
   // The profiles of the other cases (the Redis ones are profiled above, while their keys exist).
@@ -322,3 +333,13 @@ try {
 }
 
 writeReport(run, inputs, { runStarted, loadAverageAtStart, quiet });
+
+/** Removes the bench's keys from Redis. */
+async function removeKeys(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length > 0) await client.unlink(...found);
+  } while (cursor !== '0');
+}

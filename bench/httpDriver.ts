@@ -4,6 +4,7 @@
  * Every run of a random case gets its own seed (`seedFor`), so no two runs send the same addresses,
  * and the answers checked before a timed run are those to its own first requests.
  */
+import type { WorkersComparison } from './httpWorkers.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,6 +121,8 @@ export interface BenchRun {
   /** the targets' alternating runs (ceilings, nginx, ours side by side), when they ran */
   targetRounds: Rounds | null;
   soak: SoakResult | null;
+  /** `serve --workers 1` against `--workers N` on each store (bench/httpWorkers.ts), when it ran */
+  workers: WorkersComparison | null;
   /** the shared-store cases' redis-server pid while they run (for its CPU time) */
   redisPid: number | null;
 }
@@ -137,6 +140,7 @@ export function newRun(generator: LoadGenerator, pinning: Pinning, tmp: string, 
     interleaved: [],
     targetRounds: null,
     soak: null,
+    workers: null,
     redisPid: null,
   };
 }

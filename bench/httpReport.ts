@@ -2,6 +2,7 @@
  * The report of the HTTP bench: ratios to the ceiling and the peer, the targets, bench/results/http.json
  * and http.md, and a summary on the console.
  */
+import { workersMarkdown } from './httpWorkers.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -222,7 +223,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
       only: ONLY ? [...ONLY] : null,
       plans: 'every quota 1e9 and every rate limit 1,000,000/s, so that metering runs on every request and never refuses',
       server_command:
-        "node [npm start's node flags, for ours] --import tsx bench/httpServers.ts <node|bare|maxmind|service|workers> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak: npm start's command",
+        "node [npm start's node flags, for ours] --import tsx bench/httpServers.ts <node|bare|maxmind|service> (NODE_ENV=production, LOG_LEVEL=info); nginx -p <prefix> (bench/httpNginx.ts); the soak and the workers: npm start's command (with --workers N)",
       service_code:
         env.BENCH_HTTP_SERVICE !== 'src' ? 'dist/ (compiled by tsc, as npm start)' : 'src/ through tsx (BENCH_HTTP_SERVICE=src)',
     },
@@ -232,6 +233,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     cases: results,
     shared_store: sharedStore,
     shared_store_interleaved: interleaved,
+    workers: run.workers,
     checks,
     targets: results.filter((r) => r.target).map((r) => ({ case: r.id, ...r.target! })),
     target_rounds: run.targetRounds,
@@ -357,6 +359,7 @@ export function writeReport(run: BenchRun, inputs: HttpInputs, started: RunStart
     ...roundsMarkdown(),
     ...soakMarkdown(),
     ...sharedStoreMarkdown(),
+    ...workersMarkdown(run.workers),
     ...profileMarkdown(profiles),
   ].join('\n');
 

@@ -1,7 +1,8 @@
 /**
  * The servers under test and the peers, each in its own child process, pinned to the server CPU when
  * pinning is on: the Node servers of bench/httpServers.ts, nginx (bench/httpNginx.ts) and our
- * service as `npm start` runs it (`serve`); start, stop, kill on exit; and our service's environment.
+ * service as `npm start` runs it (`serve`, and `workers`: `serve --workers N`); start, stop, kill on
+ * exit; and our service's environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -74,7 +75,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The children of a process (Linux), e.g. nginx's worker. */
+/** The children of a process (Linux), e.g. nginx's worker, our primary's workers. */
 function childPids(pid: number): number[] {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -96,8 +97,10 @@ async function startExternal(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
   info: Record<string, unknown>,
+  watch: (child: ChildProcess) => void = () => {},
 ): Promise<Server> {
   const { child, stderr } = spawnPinned(kind, serverCpu, binary, args, env);
+  watch(child);
   child.stdout!.resume(); // drained: the service logs there
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
@@ -189,22 +192,32 @@ export class ServerProcesses {
         workers: 1,
       });
     }
-    if (kind === 'serve') {
-      // Our service exactly as `npm start` runs it: plain node on dist/ (no tsx loader thread).
+    if (kind === 'serve' || kind === 'workers') {
+      // Our service exactly as `npm start` runs it: plain node on dist/ (no tsx loader thread);
+      // `workers`: with --workers BENCH_WORKERS, ready once the primary says every worker listens.
       const port = await freePort();
       const env = { ...extraEnv, HOST: '127.0.0.1', PORT: String(port) };
-      const answers = async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+      const workers = kind === 'workers' ? ['--workers', extraEnv.BENCH_WORKERS ?? '2'] : [];
+      let said = '';
+      const listening = (child: ChildProcess) =>
+        child.stdout!.on('data', (d: Buffer) => {
+          if (said.length < 4096) said += d;
+        });
+      const answers = async () =>
+        kind === 'workers' ? said.includes('netlookup listening on') : (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
       return startExternal(
         kind,
         this.serverCpu,
         port,
         this.node,
-        [...nodeFlags, path.join(ROOT, 'dist', 'cli', 'main.js'), 'serve'],
+        [...nodeFlags, path.join(ROOT, 'dist', 'cli', 'main.js'), 'serve', ...workers],
         env,
         answers,
         {
-          command: START_SCRIPT,
+          command: `${START_SCRIPT}${workers.length > 0 ? ` ${workers.join(' ')}` : ''}`,
+          ...(kind === 'workers' ? { workers: Number(workers[1]) } : {}),
         },
+        listening,
       );
     }
     return startServer(kind, this.serverCpu, this.node, extraEnv, nodeFlags);
@@ -240,6 +253,9 @@ export class ServerProcesses {
  */
 const BENCH_QUOTA = 1e9;
 
+/** The starter plan's monthly quota: the workers comparison drives a starter key past it. */
+export const QUOTA_PROBE = 5000;
+
 /** Our service's environment: a data directory in `tmp`, plans with huge quotas, the admin token. */
 export function serviceEnvironment(tmp: string, adminToken: string): Record<string, string> {
   const hugePlans = {
@@ -252,10 +268,11 @@ export function serviceEnvironment(tmp: string, adminToken: string): Record<stri
       max_keys: 1,
       field_level: 'basic',
     },
+    // the quota check of the workers comparison (bench/httpWorkers.ts): a quota used up in a second
     starter: {
       name: 'Starter (bench)',
       price_eur_month: 9,
-      quota: { period: 'month', pooled: BENCH_QUOTA },
+      quota: { period: 'month', pooled: QUOTA_PROBE },
       rate_limit_per_second: 1_000_000,
       max_batch: 100,
       max_keys: 3,

@@ -6,14 +6,13 @@
  *                                                     under /full/ a ~1.2 KB full record with the quota headers
  *   node --import tsx bench/httpServers.ts maxmind    Koa + the `maxmind` reader on the DB-IP city mmdbs: GET /ip/:ip
  *   node --import tsx bench/httpServers.ts service    our service, `startService(configFromEnv())`
- *   node --import tsx bench/httpServers.ts workers    our service in BENCH_WORKERS (default 2) cluster workers sharing one port
- *                                                     (as `serve --workers N`; needs REDIS_URL)
+ *
+ * (Our service in cluster workers is `netlookup serve --workers N` itself: bench/httpServerProcesses.ts.)
  *
  * Each listens on 127.0.0.1 (PORT, default 0 = any free port) and prints one line
  * `BENCH_READY {"port": N, ...}` on stdout when it accepts connections. SIGTERM/SIGINT close the
  * server and exit 0 (so that `node --cpu-prof` writes its profile).
  */
-import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -261,57 +260,9 @@ async function service(): Promise<{ port: number; stop: Stop; info: Record<strin
   };
 }
 
-/**
- * 4. Ours in cluster workers (as `netlookup serve --workers N`): the primary forks them, each runs
- * `service()` on the shared port and reports its port and pid; SIGTERM stops them all.
- */
-async function workers(): Promise<{ port: number; stop: Stop; info: Record<string, unknown> }> {
-  const n = Number(process.env.BENCH_WORKERS ?? 2);
-  if (!process.env.REDIS_URL) throw new Error('workers: set REDIS_URL (the embedded store serves one process)');
-  const started = await Promise.all(
-    Array.from({ length: n }, () => {
-      const worker = cluster.fork();
-      return new Promise<{ worker: Worker; port: number; pid: number; store: unknown }>((resolve, reject) => {
-        worker.once('message', (m: { port: number; pid: number; store: unknown }) => resolve({ worker, ...m }));
-        worker.once('exit', (code) => reject(new Error(`worker exited (${code}) before it listened`)));
-      });
-    }),
-  );
-  const stop: Stop = () =>
-    Promise.all(
-      started.map(
-        ({ worker }) =>
-          new Promise<void>((resolve) => {
-            if (worker.isDead()) return resolve();
-            worker.once('exit', () => resolve());
-            worker.process.kill('SIGTERM');
-          }),
-      ),
-    ).then(() => undefined);
-  return {
-    port: started[0].port,
-    stop,
-    info: { workers: n, worker_pids: started.map((w) => w.pid), store: started[0].store, ports: [...new Set(started.map((w) => w.port))] },
-  };
-}
-
-/** A cluster worker of `workers`: the service, its port and pid sent to the primary. */
-async function worker(): Promise<void> {
-  const { port, stop, info } = await service();
-  process.send?.({ port, pid: process.pid, store: info.store });
-  const shutdown = () =>
-    stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
-}
-
-const kinds = { node: nodeCeiling, bare, maxmind: maxmindServer, service, workers } as const;
+const kinds = { node: nodeCeiling, bare, maxmind: maxmindServer, service } as const;
 
 async function main(): Promise<void> {
-  if (cluster.isWorker) return worker();
   const kind = process.argv[2] as keyof typeof kinds;
   if (!(kind in kinds)) throw new Error(`usage: httpServers.ts ${Object.keys(kinds).join('|')}`);
   const { port, stop, info } = await kinds[kind]();
