@@ -7,14 +7,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { ADMIN_TOKEN, expectError, request, TEST_PLANS, tempDir } from './harness.js';
 import { expectPerSecondLimitHeld } from './perSecondLimit.js';
-import { killChildren, serve, type Child } from './serveProcess.js';
+import { getAlone, killChildren, serve, type Child } from './serveProcess.js';
 import { until, untilValue } from '../until.js';
 
 const PLANS = {
@@ -35,20 +34,6 @@ async function newKey(plan: 'free' | 'starter' | 'pro'): Promise<{ id: string; s
   const reply = await admin('POST', '/admin/accounts', { plan });
   expect(reply.status).toBe(201);
   return reply.body.key;
-}
-
-/** A GET on a connection of its own: the cluster hands each new connection to the next worker. */
-function getAlone(p: string, key: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(p, workers.url);
-    http
-      .get(url, { agent: false, headers: { 'x-api-key': key } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      })
-      .on('error', reject);
-  });
 }
 
 /** The worker processes of the primary, by pid. */
@@ -94,13 +79,14 @@ describe('serve --workers 2 on the embedded store', () => {
   it('a limit of 5/s: never more than 5 admitted in any one-second window across both', async () => {
     const key = await newKey('starter');
     // four clients, a connection per request: the cluster hands them to the workers in turn
-    await expectPerSecondLimitHeld(() => getAlone('/v1/ip/8.8.8.8', key.secret), 4, 5);
+    await expectPerSecondLimitHeld(() => getAlone(workers.url, '/v1/ip/8.8.8.8', key.secret), 4, 5);
   });
 
   it('a key rolled and an address reported through one worker: every worker answers accordingly on the next request', async () => {
     const key = await newKey('pro');
     // both workers have the key in their caches, and have loaded their blacklist index
-    for (let i = 0; i < 4; i++) expect((await getAlone('/v1/ip/45.33.32.157', key.secret)).body.security.is_threat).toBe(false);
+    for (let i = 0; i < 4; i++)
+      expect((await getAlone(workers.url, '/v1/ip/45.33.32.157', key.secret)).body.security.is_threat).toBe(false);
     const reported = await request(workers.url, '/v1/blacklist/report', {
       method: 'POST',
       key: key.secret,
@@ -108,17 +94,20 @@ describe('serve --workers 2 on the embedded store', () => {
     });
     expect(reported.status, reported.text).toBe(201);
     for (let i = 0; i < 4; i++) {
-      expect((await getAlone('/v1/ip/45.33.32.157', key.secret)).body.security).toMatchObject({ is_threat: true, threat_type: 'scanner' });
+      expect((await getAlone(workers.url, '/v1/ip/45.33.32.157', key.secret)).body.security).toMatchObject({
+        is_threat: true,
+        threat_type: 'scanner',
+      });
     }
     const rolled = await admin('POST', `/admin/keys/${key.id}/roll`);
     expect(rolled.status).toBe(200);
-    for (let i = 0; i < 4; i++) expect((await getAlone('/v1/ip/8.8.8.8', key.secret)).body.error.code).toBe('invalid_key');
-    for (let i = 0; i < 4; i++) expect((await getAlone('/v1/ip/8.8.8.8', rolled.body.key.secret)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await getAlone(workers.url, '/v1/ip/8.8.8.8', key.secret)).body.error.code).toBe('invalid_key');
+    for (let i = 0; i < 4; i++) expect((await getAlone(workers.url, '/v1/ip/8.8.8.8', rolled.body.key.secret)).status).toBe(200);
   });
 
   it('a worker killed with SIGKILL is replaced; what it counted and the reports it acknowledged are kept', async () => {
     const key = await newKey('free');
-    for (let i = 0; i < 10; i++) expect((await getAlone('/v1/mac/00:00:0c:12:34:56', key.secret)).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await getAlone(workers.url, '/v1/mac/00:00:0c:12:34:56', key.secret)).status).toBe(200);
     const reporter = await newKey('pro');
     const reported = await request(workers.url, '/v1/blacklist/report', {
       method: 'POST',
@@ -136,14 +125,14 @@ describe('serve --workers 2 on the embedded store', () => {
     // the new worker answers once it listens; every answer counts the ten lookups made before
     const usage = await untilValue(
       'usage through both workers',
-      async () => Promise.all([getAlone('/v1/usage', key.secret), getAlone('/v1/usage', key.secret)]),
+      async () => Promise.all([getAlone(workers.url, '/v1/usage', key.secret), getAlone(workers.url, '/v1/usage', key.secret)]),
       (replies) => replies.every((r) => r.status === 200),
       10_000,
       50,
     );
     for (const reply of usage) expect(reply.body.today).toMatchObject({ mac: 10, rejected: 0 });
     for (let i = 0; i < 2; i++) {
-      expect((await getAlone('/v1/blacklist/45.33.32.158', reporter.secret)).body).toMatchObject({
+      expect((await getAlone(workers.url, '/v1/blacklist/45.33.32.158', reporter.secret)).body).toMatchObject({
         listed: true,
         threat_type: 'brute-force',
       });
@@ -167,7 +156,7 @@ describe('serve --workers 2 on the embedded store', () => {
 
   it('SIGTERM: every worker finishes, the primary writes every count, and the next start reads them', async () => {
     const key = await newKey('free');
-    for (let i = 0; i < 7; i++) expect((await getAlone('/v1/ip/1.1.1.1', key.secret)).status).toBe(200);
+    for (let i = 0; i < 7; i++) expect((await getAlone(workers.url, '/v1/ip/1.1.1.1', key.secret)).status).toBe(200);
     workers.process.kill('SIGTERM');
     expect(await workers.exited).toEqual({ code: 0, signal: null });
     const store = SqliteStore.open(dataDir);

@@ -3,6 +3,7 @@
  * the test setup keeps current): its URL once it prints the listening line, its output so far, its exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { ADMIN_TOKEN, projectRoot } from './harness.js';
 
 export interface Child {
@@ -74,4 +75,20 @@ export async function serve(
     });
   });
   return { process: child, url, output: () => out, exited };
+}
+
+/**
+ * A GET on a connection of its own, its body parsed as JSON: `serve --workers N` hands each new
+ * connection to the next worker, so calls in a row reach every worker.
+ */
+export function getAlone(base: string, p: string, key?: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(new URL(p, base), { agent: false, headers: key === undefined ? {} : { 'x-api-key': key } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      })
+      .on('error', reject);
+  });
 }

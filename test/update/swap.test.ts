@@ -10,7 +10,7 @@ import { runCli } from '../cli/cliProcess.js';
 import { Harness } from '../http/harness.js';
 import { publish, startPublishers, type PublisherServer } from './publisherServer.js';
 import { SWAP_PROBE } from './fixtureFacts.js';
-import { killChildren, serve } from '../http/serveProcess.js';
+import { getAlone, killChildren, serve } from '../http/serveProcess.js';
 import { until, untilValue } from '../until.js';
 
 let publishers: PublisherServer;
@@ -116,4 +116,27 @@ it('serve runs the update on its schedule, in a child process, and reports it', 
   expect(child.output()).toMatch(/scheduled update ended \(0\)/);
   child.process.kill('SIGTERM');
   await child.exited;
+});
+
+it('every worker of serve --workers 2 takes the set an update swaps in', async () => {
+  const child = await serve(path.join(tables, 'workers-data'), h.plansFile, { NETLOOKUP_TABLES: tables }, ['--workers', '2']);
+  const before = fs.readFileSync(path.join(tables, 'current'), 'utf8').trim();
+  // the rollback swaps the set before back in, as an update swaps a new one in
+  const back = await runCli(['update', '--rollback'], { ...process.env, NETLOOKUP_TABLES: tables });
+  expect(back.code, back.stderr).toBe(0);
+  const after = fs.readFileSync(path.join(tables, 'current'), 'utf8').trim();
+  expect(after).not.toBe(before);
+  // four new connections in a row reach both workers: every one answers from the set swapped in
+  await until(
+    'both workers on the set swapped in',
+    async () => {
+      const sets = [];
+      for (let i = 0; i < 4; i++) sets.push((await getAlone(child.url, '/health')).body.data.set);
+      return sets.every((set) => set === after);
+    },
+    20_000,
+    100,
+  );
+  child.process.kill('SIGTERM');
+  expect(await child.exited).toEqual({ code: 0, signal: null });
 });
