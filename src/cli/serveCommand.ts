@@ -86,8 +86,6 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
   }
   const counting = config.redisUrl ? null : store;
   if (counting === null) await store.close();
-  // Dates cross the channel as Dates (the store's calls carry them).
-  cluster.setupPrimary({ serialization: 'advanced' });
   let stopping = false;
   let listening = 0;
   // SIGHUP goes to the workers that listen; one still starting gets it once it listens (before,

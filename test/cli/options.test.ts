@@ -19,7 +19,11 @@ describe('option values of the wrong form are bad usage (exit 2)', () => {
   it.each([
     [['serve', '--port', '99999'], /--port <port>.*'99999' is invalid\. A whole number from 0 to 65535 is expected\./],
     [['serve', '--port', '80abc'], /'80abc' is invalid/],
-    [['serve', '--workers', '0x2'], /--workers <n>.*'0x2' is invalid\. A whole number from 1 to 256 is expected\./],
+    [
+      ['serve', '--workers', '0x2'],
+      /--workers <n>.*'0x2' is invalid\. A whole number from 1 to 256, or auto \(one per core\), is expected\./,
+    ],
+    [['serve', '--workers', 'all'], /--workers <n>.*'all' is invalid/],
     [['serve', '--workers', '0'], /'0' is invalid/],
     [['serve', '--host', 'a b'], /--host <host>.*'a b' is invalid\. An IP address or host name is expected\./],
     [['blacklist', 'import', 'x.log', '--utc-offset', '+25:00'], /--utc-offset <offset>.*'\+25:00' is invalid\. An offset from -14:00/],

@@ -50,7 +50,7 @@ const workersThatLogged = (message: string): Set<string> =>
 
 beforeAll(async () => {
   fs.writeFileSync(plansFile, JSON.stringify(PLANS));
-  workers = await serve(dataDir, plansFile, { LOG_LEVEL: 'debug' }, ['--workers', '2']);
+  workers = await serve(dataDir, plansFile, { LOG_LEVEL: 'debug', NETLOOKUP_LEGACY_CHECK_DAILY: '3' }, ['--workers', '2']);
 });
 
 afterAll(() => {
@@ -80,6 +80,13 @@ describe('serve --workers 2 on the embedded store', () => {
     const key = await newKey('starter');
     // four clients, a connection per request: the cluster hands them to the workers in turn
     await expectPerSecondLimitHeld(() => getAlone(workers.url, '/v1/ip/8.8.8.8', key.secret), 4, 5);
+  });
+
+  it("a keyless client's daily allowance is counted once across both workers", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await getAlone(workers.url, '/api/check?ip=8.8.8.8')).status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.slice(3)).toEqual([429, 429, 429]);
   });
 
   it('a key rolled and an address reported through one worker: every worker answers accordingly on the next request', async () => {

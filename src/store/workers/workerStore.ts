@@ -8,12 +8,14 @@ import type { ExportFilter, ReportInput } from '../../blacklist/listing.js';
 import type { BlacklistStore } from '../blacklistStore.js';
 import { StoreUnavailableError, type AdmitRequest, type Meter, type Store } from '../store.js';
 import {
+  callToWire,
   isStoreAnswers,
-  type StoreAnswer,
-  type StoreCall,
+  valueFromWire,
   type StoreCallName,
   type StoreCalls,
   type StoreChannelEnd,
+  type WireAnswer,
+  type WireCall,
 } from './storeCalls.js';
 
 /**
@@ -25,9 +27,12 @@ const CALLS_PER_MESSAGE = 64;
 /** The worker's end of the channel: calls made in one turn leave as one message. */
 export class StoreCallChannel {
   private nextId = 0;
-  private waiting: StoreCall[] = [];
+  private waiting: WireCall[] = [];
   private scheduled = false;
-  private readonly unanswered = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly unanswered = new Map<
+    number,
+    { name: StoreCallName; resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   private closedBecause: string | null = null;
 
   constructor(private readonly end: StoreChannelEnd & { connected?: boolean }) {
@@ -52,8 +57,8 @@ export class StoreCallChannel {
         return;
       }
       const id = this.nextId++;
-      this.unanswered.set(id, { resolve, reject });
-      this.waiting.push({ id, name, args });
+      this.unanswered.set(id, { name, resolve, reject });
+      this.waiting.push(callToWire(id, name, args));
       if (this.waiting.length >= CALLS_PER_MESSAGE) this.sendWaiting();
       else if (!this.scheduled) {
         this.scheduled = true;
@@ -73,16 +78,16 @@ export class StoreCallChannel {
     const calls = this.waiting;
     this.waiting = [];
     this.end.send({ netlookup: 'store-calls', calls }, (error) => {
-      if (error) for (const call of calls) this.settle({ id: call.id, failure: { message: error.message, unavailable: true } });
+      if (error) for (const [id] of calls) this.settle([id, 1, error.message, 1]);
     });
   }
 
-  private settle(answer: StoreAnswer): void {
-    const call = this.unanswered.get(answer.id);
+  private settle(answer: WireAnswer): void {
+    const call = this.unanswered.get(answer[0]);
     if (call === undefined) return;
-    this.unanswered.delete(answer.id);
-    if ('value' in answer) call.resolve(answer.value);
-    else call.reject(answer.failure.unavailable ? new StoreUnavailableError(answer.failure.message) : new Error(answer.failure.message));
+    this.unanswered.delete(answer[0]);
+    if (answer[1] === 0) call.resolve(valueFromWire(call.name, answer[2]));
+    else call.reject(answer[3] === 1 ? new StoreUnavailableError(answer[2]) : new Error(answer[2]));
   }
 }
 
