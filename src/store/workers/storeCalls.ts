@@ -35,8 +35,26 @@ export type StoreCallName = keyof StoreCalls;
 /** A call on the channel: `[id, name, ...its arguments' wire form]`. */
 export type WireCall = [number, StoreCallName, ...unknown[]];
 
-/** An answer on the channel: `[id, 0, the value's wire form]`, or `[id, 1, message, 1 when the store was unavailable]`. */
-export type WireAnswer = [number, 0, unknown] | [number, 1, string, 0 | 1];
+/** An answer on the channel: `[id, 0, the value's wire form]`, or `[id, 1, message, the failure's class]`. */
+export type WireAnswer = [number, 0, unknown] | [number, 1, string, FailureClass];
+
+/** The failures a call can end in, as the worker rebuilds them: the store's unavailability, a refused argument, any other. */
+const failureClasses = { StoreUnavailableError, RangeError, TypeError, Error } as const;
+type FailureClass = keyof typeof failureClasses;
+
+const classOf = (error: unknown): FailureClass =>
+  error instanceof StoreUnavailableError
+    ? 'StoreUnavailableError'
+    : error instanceof RangeError
+      ? 'RangeError'
+      : error instanceof TypeError
+        ? 'TypeError'
+        : 'Error';
+
+/** A failure as the worker takes it from its answer. */
+export function failureFromWire(message: string, kind: FailureClass): Error {
+  return new (Object.hasOwn(failureClasses, kind) ? failureClasses[kind] : Error)(message);
+}
 
 interface StoreCallsMessage {
   netlookup: 'store-calls';
@@ -184,7 +202,7 @@ async function answerOf(calls: StoreCalls, [id, name, ...wire]: WireCall): Promi
     const value = await run(...codec.fromArgs(wire));
     return [id, 0, codec.value ? codec.value(value as never) : (value ?? null)];
   } catch (error) {
-    return [id, 1, (error as Error).message, error instanceof StoreUnavailableError ? 1 : 0];
+    return [id, 1, (error as Error).message, classOf(error)];
   }
 }
 

@@ -9,6 +9,7 @@ import type { BlacklistStore } from '../blacklistStore.js';
 import { StoreUnavailableError, type AdmitRequest, type Meter, type Store } from '../store.js';
 import {
   callToWire,
+  failureFromWire,
   isStoreAnswers,
   valueFromWire,
   type StoreCallName,
@@ -78,7 +79,7 @@ export class StoreCallChannel {
     const calls = this.waiting;
     this.waiting = [];
     this.end.send({ netlookup: 'store-calls', calls }, (error) => {
-      if (error) for (const [id] of calls) this.settle([id, 1, error.message, 1]);
+      if (error) for (const [id] of calls) this.settle([id, 1, error.message, 'StoreUnavailableError']);
     });
   }
 
@@ -87,7 +88,7 @@ export class StoreCallChannel {
     if (call === undefined) return;
     this.unanswered.delete(answer[0]);
     if (answer[1] === 0) call.resolve(valueFromWire(call.name, answer[2]));
-    else call.reject(answer[3] === 1 ? new StoreUnavailableError(answer[2]) : new Error(answer[2]));
+    else call.reject(failureFromWire(answer[2], answer[3]));
   }
 }
 
