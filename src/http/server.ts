@@ -13,6 +13,7 @@ import {
   answeredHere,
   ConnectionSlots,
   connectionSettings,
+  lingerIfBodyUnread,
   refuseConnect,
   refuseExpectation,
   timeoutOptions,
@@ -162,6 +163,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     slots.noteRequest(req, res);
     // While stopping, every answer closes its connection so that keep-alive clients let go.
     if (stopping) res.shouldKeepAlive = false;
+    lingerIfBodyUnread(req);
     handling.listener(req, res);
   });
   server.on('clientError', (error: Error, socket: Duplex) => answerClientError(error, socket, slots.answerBegun(socket)));

@@ -101,6 +101,35 @@ export function answerOnSocket(socket: Duplex, code: ErrorCode, headers: Record<
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/** The latest request of each connection whose answer may close it with the request's body unread. */
+const bodies = new WeakMap<Duplex, http.IncomingMessage>();
+
+/**
+ * Closes the connection of a request with a body, should node:http close it (`Connection: close`)
+ * before the body was read to its end (a refusal answered before its body), as nginx closes one:
+ * our side ends at once and the rest of the body is read and dropped until the client closes, or
+ * for LINGER_MS. Closing with bytes unread would reset the connection, and a proxy still sending the
+ * body would lose the answer (502) and take the instance for failed.
+ */
+export function lingerIfBodyUnread(req: http.IncomingMessage): void {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
+  const socket = req.socket as Socket & { destroySoon: () => void };
+  if (!bodies.has(socket)) {
+    const destroySoon = socket.destroySoon.bind(socket);
+    socket.destroySoon = () => {
+      if (bodies.get(socket)?.complete !== false || socket.destroyed || lingering >= MAX_LINGERING) return destroySoon();
+      // Answered: whatever else node:http parses from it is not served.
+      answered.add(socket);
+      lingering++;
+      socket.once('close', () => lingering--);
+      socket.end();
+      socket.resume();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
+  bodies.set(socket, req);
+}
+
 /**
  * CONNECT asks for a tunnel, which this server never opens: 405, whatever the target (node:http
  * hands it over apart from other requests, and without this would drop the connection).
