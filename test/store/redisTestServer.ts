@@ -31,7 +31,8 @@ export async function removeKeys(prefix: string, url = REDIS_TEST_URL): Promise<
   }
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on (for a child process told which port to take). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
