@@ -2,8 +2,10 @@
  * Clients that try to hold the service's connections, against a real listening service at a small
  * cap: one client's connections limited to its share (another client still gets in), a request
  * body that stops answered 408 at the body timeout, a report with a bad key refused before its
- * body is read, and answers the client never reads cut at the send timeout (node:http's and the
- * direct connections'). Under all of these at once, /health and a prompt client are answered.
+ * body is read (a body sent whole is then read and dropped, so that the client gets the refusal
+ * rather than a reset), and answers the client never reads cut at the send timeout (node:http's
+ * and the direct connections'). Under all of these at once, /health and a prompt client are
+ * answered.
  * Attackers connect from other loopback addresses (127.0.0.2, …): each is a client of its own.
  */
 import net from 'node:net';
@@ -162,6 +164,24 @@ describe('hostile clients', () => {
     expect(answer.status).toBe(401);
     expect(answer.body.error.code).toBe('invalid_key');
     socket.destroy();
+  });
+
+  it('a refused request whose body is sent whole gets its answer, not a reset: the rest of the body is read and dropped', async () => {
+    // More than the system buffers for a connection: closing with it unread would reset the connection.
+    const body = 'x'.repeat(4 * 1024 * 1024);
+    const head = `POST /v1/ip/batch HTTP/1.1\r\nHost: x\r\nX-API-Key: nlk_${'0'.repeat(40)}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const { port } = new URL(h.url);
+    const outcome = await new Promise<{ answer: string; error: string | null }>((resolve) => {
+      let answer = '';
+      let error: string | null = null;
+      const socket = net.connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.6' }, () => socket.end(head + body));
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+      socket.on('close', () => resolve({ answer, error }));
+    });
+    expect(outcome.error).toBeNull();
+    expectRawError(outcome.answer, 401, 'invalid_key');
   });
 
   it('big batch answers never read: the connection is cut at the send timeout, and its memory with it', async () => {
