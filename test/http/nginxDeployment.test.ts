@@ -5,8 +5,9 @@
  * Through nginx: the client address the service sees is the client's (a spoofed X-Forwarded-For is
  * not believed), requests spread over both instances on kept-alive connections, quotas and the
  * per-second limit hold exactly across them, the spec's headers, errors and CORS preflights arrive
- * as the instances sent them, a POST is never retried on another instance while a GET is, and a
- * stopped instance is routed around.
+ * as the instances sent them, refusals of large bodies take no instance out, the dashboard's origin
+ * check sees the Host the browser sent, a POST is never retried on another instance while a GET
+ * is, and a stopped instance is routed around.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -347,6 +348,19 @@ describe('answers through nginx are the instances’ own', () => {
     expect({ text: proxied.text, headers: endToEndHeaders(proxied) }).toEqual({ text: direct.text, headers: endToEndHeaders(direct) });
     for (let i = 0; i < 20; i++) expectError(await send(front, i % 2 ? key : UNKNOWN_KEY), i % 2 ? 'body_too_large' : 'invalid_key');
     expect((await request(front, '/v1/ip/8.8.8.8', { key })).status).toBe(200);
+  });
+
+  it("the dashboard signs in from nginx's origin, port included; the client's X-Forwarded-Proto is nginx's", async () => {
+    const key = await newKey('pro');
+    const reply = await request(front, '/dashboard/api/session', {
+      method: 'POST',
+      json: { key },
+      headers: { origin: front, 'x-forwarded-proto': 'https' },
+    });
+    expect(reply.status).toBeLessThan(300);
+    // nginx took the request over plain HTTP and says so: no Secure cookie for a spoofed https
+    expect(reply.headers.get('set-cookie')).toMatch(/^nl_dashboard=[^;]+;/);
+    expect(reply.headers.get('set-cookie')).not.toContain('Secure');
   });
 
   it('CORS preflights are answered as the instances answer them', async () => {
