@@ -424,7 +424,7 @@ describe('retries', () => {
       request(url, '/v1/blacklist/report', { method: 'POST', key, json: { ip, threat_type: 'scanner' } }),
     );
     expect(died).toEqual(['POST /v1/blacklist/report HTTP/1.1']);
-    expectError(reply, 'unavailable', 503);
+    expectError(reply, 'unavailable', 400);
     expect(reply.headers.get('retry-after')).toBe('1');
     expect(answered(a, '/v1/blacklist/report')).toBe(0);
     expect((await request(a.url, `/v1/blacklist/${ip}`, { key })).body).toMatchObject({ listed: false });
@@ -467,11 +467,11 @@ describe('an instance stopped', () => {
     await until('six answered by the live instance', () => answered(a, '/v1/ip/8.8.4.250') === 6);
   });
 
-  it('with no instance left, nginx answers 503 unavailable in the error envelope, with Retry-After: 1', async () => {
+  it('with no instance left, nginx answers 400 unavailable in the error envelope, with Retry-After: 1', async () => {
     a.process.kill('SIGKILL');
     await a.exited;
     const reply = await request(front, '/v1/ip/8.8.8.8', { key: UNKNOWN_KEY });
-    expectError(reply, 'unavailable', 503);
+    expectError(reply, 'unavailable', 400);
     expect(reply.headers.get('retry-after')).toBe('1');
   });
 });

@@ -113,9 +113,12 @@ const bodies = new WeakMap<Duplex, http.IncomingMessage>();
  */
 export function lingerIfBodyUnread(req: http.IncomingMessage): void {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
-  const socket = req.socket as Socket & { destroySoon: () => void };
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  // node:http closes through net.Socket's undocumented destroySoon; on a Node without it the
+  // connection closes as before (reset when body bytes are still unread).
+  if (typeof socket.destroySoon !== 'function') return;
   if (!bodies.has(socket)) {
-    const destroySoon = socket.destroySoon.bind(socket);
+    const destroySoon = socket.destroySoon.bind(socket) as () => void;
     socket.destroySoon = () => {
       if (bodies.get(socket)?.complete !== false || socket.destroyed || lingering >= MAX_LINGERING) return destroySoon();
       // Answered: whatever else node:http parses from it is not served.
