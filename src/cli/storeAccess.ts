@@ -1,6 +1,6 @@
 /**
  * What the admin commands (`netlookup account …`, `netlookup key …`, `netlookup blacklist …`) share:
- * the store the server uses (Redis when REDIS_URL is set, else the embedded SQLite file under
+ * the store the server uses (Redis when REDIS_URL, NETLOOKUP_REDIS_CLUSTER or NETLOOKUP_REDIS_SENTINELS is set, else the embedded SQLite file under
  * NETLOOKUP_DATA_DIR, default ./var, or `--data-dir`), output as text or JSON, and the refusals.
  *
  * Exit statuses (docs/api.md "Administration"): 0 done; 1 the command was understood but refused
@@ -20,7 +20,7 @@ import { loadPlans, PlanFileError, type PlanTable } from '../plans/plans.js';
 import type { BlacklistStore } from '../store/blacklistStore.js';
 import { StoreInputError } from '../store/storeInput.js';
 import { DATABASE_FILE, openStore } from '../store/openStore.js';
-import { configFromEnv } from '../config/config.js';
+import { configFromEnv, sharedRedis } from '../config/config.js';
 import { KeyLimitError, StoreUnavailableError, type Account, type AccountStore, type ApiKey, type KeyWithSecret } from '../store/store.js';
 
 /**
@@ -117,7 +117,7 @@ export async function runAdmin(
   try {
     const config = { ...configFromEnv(), dataDir: dataDirOf(flags) };
     const file = path.join(config.dataDir, DATABASE_FILE);
-    if (!config.redisUrl && !options.createIfMissing && !fs.existsSync(file)) {
+    if (!sharedRedis(config) && !options.createIfMissing && !fs.existsSync(file)) {
       throw new CliError('unavailable', `no store at ${file} (set NETLOOKUP_DATA_DIR or --data-dir to the server's data folder)`);
     }
     const store = await openStore(config);

@@ -5,6 +5,7 @@ import { envValue, hasControlCharacter, wholeNumber } from './envValue.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseNetworkList, type NetworkList } from '../address/clientAddress.js';
+import { redisSettingsFromEnv, type RedisSettings } from './redisSettings.js';
 
 export interface ServiceConfig {
   port: number;
@@ -12,7 +13,13 @@ export interface ServiceConfig {
   dataDir: string;
   tablesDir: string | undefined;
   plansFile: string | undefined;
+  /** REDIS_URL: one Redis server for the shared store */
   redisUrl: string | undefined;
+  /**
+   * the shared store's Redis, whichever of REDIS_URL, NETLOOKUP_REDIS_CLUSTER and
+   * NETLOOKUP_REDIS_SENTINELS named it (src/config/redisSettings.ts); absent: the embedded store
+   */
+  redis?: RedisSettings;
   /** prefix of every Redis key (NETLOOKUP_REDIS_PREFIX, default `nl:`): several deployments may share one Redis */
   redisPrefix?: string;
   /**
@@ -137,6 +144,11 @@ function redisUrlOf(text: string): string | undefined {
   return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' ? text : undefined;
 }
 
+/** The shared store's Redis of a configuration (one built by hand may give only `redisUrl`), or undefined: the embedded store. */
+export function sharedRedis(config: ServiceConfig): RedisSettings | undefined {
+  return config.redis ?? (config.redisUrl ? { target: { kind: 'url', url: config.redisUrl }, waitReplicas: 0 } : undefined);
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const port = envValue(env, 'PORT', 'a port number from 0 to 65535 is expected', (text) => {
     const value = /^\d{1,5}$/.test(text) ? Number(text) : -1;
@@ -157,6 +169,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
       text.length > 0 && !hasControlCharacter(text) ? text : undefined,
     );
   const dataDir = path.resolve(path_('NETLOOKUP_DATA_DIR') ?? './var');
+  const redisUrl = envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf, true);
   return {
     port: port ?? 8080,
     host: envValue(env, 'HOST', 'an IP address or host name is expected', hostOf) ?? '127.0.0.1',
@@ -165,7 +178,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     plansFile: envValue(env, 'NETLOOKUP_PLANS', 'the path of a readable plans JSON file is expected', (text) =>
       fs.statSync(text).isFile() ? text : undefined,
     ),
-    redisUrl: envValue(env, 'REDIS_URL', 'a redis:// or rediss:// URL with a host is expected', redisUrlOf, true),
+    redisUrl,
+    redis: redisSettingsFromEnv(env, redisUrl, hostOf),
     // set but empty is a deliberate empty prefix (a Redis used by this deployment alone)
     redisPrefix:
       env.NETLOOKUP_REDIS_PREFIX === ''

@@ -44,6 +44,16 @@ const badValues: [string, string][] = [
   ['REDIS_URL', 'http://127.0.0.1:6379'],
   ['REDIS_URL', 'redis://'],
   ['NETLOOKUP_REDIS_PREFIX', 'a b'],
+  ['NETLOOKUP_REDIS_CLUSTER', '127.0.0.1'],
+  ['NETLOOKUP_REDIS_CLUSTER', '127.0.0.1:7000,'],
+  ['NETLOOKUP_REDIS_CLUSTER', '127.0.0.1:70000'],
+  ['NETLOOKUP_REDIS_CLUSTER', '::1:7000'],
+  ['NETLOOKUP_REDIS_CLUSTER', 'redis://127.0.0.1:7000'],
+  ['NETLOOKUP_REDIS_SENTINELS', '10.0.0.1:26379;10.0.0.2:26379'],
+  ['NETLOOKUP_REDIS_SENTINEL_NAME', 'my master'],
+  ['NETLOOKUP_REDIS_PASSWORD', 'pass word'],
+  ['NETLOOKUP_REDIS_TLS', 'yes'],
+  ['NETLOOKUP_REDIS_WAIT_REPLICAS', '17'],
   ['NETLOOKUP_DATA_DIR', 'var\n'],
   ['NETLOOKUP_BLACKLIST_RETENTION_DAYS', '0'],
   ['NETLOOKUP_BLACKLIST_RETENTION_DAYS', '0x10'],
@@ -58,6 +68,62 @@ const badValues: [string, string][] = [
 ];
 
 describe('configFromEnv', () => {
+  it("reads the shared store's Redis: one server, a Cluster or a Sentinel's master, and refuses two or a Sentinel without its name", () => {
+    expect(configFromEnv({ REDIS_URL: 'redis://127.0.0.1:6379' }).redis).toEqual({
+      target: { kind: 'url', url: 'redis://127.0.0.1:6379' },
+      waitReplicas: 0,
+    });
+    expect(configFromEnv({ NETLOOKUP_REDIS_CLUSTER: '10.0.0.1:7000, [::1]:7001,redis-a.internal:7002' }).redis).toEqual({
+      target: {
+        kind: 'cluster',
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '::1', port: 7001 },
+          { host: 'redis-a.internal', port: 7002 },
+        ],
+        auth: { tls: false },
+      },
+      waitReplicas: 1,
+    });
+    expect(
+      configFromEnv({
+        NETLOOKUP_REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2:26379',
+        NETLOOKUP_REDIS_SENTINEL_NAME: 'netlookup',
+        NETLOOKUP_REDIS_PASSWORD: 'hunter2',
+        NETLOOKUP_REDIS_TLS: 'on',
+        NETLOOKUP_REDIS_WAIT_REPLICAS: '2',
+      }).redis,
+    ).toEqual({
+      target: {
+        kind: 'sentinel',
+        sentinels: [
+          { host: '10.0.0.1', port: 26379 },
+          { host: '10.0.0.2', port: 26379 },
+        ],
+        name: 'netlookup',
+        auth: { password: 'hunter2', tls: true },
+      },
+      waitReplicas: 2,
+    });
+    expect(configFromEnv({}).redis).toBeUndefined();
+    expect(() => configFromEnv({ REDIS_URL: 'redis://127.0.0.1', NETLOOKUP_REDIS_CLUSTER: '127.0.0.1:7000' })).toThrow(
+      /^REDIS_URL and NETLOOKUP_REDIS_CLUSTER are both set: exactly one/,
+    );
+    expect(() => configFromEnv({ NETLOOKUP_REDIS_CLUSTER: '127.0.0.1:7000', NETLOOKUP_REDIS_SENTINELS: '127.0.0.1:26379' })).toThrow(
+      /NETLOOKUP_REDIS_CLUSTER and NETLOOKUP_REDIS_SENTINELS are both set/,
+    );
+    expect(() => configFromEnv({ NETLOOKUP_REDIS_SENTINELS: '127.0.0.1:26379' })).toThrow(
+      /^NETLOOKUP_REDIS_SENTINELS is set without NETLOOKUP_REDIS_SENTINEL_NAME/,
+    );
+    expect(() => configFromEnv({ NETLOOKUP_REDIS_SENTINEL_NAME: 'netlookup' })).toThrow(
+      /^NETLOOKUP_REDIS_SENTINEL_NAME is set without NETLOOKUP_REDIS_SENTINELS/,
+    );
+    expect(() => configFromEnv({ REDIS_URL: 'redis://127.0.0.1', NETLOOKUP_REDIS_PASSWORD: 'hunter2' })).toThrow(/put them in the URL/);
+    expect(() => configFromEnv({ NETLOOKUP_REDIS_CLUSTER: '127.0.0.1:7000', NETLOOKUP_REDIS_PASSWORD: 'a b' })).toThrow(
+      /^NETLOOKUP_REDIS_PASSWORD=\(3 characters, not shown\)/,
+    );
+  });
+
   for (const [name, value] of badValues) {
     it(`refuses ${name}=${JSON.stringify(value)}, naming the variable`, () => {
       expect(() => configFromEnv({ [name]: value })).toThrow(new RegExp(`^${name}=`));

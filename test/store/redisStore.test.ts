@@ -145,7 +145,7 @@ describe('redis store: shared between instances', () => {
   it('the batches of one turn leave in one write to the connection, in their order', async () => {
     const accounts = await Promise.all([0, 1, 2].map(() => a.accounts.createAccount({ plan: 'free' })));
     // The socket's internal writers: a corked turn leaves through _writev, a single chunk through _write.
-    const connection = a.redis.stream as unknown as {
+    const connection = (a.redis as Redis).stream as unknown as {
       _writev: (chunks: { chunk: unknown }[], callback: () => void) => void;
       _write: (chunk: unknown, encoding: string, callback: () => void) => void;
     };

@@ -38,6 +38,7 @@ import { ChangeFeed } from './redisChangeFeed.js';
 import type { OutageFallback } from './redisFallback.js';
 import { KeyCache } from './redisKeyCache.js';
 import { execResult, isRedisOutage, type RedisGuard } from './redisFailures.js';
+import type { ConfirmedWrites } from './redisReplicas.js';
 import type { StoreRedis } from './redisScripts.js';
 import {
   KeyLimitError,
@@ -77,14 +78,19 @@ export class RedisAccounts implements AccountStore {
   private readonly keyCache: KeyCache | null;
   private readonly keyUse = new KeyUseNotes();
   private readonly keyUseTimer: NodeJS.Timeout;
+  /** the connection of account and key changes, with what they read: their WAIT covers their writes */
+  private readonly writer: StoreRedis;
 
   /**
-   * `feed`: the change feed that keeps the authentication cache (none: every request reads Redis);
+   * `confirmed`: the connection account and key changes are written on, and their confirmation by
+   * replicas (redisReplicas.ts); `feed`: the change feed that keeps the authentication cache (none:
+   * every request reads Redis);
    * `fallback`: the store's answers for outages; `instance`: this instance's unique name;
    * `keyUseIntervalMs`: how often the keys' last use is written.
    */
   constructor(
     private readonly redis: StoreRedis,
+    private readonly confirmed: ConfirmedWrites,
     private readonly prefix: string,
     private readonly guard: RedisGuard,
     feed: ChangeFeed | null,
@@ -92,6 +98,7 @@ export class RedisAccounts implements AccountStore {
     private readonly instance: string,
     keyUseIntervalMs: number,
   ) {
+    this.writer = confirmed.redis;
     this.keyCache = feed && new KeyCache(feed);
     this.keyUseTimer = setInterval(() => void this.writeKeyUse(), keyUseIntervalMs);
     this.keyUseTimer.unref();
@@ -124,16 +131,17 @@ export class RedisAccounts implements AccountStore {
     const { account, secret } = created;
     const key = storedKey(created.key, secret);
     await this.guard('create account', async () => {
-      await this.redis.set(this.keyAccountKey(key.id), account.id);
-      await this.redis.set(this.secretKey(key.hash), `${account.id} ${key.id}`);
-      await this.redis
+      await this.writer.set(this.keyAccountKey(key.id), account.id);
+      await this.writer.set(this.secretKey(key.hash), `${account.id} ${key.id}`);
+      await this.writer
         .multi()
         .set(this.keyRecordKey(account.id, key.id), JSON.stringify(key))
         .rpush(this.keysKey(account.id), key.id)
         .set(this.accountKey(account.id), JSON.stringify(account))
         .exec()
         .then(execResult);
-      await this.redis.sadd(this.accountsKey(), account.id);
+      await this.writer.sadd(this.accountsKey(), account.id);
+      await this.confirmed.confirm([this.keyAccountKey(key.id), this.secretKey(key.hash), this.accountKey(account.id), this.accountsKey()]);
     });
     return { account: { ...account }, key: { ...shownKey(key, null), secret } };
   }
@@ -145,7 +153,7 @@ export class RedisAccounts implements AccountStore {
 
   async updateAccount(id: string, patch: AccountPatch): Promise<Account | null> {
     if (patch.suspended !== undefined && typeof patch.suspended !== 'boolean') throw new StoreInputError('suspended must be true or false');
-    return this.changed('update account', () =>
+    return this.changed('update account', [this.accountKey(id)], () =>
       this.compareAndSet(this.accountKey(id), (json) => {
         const current = JSON.parse(json) as Account;
         const plan = patch.plan === undefined ? current.plan : checkedPlan(patch.plan);
@@ -214,9 +222,9 @@ export class RedisAccounts implements AccountStore {
     const { secret } = created;
     const key = storedKey(created.key, secret);
     await this.guard('create key', async () => {
-      await this.redis.set(this.keyAccountKey(key.id), accountId);
-      await this.redis.set(this.secretKey(key.hash), `${accountId} ${key.id}`);
-      const added = await this.redis.netlookupAddKey(
+      await this.writer.set(this.keyAccountKey(key.id), accountId);
+      await this.writer.set(this.secretKey(key.hash), `${accountId} ${key.id}`);
+      const added = await this.writer.netlookupAddKey(
         this.accountKey(accountId),
         this.keysKey(accountId),
         this.keyRecordKey(accountId, key.id),
@@ -229,6 +237,7 @@ export class RedisAccounts implements AccountStore {
         if (added === -1) throw new StoreInputError(`no account ${accountId}`);
         throw new KeyLimitError(maxKeys);
       }
+      await this.confirmed.confirm([this.keyAccountKey(key.id), this.secretKey(key.hash), this.accountKey(accountId)]);
     });
     return { ...shownKey(key, null), secret };
   }
@@ -236,24 +245,26 @@ export class RedisAccounts implements AccountStore {
   async updateKey(id: string, patch: KeyPatch): Promise<ApiKey | null> {
     const name = patch.name === undefined ? undefined : checkedName(patch.name);
     const websites = patch.websites === undefined ? undefined : normalizeWebsites(patch.websites);
-    return this.changed('update key', async () => {
-      const accountId = await this.redis.get(this.keyAccountKey(id));
+    return this.changed('update key', [this.keyAccountKey(id)], async (written) => {
+      const accountId = await this.writer.get(this.keyAccountKey(id));
       if (accountId === null) return null;
+      written.push(this.keyRecordKey(accountId, id));
       const next = await this.compareAndSet(this.keyRecordKey(accountId, id), (json) => {
         const current = JSON.parse(json) as KeyRecord;
         return { ...current, name: name ?? current.name, websites: websites ?? current.websites };
       });
-      return next && shownKey(next, await this.redis.hget(this.keyUseKey(), id));
+      return next && shownKey(next, await this.writer.hget(this.keyUseKey(), id));
     });
   }
 
   async rollKey(id: string): Promise<KeyWithSecret | null> {
     const secret = newSecret();
     const hash = hashSecretHex(secret);
-    return this.changed('roll key', async () => {
-      const accountId = await this.redis.get(this.keyAccountKey(id));
+    return this.changed('roll key', [this.secretKey(hash)], async (written) => {
+      const accountId = await this.writer.get(this.keyAccountKey(id));
       if (accountId === null) return null;
-      await this.redis.set(this.secretKey(hash), `${accountId} ${id}`);
+      written.push(this.keyRecordKey(accountId, id));
+      await this.writer.set(this.secretKey(hash), `${accountId} ${id}`);
       let oldHash: string | null = null;
       const next = await this.compareAndSet(this.keyRecordKey(accountId, id), (json) => {
         const current = JSON.parse(json) as KeyRecord;
@@ -261,32 +272,34 @@ export class RedisAccounts implements AccountStore {
         return { ...current, hash, rolled_at: new Date().toISOString() };
       });
       if (next === null) {
-        await this.redis.del(this.secretKey(hash));
+        await this.writer.del(this.secretKey(hash));
         return null;
       }
       // The record holds the new hash already, so the old secret fails from here on; the index goes for space.
-      if (oldHash !== null) await this.redis.del(this.secretKey(oldHash));
-      return { ...shownKey(next, await this.redis.hget(this.keyUseKey(), id)), secret };
+      if (oldHash !== null) await this.writer.del(this.secretKey(oldHash));
+      return { ...shownKey(next, await this.writer.hget(this.keyUseKey(), id)), secret };
     });
   }
 
   async deleteKey(id: string): Promise<boolean> {
-    return this.changed('delete key', async () => {
-      const accountId = await this.redis.get(this.keyAccountKey(id));
+    return this.changed('delete key', [this.keyAccountKey(id), this.keyUseKey()], async (written) => {
+      const accountId = await this.writer.get(this.keyAccountKey(id));
       if (accountId === null) return false;
+      written.push(this.keyRecordKey(accountId, id));
       const recordKey = this.keyRecordKey(accountId, id);
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-        const json = await this.redis.get(recordKey);
+        const json = await this.writer.get(recordKey);
         if (json === null) break;
-        const deleted = await this.redis.netlookupCas(recordKey, this.keysKey(accountId), json, '', id);
+        const deleted = await this.writer.netlookupCas(recordKey, this.keysKey(accountId), json, '', id);
         if (deleted === 1) {
           const { hash } = JSON.parse(json) as KeyRecord;
+          written.push(this.secretKey(hash));
           await this.deleteIndexes(this.secretKey(hash), this.keyAccountKey(id));
-          await this.redis.hdel(this.keyUseKey(), id);
+          await this.writer.hdel(this.keyUseKey(), id);
           return true;
         }
       }
-      await this.redis.del(this.keyAccountKey(id));
+      await this.writer.del(this.keyAccountKey(id));
       return false;
     });
   }
@@ -369,22 +382,29 @@ export class RedisAccounts implements AccountStore {
   /** Read, change, write back only if unchanged meanwhile (another instance may write the same record). */
   private async compareAndSet<T>(key: string, change: (json: string) => T): Promise<T | null> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const json = await this.redis.get(key);
+      const json = await this.writer.get(key);
       if (json === null) return null;
       const next = change(json);
-      if ((await this.redis.netlookupCas(key, key, json, JSON.stringify(next), '')) === 1) return next;
+      if ((await this.writer.netlookupCas(key, key, json, JSON.stringify(next), '')) === 1) return next;
     }
     throw new StoreUnavailableError(`redis store: ${key} kept changing during ${CAS_ATTEMPTS} attempts`);
   }
 
   /** Deletes index keys of different Cluster slots: one DEL each, as one DEL of several keys must stay in one slot. */
   private async deleteIndexes(...keys: string[]): Promise<void> {
-    await Promise.all(keys.map((key) => this.redis.del(key)));
+    await Promise.all(keys.map((key) => this.writer.del(key)));
   }
 
-  /** An account or key change: no answer remembered for outages survives it. */
-  private async changed<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const result = await this.guard(what, work);
+  /**
+   * An account or key change: no answer remembered for outages survives it, and it answers once
+   * replicas have it. `written`: the keys it writes, to which `work` adds those it finds.
+   */
+  private async changed<T>(what: string, written: string[], work: (written: string[]) => Promise<T>): Promise<T> {
+    const result = await this.guard(what, async () => {
+      const changed = await work(written);
+      if (changed !== null && changed !== false) await this.confirmed.confirm(written);
+      return changed;
+    });
     this.fallback.forgetAuthentications();
     this.keyCache?.invalidate();
     // Every instance drops its cache before this change's caller has its answer.

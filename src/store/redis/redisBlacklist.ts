@@ -49,6 +49,7 @@ import { dayKey, nextDayReset } from '../quotaPeriod.js';
 import { ChangeFeed } from './redisChangeFeed.js';
 import { ListedAddresses } from './redisListedAddresses.js';
 import { execResult, isRedisOutage, type RedisGuard } from './redisFailures.js';
+import type { ConfirmedWrites } from './redisReplicas.js';
 import type { StoreRedis } from './redisScripts.js';
 
 export interface RedisBlacklistOptions {
@@ -120,14 +121,18 @@ export class RedisBlacklist implements BlacklistStore {
   private readonly localDaily = new Map<string, number>();
   /** the addresses with reports, when this instance keeps the set (a change feed is open) */
   readonly listed: ListedAddresses | null;
+  /** the connection reports are saved on: their WAIT covers their writes (redisReplicas.ts) */
+  private readonly writer: StoreRedis;
 
   constructor(
     private readonly redis: StoreRedis,
+    private readonly confirmed: ConfirmedWrites,
     private readonly prefix: string,
     private readonly guard: RedisGuard,
     feed: ChangeFeed | null,
     options: RedisBlacklistOptions = {},
   ) {
+    this.writer = confirmed.redis;
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
     if (!(days > 0)) throw new RangeError('the blacklist retention must be a positive number of days');
     this.policy = { retentionMs: days * DAY_MS };
@@ -145,6 +150,7 @@ export class RedisBlacklist implements BlacklistStore {
   async report(input: ReportInput, now: Date): Promise<ReportOutcome> {
     return this.guard('save report', async () => {
       const { merged, rows } = await this.save(input, now.getTime());
+      await this.confirmed.confirm(this.savedKeys([input]));
       await this.announceListed([input.ip]);
       return { merged, facts: this.factsOf(this.current(rows, now.getTime()), now.getTime()) };
     });
@@ -157,6 +163,7 @@ export class RedisBlacklist implements BlacklistStore {
       await this.guard('save reports', async () => {
         // Issued together, executed in order on the one connection: merges within the batch hold.
         const saved = await Promise.all(batch.map((input) => this.save(input, now.getTime())));
+        await this.confirmed.confirm(this.savedKeys(batch));
         await this.announceListed([...new Set(batch.map((input) => input.ip))]);
         const facts = new Map<string, ThreatFacts>();
         for (const input of batch) {
@@ -380,6 +387,13 @@ export class RedisBlacklist implements BlacklistStore {
     return `${this.base}daily:${bucket}:${dayKey(now)}:${client}`;
   }
 
+  /** The keys `save` writes for `inputs`, for replicas to confirm. */
+  private savedKeys(inputs: readonly ReportInput[]): string[] {
+    const keys = [this.indexKey(), this.lastKey(), this.stateKey()];
+    for (const input of inputs) keys.push(this.reportsKey(input.ip), this.reporterKey(input.reporter));
+    return keys;
+  }
+
   private async save(input: ReportInput, nowMs: number): Promise<{ merged: boolean; rows: ReportRow[] }> {
     const address = parseBlacklistAddress(input.ip);
     if (address === null) throw new RangeError(`not an address: ${input.ip}`);
@@ -394,7 +408,7 @@ export class RedisBlacklist implements BlacklistStore {
       repeats: 0,
     };
     const cutoff = nowMs - this.policy.retentionMs;
-    const [merged, savedId, ...flat] = await this.redis.netlookupReport(
+    const [merged, savedId, ...flat] = await this.writer.netlookupReport(
       this.reportsKey(input.ip),
       this.factsKey(input.ip),
       JSON.stringify(record),
@@ -405,11 +419,11 @@ export class RedisBlacklist implements BlacklistStore {
     );
     const rows = rowsOf(flat);
     const lastAt = Math.max(...rows.map((r) => r.last_at));
-    await this.redis.zadd(this.indexKey(), 0, indexMember(address));
-    await this.redis.zadd(this.lastKey(), 'GT', lastAt, input.ip);
+    await this.writer.zadd(this.indexKey(), 0, indexMember(address));
+    await this.writer.zadd(this.lastKey(), 'GT', lastAt, input.ip);
     const saved = rows.find((r) => r.id === Number(savedId))!;
-    await this.redis.netlookupIndexReport(this.reporterKey(input.reporter), `${input.ip}#${savedId}`, saved.last_at, cutoff);
-    await this.redis.netlookupBumpVersion(this.stateKey(), nowMs);
+    await this.writer.netlookupIndexReport(this.reporterKey(input.reporter), `${input.ip}#${savedId}`, saved.last_at, cutoff);
+    await this.writer.netlookupBumpVersion(this.stateKey(), nowMs);
     return { merged: merged === 1, rows };
   }
 

@@ -15,7 +15,7 @@
  * goes unanswered for the deadline and the connection is ended (redisConnection.ts).
  */
 import crypto from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { watchConnection } from './redisConnection.js';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
@@ -33,20 +33,46 @@ export interface ChangeListener {
   subscribed(): void;
 }
 
+/**
+ * On a Cluster the feed subscribes on one node (classic PUBLISH reaches every node of a Cluster,
+ * replicas too) on a connection of its own, and when that node is gone for good (a Cluster node's
+ * connection does not reconnect) on another: lost until then, like a dropped connection.
+ */
 export class ChangeFeed {
   private readonly listeners = new Map<string, ChangeListener>();
   private live = false;
-  private readonly watchdog: NodeJS.Timeout;
+  private closed = false;
+  private subscriber: Redis;
+  private watchdog: NodeJS.Timeout;
   readonly channel: string;
 
   private constructor(
-    private readonly subscriber: Redis,
-    private readonly connection: Redis,
+    private readonly connection: Redis | Cluster,
     private readonly prefix: string,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
   ) {
     this.channel = `${prefix}changes`;
-    this.watchdog = watchConnection(subscriber, timeoutMs);
+    this.subscriber = this.newSubscriber();
+    this.watchdog = watchConnection(this.subscriber, timeoutMs);
+  }
+
+  /**
+   * A subscribing connection (a subscribed connection can do nothing else) with the options of
+   * `connection`: a duplicate of it, or one to a node of its Cluster. Not auto-pipelined: the
+   * watchdog's PING goes out alone, as a subscribed connection allows.
+   */
+  private newSubscriber(): Redis {
+    const options = { autoResubscribe: false, lazyConnect: true, enableAutoPipelining: false };
+    let subscriber: Redis;
+    if (this.connection instanceof Cluster) {
+      const nodes = this.connection.nodes('all');
+      // none known (every node gone): the options of the seed's first node, until the slots are read again
+      const node = nodes[Math.floor(Math.random() * nodes.length)] ?? this.connection.nodes('master')[0];
+      subscriber = new Redis({ ...node?.options, ...options, readOnly: false, enableOfflineQueue: true });
+    } else {
+      subscriber = this.connection.duplicate(options);
+    }
+    subscriber.on('error', () => {});
     subscriber.on('message', (_channel: string, message: string) => this.receive(message));
     subscriber.on('close', () => {
       if (!this.live) return;
@@ -56,21 +82,34 @@ export class ChangeFeed {
     // After every (re)connection: subscribe again; the copies serve once Redis confirms it.
     subscriber.on('ready', () => {
       subscriber.subscribe(this.channel).then(
-        () => this.confirmed(),
+        () => this.confirmed(subscriber),
         () => undefined,
       );
     });
+    // A Cluster node's connection gives up when its node is gone: subscribe on another node.
+    subscriber.on('end', () => {
+      if (this.closed || subscriber !== this.subscriber) return;
+      const retry = setTimeout(() => this.replaceSubscriber(), this.timeoutMs / 4);
+      retry.unref();
+    });
+    return subscriber;
+  }
+
+  private replaceSubscriber(): void {
+    if (this.closed) return;
+    clearInterval(this.watchdog);
+    this.subscriber = this.newSubscriber();
+    this.watchdog = watchConnection(this.subscriber, this.timeoutMs);
+    this.subscriber.connect().catch(() => undefined);
   }
 
   /**
-   * Subscribes on a connection of its own (a subscribed connection can do nothing else), with the
-   * options of `connection`; `timeoutMs`: the store's deadline, which its watchdog holds it to.
+   * Subscribes on a connection of its own with the options of `connection`; `timeoutMs`: the
+   * store's deadline, which its watchdog holds it to.
    */
-  static async open(connection: Redis, prefix: string, timeoutMs: number): Promise<ChangeFeed> {
-    // Not auto-pipelined: the watchdog's PING goes out alone, as a subscribed connection allows.
-    const subscriber = connection.duplicate({ autoResubscribe: false, lazyConnect: true, enableAutoPipelining: false });
-    subscriber.on('error', () => {});
-    const feed = new ChangeFeed(subscriber, connection, prefix, timeoutMs);
+  static async open(connection: Redis | Cluster, prefix: string, timeoutMs: number): Promise<ChangeFeed> {
+    const feed = new ChangeFeed(connection, prefix, timeoutMs);
+    const subscriber = feed.subscriber;
     try {
       await subscriber.connect();
       await subscriber.subscribe(feed.channel);
@@ -78,7 +117,7 @@ export class ChangeFeed {
       await feed.close();
       throw e;
     }
-    feed.confirmed();
+    feed.confirmed(subscriber);
     return feed;
   }
 
@@ -92,9 +131,11 @@ export class ChangeFeed {
    * Tells every instance that a change was written, and waits until each receiver has taken it.
    * Works on any connection, subscribed or not (the admin commands too).
    */
-  static async announce(connection: Redis, prefix: string, topic: ChangeTopic, payload = ''): Promise<void> {
+  static async announce(connection: Redis | Cluster, prefix: string, topic: ChangeTopic, payload = ''): Promise<void> {
     const id = crypto.randomUUID();
-    const receivers = await connection.publish(`${prefix}changes`, `${topic} ${id} ${payload}`);
+    const channel = `${prefix}changes`;
+    const published = await connection.publish(channel, `${topic} ${id} ${payload}`);
+    const receivers = connection instanceof Cluster ? await clusterSubscribers(connection, channel) : published;
     const acks = `${prefix}acks:${id}`;
     const until = performance.now() + ACK_WAIT_MS;
     while ((await connection.llen(acks)) < receivers && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -102,14 +143,15 @@ export class ChangeFeed {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.watchdog);
     this.live = false;
     this.listeners.clear();
     await this.subscriber.quit().catch(() => this.subscriber.disconnect());
   }
 
-  private confirmed(): void {
-    if (this.live) return;
+  private confirmed(subscriber: Redis): void {
+    if (this.live || subscriber !== this.subscriber) return;
     this.live = true;
     for (const listener of this.listeners.values()) listener.subscribed();
   }
@@ -128,4 +170,21 @@ export class ChangeFeed {
       .exec()
       .catch(() => undefined);
   }
+}
+
+/**
+ * The subscribers of `channel` on every node of a Cluster: PUBLISH answers only those of the node
+ * it ran on, though the message reaches every node. A node that does not answer has none that
+ * would acknowledge.
+ */
+async function clusterSubscribers(cluster: Cluster, channel: string): Promise<number> {
+  const counts = await Promise.all(
+    cluster.nodes('all').map((node) =>
+      node.pubsub('NUMSUB', channel).then(
+        (reply) => Number((reply as [string, number])[1]),
+        () => 0,
+      ),
+    ),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
 }

@@ -36,13 +36,22 @@ export function unavailable(message: string, cause: unknown): StoreUnavailableEr
 }
 
 /**
+ * Errors Redis answers while it cannot serve, for a moment: a Cluster without a master for some
+ * slots or moving them (CLUSTERDOWN, TRYAGAIN), a master whose replica link is down
+ * (MASTERDOWN), a server loading its data (LOADING), a master turned replica by a failover
+ * (READONLY, until the connection follows the new master).
+ */
+const PASSING_REFUSAL = /^(?:CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)\b/;
+
+/**
  * True when a store failure is Redis being unreachable (closed connection, timeout, not connected)
- * rather than Redis answering with an error: the failures the fallback stands in for.
+ * or, for a moment, unable to serve (above), rather than Redis answering with an error: the
+ * failures the fallback stands in for.
  */
 export function isRedisOutage(error: unknown): boolean {
   if (!(error instanceof StoreUnavailableError)) return false;
   const cause = error.cause;
-  return cause instanceof Error && cause.name !== 'ReplyError';
+  return cause instanceof Error && (cause.name !== 'ReplyError' || PASSING_REFUSAL.test(cause.message));
 }
 
 /** True when an outage's failure certainly never reached Redis (refused before sending: not connected). */

@@ -12,12 +12,14 @@
  * While Redis is away the meter answers from the outage fallback (src/store/redis/redisFallback.ts) and
  * writes back what it counted meanwhile once Redis answers again.
  */
+import { Cluster } from 'ioredis';
 import { apis } from '../../plans/plans.js';
 import { AdmissionBatches } from '../admissionBatches.js';
 import { dayKey, historyDayKeys, monthKey, nextDayReset, nextMonthReset, nextReset } from '../quotaPeriod.js';
 import type { CommandReceipt, OutageFallback } from './redisFallback.js';
 import { execResult, isRedisOutage, neverSent, unavailable, type RedisGuard } from './redisFailures.js';
 import type { StoreRedis } from './redisScripts.js';
+import { inOneWrite } from './redisConnection.js';
 import { USAGE_HISTORY_DAYS, type AdmitDecision, type AdmitOutcome, type AdmitRequest, type DailyUsage, type Meter } from '../store.js';
 import type { UsageCounts } from '../../plans/quota.js';
 
@@ -64,9 +66,12 @@ export class RedisMeter implements Meter {
     // one is lost. Not on 'ready': ioredis emits status events a tick late, and a command sent on the
     // new connection meanwhile would write the old field, so that commands lost with the old
     // connection would read as counted.
-    redis.on('close', () => {
+    const nextGeneration = () => {
       this.generation++;
-    });
+    };
+    redis.on('close', nextGeneration);
+    // On a Cluster, a node's connection is lost alone (its node fell or a failover moved its slots).
+    if (redis instanceof Cluster) redis.on('-node', nextGeneration);
     // Counts made while Redis was away go back as soon as it answers, and are retried every second.
     redis.on('ready', () => void this.writeBack());
     this.timer = setInterval(() => void this.writeBack(), WRITE_BACK_INTERVAL_MS);
@@ -174,17 +179,12 @@ export class RedisMeter implements Meter {
    * The admit script's runs for the batches of one turn (admissionBatches.ts), one per batch,
    * written at once in the order of their sequence numbers (not left to auto-pipelining, which
    * would send them a turn later, possibly after a counting command with a later number). The
-   * connection is corked meanwhile, so that they leave in one write. Not an ioredis pipeline: under
-   * load its objects outlive young-generation collections, which then copy megabytes each.
+   * connection is corked meanwhile, so that they leave in one write (on a Cluster, each master's
+   * connection: each gets its slots' batches in one write). Not an ioredis pipeline: under load its
+   * objects outlive young-generation collections, which then copy megabytes each.
    */
   private admitBatches(batches: AdmissionItem[][]): Promise<AdmitDecision[]>[] {
-    const connection = this.redis.stream;
-    connection?.cork();
-    try {
-      return batches.map((batch) => this.admitBatch(batch));
-    } finally {
-      connection?.uncork();
-    }
+    return inOneWrite(this.redis, () => batches.map((batch) => this.admitBatch(batch)));
   }
 
   private async admitBatch(batch: AdmissionItem[]): Promise<AdmitDecision[]> {

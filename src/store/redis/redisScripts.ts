@@ -4,7 +4,7 @@
  * per connection with defineCommand (redisConnection.ts), so it is sent once and then run by its
  * SHA; each touches only keys of one hash tag (one Redis Cluster slot).
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** Keys of the rate window's sorted sets outlive the window by this much (then Redis drops them). */
 const RATE_KEY_SLACK_MS = 10_000;
@@ -340,10 +340,15 @@ interface StoreCommands {
   netlookupCountDaily(...args: (string | number)[]): Promise<[number, number]>;
   netlookupUncountDaily(key: string): Promise<number>;
 }
-export type StoreRedis = Redis & StoreCommands;
+/** One Redis (a server, or the master a Sentinel names) or a Redis Cluster, with the store's scripts. */
+export type StoreRedis = (Redis | Cluster) & StoreCommands;
 
-/** The store's scripts, sent once per connection and then run by their SHA. */
-export function defineStoreCommands(redis: Redis): void {
+/**
+ * The store's scripts, sent once per connection and then run by their SHA. On a Cluster each node
+ * that answers NOSCRIPT (a replica promoted after a failover never loaded them) is sent the script
+ * itself (EVAL), and by their SHA again afterwards.
+ */
+export function defineStoreCommands(redis: Redis | Cluster): void {
   redis.defineCommand('netlookupAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
   redis.defineCommand('netlookupSlide', { numberOfKeys: 1, lua: SLIDE_SCRIPT });
   // the number of keys varies: given as the first argument

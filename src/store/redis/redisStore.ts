@@ -1,12 +1,15 @@
 /**
- * The shared store: Redis through ioredis, selected by `REDIS_URL`, shared
- * by any number of instances and cluster workers. On one connection: the accounts and keys
+ * The shared store: Redis through ioredis — one server (`REDIS_URL`), a Redis Cluster or a master
+ * found through Sentinel (redisConnection.ts) — shared by any number of instances and cluster
+ * workers. On one connection (one client of a Cluster): the accounts and keys
  * (redisAccounts.ts), the meter (redisMeter.ts), the blacklist (redisBlacklist.ts) and the
  * dashboard's sessions (redisSessions.ts, never answered from the outage fallback). The
  * authentication cache and the addresses with reports (src/store/redis/redisListedAddresses.ts) are
  * copies in the process, kept current by one change feed (src/store/redis/redisChangeFeed.ts). While
  * Redis is away, the accounts and the meter answer from one outage fallback (redisFallback.ts);
  * a Redis silent for the deadline (`timeoutMs`) is away (redisConnection.ts, `watchConnection`).
+ * Reports and account changes are written on a connection of their own when replicas must
+ * confirm them (redisReplicas.ts).
  *
  * Key layout (all under `prefix`, default `nl:`; `{acct:<id>}` is a Redis Cluster hash tag, so
  * every key one script touches lives in one slot):
@@ -38,6 +41,8 @@ import { RedisMeter } from './redisMeter.js';
 import { RedisSessions } from './redisSessions.js';
 import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, watchConnection } from './redisConnection.js';
 import { redisGuard, type RedisGuard } from './redisFailures.js';
+import { ConfirmedWrites } from './redisReplicas.js';
+import type { RedisTarget } from '../../config/redisSettings.js';
 import type { StoreRedis } from './redisScripts.js';
 import type { Store } from '../store.js';
 
@@ -57,6 +62,11 @@ export interface RedisStoreOptions {
   redisOptions?: RedisOptions;
   /** how often the keys' last use noted in the process is written (default 5 s; also at close) */
   keyUseIntervalMs?: number;
+  /**
+   * replicas that must have a report or an account or key change before it answers (redisReplicas.ts;
+   * default 0: the master's answer is enough)
+   */
+  waitReplicas?: number;
   /**
    * false: no change feed, so no in-process copies (the authentication cache and the listed-address
    * set): every request reads its key, and every paid lookup its threat facts, from Redis
@@ -78,34 +88,39 @@ export class RedisStore implements Store {
   private constructor(
     readonly redis: StoreRedis,
     private readonly feed: ChangeFeed | null,
+    private readonly confirmed: ConfirmedWrites,
     prefix: string,
     options: RedisStoreOptions,
   ) {
     // unique among instances: the members of the rate window's sorted sets, the first start's claim
     const instance = crypto.randomBytes(6).toString('hex');
     const fallback = new OutageFallback();
-    this.accounts = new RedisAccounts(redis, prefix, this.guard, feed, fallback, instance, options.keyUseIntervalMs ?? KEY_USE_INTERVAL_MS);
-    this.blacklist = new RedisBlacklist(redis, prefix, this.guard, feed, options.blacklist ?? {});
+    const keyUseIntervalMs = options.keyUseIntervalMs ?? KEY_USE_INTERVAL_MS;
+    this.accounts = new RedisAccounts(redis, confirmed, prefix, this.guard, feed, fallback, instance, keyUseIntervalMs);
+    this.blacklist = new RedisBlacklist(redis, confirmed, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
     this.sessions = new RedisSessions(redis, prefix, this.guard);
     this.watchdog = watchConnection(redis, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
-  /** Connects to `url` and opens the store on it. */
-  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+  /** Connects to `target` (a string: a redis:// URL) and opens the store on it. */
+  static async open(target: RedisTarget | string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const prefix = options.prefix ?? 'nl:';
     if (/[{}]/.test(prefix)) throw new RangeError('the Redis key prefix must not contain braces (they are hash tags)');
     if (options.keyUseIntervalMs !== undefined && !(options.keyUseIntervalMs > 0))
       throw new RangeError('keyUseIntervalMs must be positive');
     const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
-    const redis = await connectRedis(url, timeoutMs, options.redisOptions);
+    const redis = await connectRedis(typeof target === 'string' ? { kind: 'url', url: target } : target, timeoutMs, options.redisOptions);
     let feed: ChangeFeed | null = null;
+    let confirmed: ConfirmedWrites | null = null;
     try {
+      confirmed = await ConfirmedWrites.open(redis, options.waitReplicas ?? 0, timeoutMs);
       if (options.localCopies !== false) feed = await ChangeFeed.open(redis, prefix, timeoutMs);
-      return new RedisStore(redis, feed, prefix, options);
+      return new RedisStore(redis, feed, confirmed, prefix, options);
     } catch (e) {
       await feed?.close();
+      await confirmed?.close();
       redis.disconnect();
       throw e;
     }
@@ -133,6 +148,7 @@ export class RedisStore implements Store {
     clearInterval(this.watchdog);
     this.blacklist.close();
     await this.feed?.close();
+    await this.confirmed.close();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
