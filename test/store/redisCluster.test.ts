@@ -1,0 +1,190 @@
+/**
+ * The shared store on a real Redis Cluster (three masters, a replica each; redisTopologies.ts): the
+ * four conformance suites, a turn's admissions across masters in one write per master, the change
+ * feed between two instances, and a master killed: its replica, which never loaded the store's
+ * scripts, takes over and the store goes on (EVALSHA falls back to EVAL), losing no acknowledged
+ * report.
+ */
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RedisTarget } from '../../src/config/redisSettings.js';
+import { parseBlacklistAddress } from '../../src/blacklist/address.js';
+import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
+import type { AdmitRequest } from '../../src/store/store.js';
+import { accountsConformance } from './accountsConformance.js';
+import { blacklistConformance } from './blacklistConformance.js';
+import { meterConformance } from './meterConformance.js';
+import { sessionsConformance } from './sessionsConformance.js';
+import { client, RedisClusterSetup } from './redisTopologies.js';
+import { until } from '../until.js';
+
+let cluster: RedisClusterSetup;
+
+beforeAll(async () => {
+  cluster = await RedisClusterSetup.start();
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const target = (): RedisTarget => ({ kind: 'cluster', nodes: cluster.seeds, auth: { tls: false } });
+const open = (prefix: string, options: RedisStoreOptions = {}) => RedisStore.open(target(), { prefix, waitReplicas: 1, ...options });
+
+accountsConformance('redis cluster', () => open('a:', { rateClock: 'request' }));
+meterConformance('redis cluster', () => open('m:', { rateClock: 'request' }));
+blacklistConformance('redis cluster', () => open('b:', { rateClock: 'request' }));
+sessionsConformance('redis cluster', () => open('s:'));
+
+const request = (accountId: string): AdmitRequest => ({
+  account_id: accountId,
+  api: 'ip',
+  cost: 1,
+  rate_limit_per_second: 1000,
+  quota: { period: 'day', limit: 100, pooled: false },
+  consume: true,
+  now: new Date(),
+});
+
+/** An account whose slot `master` serves. */
+async function accountOn(store: RedisStore, prefix: string, master: number): Promise<string> {
+  for (;;) {
+    const { account } = await store.accounts.createAccount({ plan: 'free' });
+    if ((await cluster.masterOf(`${prefix}{acct:${account.id}}:rate`)) === master) return account.id;
+  }
+}
+
+describe('on a Redis Cluster', () => {
+  let a: RedisStore;
+  let b: RedisStore;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([open('x:'), open('x:')]);
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it("a turn's admissions, on accounts of every master, leave in one write per master", async () => {
+    const { masters } = await cluster.roles();
+    const accounts = await Promise.all(masters.map((master) => accountOn(a, 'x:', master)));
+    await Promise.all(accounts.map((id) => a.meter.admit(request(id))));
+    const streams = (a.redis as Cluster).nodes('master').map(
+      (node) =>
+        node.stream as unknown as {
+          _writev: (chunks: unknown[], callback: () => void) => void;
+          _write: (chunk: unknown, encoding: string, callback: () => void) => void;
+        },
+    );
+    const spies = streams.map((stream) => ({ writev: vi.spyOn(stream, '_writev'), write: vi.spyOn(stream, '_write') }));
+    try {
+      const decisions = await Promise.all(accounts.flatMap((id) => [a.meter.admit(request(id)), a.meter.admit(request(id))]));
+      expect(decisions.map((d) => [d.outcome, d.quota.used])).toEqual(
+        accounts.flatMap(() => [
+          ['admitted', 2],
+          ['admitted', 3],
+        ]),
+      );
+      // each master got its account's batch in one write: one _writev (the cork), no lone _write
+      expect(spies.map(({ writev, write }) => writev.mock.calls.length + write.mock.calls.length).sort()).toEqual([1, 1, 1]);
+    } finally {
+      for (const { writev, write } of spies) {
+        writev.mockRestore();
+        write.mockRestore();
+      }
+    }
+  });
+
+  it('a key rolled through one instance is refused by the other at once: the change feed reaches every instance', async () => {
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
+    // b now holds the key in its cache; the roll through a must reach b's subscription, wherever it is
+    const rolled = await a.accounts.rollKey(key.id);
+    expect(await b.accounts.authenticate(key.secret)).toBeNull();
+    expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+  });
+
+  it("a master killed: its replica, which never loaded the store's scripts, takes over; the store goes on and keeps every acknowledged report", async () => {
+    const master = (await cluster.roles()).masters[0];
+    const id = await accountOn(a, 'x:', master);
+    expect((await a.meter.admit(request(id))).outcome).toBe('admitted');
+    const sha = (a.redis as unknown as { scriptsSet: Record<string, { sha: string }> }).scriptsSet.netlookupAdmit.sha;
+    const onMaster = client(master);
+    expect(await onMaster.call('SCRIPT', 'EXISTS', sha)).toEqual([1]);
+    onMaster.disconnect();
+    const replica = await replicaOf(master);
+    const onReplica = client(replica);
+    expect(await onReplica.call('SCRIPT', 'EXISTS', sha)).toEqual([0]);
+    onReplica.disconnect();
+
+    // reports on addresses of every master, one after another, until a while after the failover
+    const acknowledged: string[] = [];
+    const refused: number[] = [];
+    let reporting = true;
+    let n = 0;
+    const reporter = (async () => {
+      while (reporting) {
+        const ip = `198.51.100.${n++ % 250}`;
+        const at = performance.now();
+        try {
+          const input = {
+            ip,
+            reporter: id,
+            threat_type: 'scanner',
+            message: null,
+            source: 'test',
+            at: new Date(),
+            country_code: null,
+            isp: null,
+          } as const;
+          await a.blacklist.report(input, new Date());
+          acknowledged.push(ip);
+        } catch {
+          refused.push(at);
+        }
+      }
+    })();
+    await until('a few reports', () => acknowledged.length > 20, 10_000);
+    const killedAt = performance.now();
+    await cluster.crash(master);
+    await until('the replica to take over', async () => (await cluster.roles()).masters.includes(replica), 30_000, 50);
+    // the store answers from Redis again on the killed master's slots: admissions there decided by Redis
+    await until(
+      'admissions on the failed-over slots',
+      async () => {
+        const before = a.meter.owesCounts;
+        return (await a.meter.admit(request(id))).outcome === 'admitted' && !before && !a.meter.owesCounts;
+      },
+      30_000,
+      50,
+    );
+    const backAt = performance.now();
+    await until('reports on the new master', () => acknowledged.length > 0 && refused.every((t) => t < backAt), 5000);
+    reporting = false;
+    await reporter;
+    console.log(
+      `cluster failover: ${Math.round(backAt - killedAt)} ms from kill -9 to the slots answering; ${refused.length} reports refused (unavailable), ` +
+        `the last ${refused.length ? Math.round(refused[refused.length - 1] - killedAt) : 0} ms after the kill`,
+    );
+    // the script ran on the promoted replica: ioredis sent it after NOSCRIPT
+    const promoted = client(replica);
+    expect(await promoted.call('SCRIPT', 'EXISTS', sha)).toEqual([1]);
+    promoted.disconnect();
+    // every acknowledged report is there, read by the other instance
+    for (const ip of new Set(acknowledged)) expect(await b.blacklist.listing(parseBlacklistAddress(ip)!, new Date(), 1), ip).not.toBeNull();
+    await cluster.restart(master);
+    await cluster.untilHealthy();
+  });
+});
+
+async function replicaOf(master: number): Promise<number> {
+  const redis = client(master);
+  try {
+    const replication = await redis.info('replication');
+    return Number(/slave0:ip=[^,]+,port=(\d+)/.exec(replication)![1]);
+  } finally {
+    redis.disconnect();
+  }
+}
