@@ -1,0 +1,160 @@
+/**
+ * The shared store on the master of a real Redis Sentinel set-up (a master, two replicas, three
+ * sentinels; redisTopologies.ts): the four conformance suites, and the master killed: the
+ * sentinels promote a replica, the store finds it and goes on, losing no acknowledged report.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBlacklistAddress } from '../../src/blacklist/address.js';
+import type { RedisTarget } from '../../src/config/redisSettings.js';
+import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
+import { accountsConformance } from './accountsConformance.js';
+import { blacklistConformance } from './blacklistConformance.js';
+import { meterConformance } from './meterConformance.js';
+import { sessionsConformance } from './sessionsConformance.js';
+import { RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
+import { elapse, until } from '../until.js';
+
+let sentinel: RedisSentinelSetup;
+
+beforeAll(async () => {
+  sentinel = await RedisSentinelSetup.start();
+});
+
+afterAll(async () => {
+  await sentinel?.stop();
+});
+
+const target = (): RedisTarget => ({ kind: 'sentinel', sentinels: sentinel.sentinelNodes, name: SENTINEL_NAME, auth: { tls: false } });
+const open = (prefix: string, options: RedisStoreOptions = {}) => RedisStore.open(target(), { prefix, waitReplicas: 1, ...options });
+
+accountsConformance('redis sentinel', () => open('a:', { rateClock: 'request' }));
+meterConformance('redis sentinel', () => open('m:', { rateClock: 'request' }));
+blacklistConformance('redis sentinel', () => open('b:', { rateClock: 'request' }));
+sessionsConformance('redis sentinel', () => open('s:'));
+
+describe('on a Redis Sentinel set-up', () => {
+  it('what confirming by a replica (WAIT) costs a report and an account change, and a write no replica confirms is refused', async () => {
+    // without change feeds: a change's announcement (and its wait for acknowledgements) is not measured
+    const stores = {
+      0: await open('w:', { waitReplicas: 0, localCopies: false }),
+      1: await open('w:', { waitReplicas: 1, localCopies: false }),
+    };
+    try {
+      const { account } = await stores[0].accounts.createAccount({ plan: 'free' });
+      const mean = async (what: (store: RedisStore, i: number) => Promise<unknown>, store: RedisStore, n = 300) => {
+        const start = performance.now();
+        for (let i = 0; i < n; i++) await what(store, i);
+        return (performance.now() - start) / n;
+      };
+      const report = (store: RedisStore, i: number) =>
+        store.blacklist.report(
+          {
+            ip: `192.0.2.${i % 250}`,
+            reporter: `r${i}`,
+            threat_type: 'scanner',
+            message: null,
+            source: 'test',
+            at: new Date(),
+            country_code: null,
+            isp: null,
+          },
+          new Date(),
+        );
+      const change = (store: RedisStore, i: number) => store.accounts.updateAccount(account.id, { email: `ops${i}@example.com` });
+      const costs = {
+        report: [await mean(report, stores[0]), await mean(report, stores[1])],
+        change: [await mean(change, stores[0]), await mean(change, stores[1])],
+      };
+      console.log(
+        `WAIT 1: a report ${costs.report[0].toFixed(3)} → ${costs.report[1].toFixed(3)} ms, an account change ${costs.change[0].toFixed(3)} → ${costs.change[1].toFixed(3)} ms (mean of 300, one at a time)`,
+      );
+    } finally {
+      await stores[0].close();
+      await stores[1].close();
+    }
+    // three replicas asked of two: refused as unavailable, though the master has it; the retry merges with it
+    const strict = await open('w:', { waitReplicas: 3 });
+    try {
+      const input = {
+        ip: '192.0.2.77',
+        reporter: 'strict',
+        threat_type: 'scanner',
+        message: null,
+        source: 'test',
+        at: new Date(),
+        country_code: null,
+        isp: null,
+      } as const;
+      await expect(strict.blacklist.report(input, new Date())).rejects.toThrow(/2 of the 3 replicas asked for confirmed it/);
+      const relaxed = await open('w:', { waitReplicas: 2 });
+      try {
+        expect((await relaxed.blacklist.report(input, new Date())).merged).toBe(true);
+      } finally {
+        await relaxed.close();
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('the master killed: the store follows the promoted replica and keeps every acknowledged report and change', async () => {
+    const [a, b] = await Promise.all([open('x:'), open('x:')]);
+    try {
+      const { account, key } = await a.accounts.createAccount({ plan: 'free' });
+      const master = await sentinel.master();
+      const acknowledged: string[] = [];
+      const refused: number[] = [];
+      let reporting = true;
+      let n = 0;
+      const reporter = (async () => {
+        while (reporting) {
+          const ip = `203.0.113.${n++ % 250}`;
+          const at = performance.now();
+          try {
+            const input = {
+              ip,
+              reporter: account.id,
+              threat_type: 'scanner',
+              message: null,
+              source: 'test',
+              at: new Date(),
+              country_code: null,
+              isp: null,
+            } as const;
+            await a.blacklist.report(input, new Date());
+            acknowledged.push(ip);
+          } catch {
+            refused.push(at);
+            // as a client told Retry-After would, sooner
+            await elapse(10);
+          }
+        }
+      })();
+      await until('a few reports', () => acknowledged.length > 20, 10_000);
+      const killedAt = performance.now();
+      await sentinel.crash(master);
+      await until('the sentinels to promote a replica', async () => (await sentinel.master()) !== master, 30_000, 50);
+      const promotedAt = performance.now();
+      // reports are acknowledged again: the store's connections went to the new master
+      const count = acknowledged.length;
+      await until('reports on the new master', () => acknowledged.length > count + 5, 30_000);
+      const backAt = performance.now();
+      reporting = false;
+      await reporter;
+      console.log(
+        `sentinel failover: ${Math.round(promotedAt - killedAt)} ms from kill -9 to the promotion, ${Math.round(backAt - killedAt)} ms to reports acknowledged again; ` +
+          `${refused.length} reports refused (unavailable)`,
+      );
+      for (const ip of new Set(acknowledged))
+        expect(await b.blacklist.listing(parseBlacklistAddress(ip)!, new Date(), 1), ip).not.toBeNull();
+      // a change after the failover reaches the other instance at once (its change feed followed the master too)
+      await until('b to read the key', async () => (await b.accounts.authenticate(key.secret).catch(() => null)) !== null, 10_000);
+      const rolled = await a.accounts.rollKey(key.id);
+      expect(await b.accounts.authenticate(key.secret)).toBeNull();
+      expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
