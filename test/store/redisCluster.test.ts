@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RedisTarget } from '../../src/config/redisSettings.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
-import type { AdmitRequest } from '../../src/store/store.js';
+import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
-import { client, RedisClusterSetup } from './redisTopologies.js';
+import { client, confirmationCost, RedisClusterSetup } from './redisTopologies.js';
 import { until } from '../until.js';
 
 let cluster: RedisClusterSetup;
@@ -97,6 +97,10 @@ describe('on a Redis Cluster', () => {
     }
   });
 
+  it('what confirming by a replica (WAIT) costs a report and an account change', async () => {
+    await confirmationCost('Cluster', (waitReplicas) => open('w:', { waitReplicas, localCopies: false }));
+  });
+
   it('a key rolled through one instance is refused by the other at once: the change feed reaches every instance', async () => {
     const { key } = await a.accounts.createAccount({ plan: 'free' });
     expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
@@ -176,6 +180,35 @@ describe('on a Redis Cluster', () => {
     for (const ip of new Set(acknowledged)) expect(await b.blacklist.listing(parseBlacklistAddress(ip)!, new Date(), 1), ip).not.toBeNull();
     await cluster.restart(master);
     await cluster.untilHealthy();
+  });
+
+  it('a Cluster that is down answers as an unreachable Redis: lookups from the fallback, writes refused, counts written back once it is up', async () => {
+    const id = (await a.accounts.createAccount({ plan: 'free' })).account.id;
+    const ports = [...cluster.nodes.keys()];
+    await Promise.all(ports.map((port) => cluster.crash(port)));
+    const started = performance.now();
+    const decision = await a.meter.admit(request(id));
+    const waited = performance.now() - started;
+    expect(decision.outcome).toBe('admitted');
+    expect(waited).toBeLessThan(3000);
+    await until('the store to say degraded', async () => a.degraded() && !(await a.healthy()), 10_000);
+    const input = {
+      ip: '192.0.2.9',
+      reporter: id,
+      threat_type: 'scanner',
+      message: null,
+      source: 'test',
+      at: new Date(),
+      country_code: null,
+      isp: null,
+    } as const;
+    await expect(a.blacklist.report(input, new Date())).rejects.toThrow(StoreUnavailableError);
+    // the nodes come back empty (no persistence): what Redis holds of today is what was counted meanwhile
+    await Promise.all(ports.map((port) => cluster.restart(port)));
+    await cluster.untilHealthy();
+    await until('the store to be healthy again, its counts written back', () => a.healthy(), 30_000, 50);
+    expect((await a.meter.usage(id, new Date())).today.ip).toBe(1);
+    console.log(`a Cluster down: the first admission answered from the fallback after ${Math.round(waited)} ms`);
   });
 });
 

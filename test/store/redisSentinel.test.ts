@@ -11,7 +11,7 @@ import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
-import { RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
+import { confirmationCost, RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
 import { elapse, until } from '../until.js';
 
 let sentinel: RedisSentinelSetup;
@@ -34,44 +34,7 @@ sessionsConformance('redis sentinel', () => open('s:'));
 
 describe('on a Redis Sentinel set-up', () => {
   it('what confirming by a replica (WAIT) costs a report and an account change, and a write no replica confirms is refused', async () => {
-    // without change feeds: a change's announcement (and its wait for acknowledgements) is not measured
-    const stores = {
-      0: await open('w:', { waitReplicas: 0, localCopies: false }),
-      1: await open('w:', { waitReplicas: 1, localCopies: false }),
-    };
-    try {
-      const { account } = await stores[0].accounts.createAccount({ plan: 'free' });
-      const mean = async (what: (store: RedisStore, i: number) => Promise<unknown>, store: RedisStore, n = 300) => {
-        const start = performance.now();
-        for (let i = 0; i < n; i++) await what(store, i);
-        return (performance.now() - start) / n;
-      };
-      const report = (store: RedisStore, i: number) =>
-        store.blacklist.report(
-          {
-            ip: `192.0.2.${i % 250}`,
-            reporter: `r${i}`,
-            threat_type: 'scanner',
-            message: null,
-            source: 'test',
-            at: new Date(),
-            country_code: null,
-            isp: null,
-          },
-          new Date(),
-        );
-      const change = (store: RedisStore, i: number) => store.accounts.updateAccount(account.id, { email: `ops${i}@example.com` });
-      const costs = {
-        report: [await mean(report, stores[0]), await mean(report, stores[1])],
-        change: [await mean(change, stores[0]), await mean(change, stores[1])],
-      };
-      console.log(
-        `WAIT 1: a report ${costs.report[0].toFixed(3)} → ${costs.report[1].toFixed(3)} ms, an account change ${costs.change[0].toFixed(3)} → ${costs.change[1].toFixed(3)} ms (mean of 300, one at a time)`,
-      );
-    } finally {
-      await stores[0].close();
-      await stores[1].close();
-    }
+    await confirmationCost('Sentinel', (waitReplicas) => open('w:', { waitReplicas, localCopies: false }));
     // three replicas asked of two: refused as unavailable, though the master has it; the retry merges with it
     const strict = await open('w:', { waitReplicas: 3 });
     try {
