@@ -110,6 +110,22 @@ describe('on a Redis Cluster', () => {
     expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
   });
 
+  it("the node of an instance's subscription killed: the feed subscribes on another node, and changes reach the instance again", async () => {
+    const feed = (b as unknown as { feed: { live: boolean; subscriber: { options: { port: number } } } }).feed;
+    const node = feed.subscriber.options.port;
+    await cluster.crash(node);
+    await until('the feed to be lost', () => !feed.live, 10_000);
+    await until('the feed to subscribe on another node', () => feed.live && feed.subscriber.options.port !== node, 30_000, 20);
+    // the node back as a replica (a killed master's slots came back with its replica's promotion)
+    await cluster.restart(node);
+    await cluster.untilHealthy();
+    const { key } = await a.accounts.createAccount({ plan: 'free' });
+    expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
+    const rolled = await a.accounts.rollKey(key.id);
+    expect(await b.accounts.authenticate(key.secret)).toBeNull();
+    expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+  });
+
   it("a master killed: its replica, which never loaded the store's scripts, takes over; the store goes on and keeps every acknowledged report", async () => {
     const master = (await cluster.roles()).masters[0];
     const id = await accountOn(a, 'x:', master);

@@ -15,7 +15,7 @@ import { until } from '../until.js';
 import { freePort } from './redisTestServer.js';
 
 /** How long a node may be silent before the others take it for failed (the Cluster's, the sentinels'). */
-export const NODE_TIMEOUT_MS = 1000;
+const NODE_TIMEOUT_MS = 1000;
 
 interface Node {
   port: number;

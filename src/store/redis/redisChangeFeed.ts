@@ -16,7 +16,7 @@
  */
 import crypto from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
-import { watchConnection } from './redisConnection.js';
+import { closeConnection, watchConnection } from './redisConnection.js';
 
 /** How long a change waits for the instances' acknowledgements before answering anyway. */
 const ACK_WAIT_MS = 2000;
@@ -147,7 +147,7 @@ export class ChangeFeed {
     clearInterval(this.watchdog);
     this.live = false;
     this.listeners.clear();
-    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+    await closeConnection(this.subscriber, this.timeoutMs);
   }
 
   private confirmed(subscriber: Redis): void {

@@ -154,6 +154,26 @@ export function inOneWrite<T>(redis: Redis | Cluster, send: () => T): T {
   }
 }
 
+/**
+ * Closes a connection: QUIT (what was sent is answered first), or cut after `timeoutMs` when Redis
+ * does not answer it (a Cluster waits on a node that fell).
+ */
+export async function closeConnection(redis: Redis | Cluster, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([
+    redis.quit().then(
+      () => undefined,
+      () => undefined,
+    ),
+    cut,
+  ]);
+  clearTimeout(timer);
+  redis.disconnect();
+}
+
 /** Where a target points, for messages: no password. */
 function describedTarget(target: RedisTarget): string {
   switch (target.kind) {

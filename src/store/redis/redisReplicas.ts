@@ -13,6 +13,7 @@
  */
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
+import { closeConnection } from './redisConnection.js';
 import { execResult } from './redisFailures.js';
 import { defineStoreCommands, type StoreRedis } from './redisScripts.js';
 
@@ -69,6 +70,6 @@ export class ConfirmedWrites {
   }
 
   async close(): Promise<void> {
-    if (this.own) await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.own) await closeConnection(this.redis, this.waitMs * 2);
   }
 }

@@ -39,7 +39,7 @@ import { ChangeFeed } from './redisChangeFeed.js';
 import { OutageFallback } from './redisFallback.js';
 import { RedisMeter } from './redisMeter.js';
 import { RedisSessions } from './redisSessions.js';
-import { connectRedis, DEFAULT_REDIS_TIMEOUT_MS, watchConnection } from './redisConnection.js';
+import { closeConnection, connectRedis, DEFAULT_REDIS_TIMEOUT_MS, watchConnection } from './redisConnection.js';
 import { redisGuard, type RedisGuard } from './redisFailures.js';
 import { ConfirmedWrites } from './redisReplicas.js';
 import type { RedisTarget } from '../../config/redisSettings.js';
@@ -84,6 +84,7 @@ export class RedisStore implements Store {
   private closed = false;
   private readonly guard: RedisGuard = redisGuard(() => this.closed);
   private readonly watchdog: NodeJS.Timeout;
+  private readonly timeoutMs: number;
 
   private constructor(
     readonly redis: StoreRedis,
@@ -100,7 +101,8 @@ export class RedisStore implements Store {
     this.blacklist = new RedisBlacklist(redis, confirmed, prefix, this.guard, feed, options.blacklist ?? {});
     this.meter = new RedisMeter(redis, prefix, this.guard, fallback, instance, options.rateClock ?? 'redis');
     this.sessions = new RedisSessions(redis, prefix, this.guard);
-    this.watchdog = watchConnection(redis, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    this.watchdog = watchConnection(redis, this.timeoutMs);
   }
 
   /** Connects to `target` (a string: a redis:// URL) and opens the store on it. */
@@ -149,6 +151,6 @@ export class RedisStore implements Store {
     this.blacklist.close();
     await this.feed?.close();
     await this.confirmed.close();
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeConnection(this.redis, this.timeoutMs);
   }
 }
