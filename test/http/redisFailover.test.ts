@@ -127,7 +127,10 @@ async function underLoad(
       },
       30_000,
       50,
-    );
+    ).catch((e: Error) => {
+      const refused = answers.filter((x) => x.status >= 300).slice(-3);
+      throw new Error(`${e.message}; the last refusals: ${JSON.stringify(refused.map((x) => ({ ...x, at: x.at - killedAt })))}`);
+    });
     return { answers, killedAt, key: key.secret };
   } finally {
     running = false;

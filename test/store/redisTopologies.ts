@@ -307,6 +307,15 @@ export class RedisSentinelSetup {
     await crash(this.servers.get(port)!);
   }
 
+  /** Hangs a server (SIGSTOP): its connections stay open, nothing is answered. */
+  pause(port: number): void {
+    this.servers.get(port)!.child.kill('SIGSTOP');
+  }
+
+  resume(port: number): void {
+    this.servers.get(port)!.child.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     await stopAll([...this.servers.values(), ...this.sentinels]);
     fs.rmSync(this.dir, { recursive: true, force: true });
