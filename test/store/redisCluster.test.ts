@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RedisTarget } from '../../src/config/redisSettings.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
-import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
-import { client, confirmationCost, RedisClusterSetup } from './redisTopologies.js';
+import { client, RedisClusterSetup } from './redisTopologies.js';
+import { admitRequest, confirmationCost, reportInput, reportUntilStopped } from './storeTraffic.js';
 import { until } from '../until.js';
 
 let cluster: RedisClusterSetup;
@@ -36,15 +37,16 @@ meterConformance('redis cluster', () => open('m:', { rateClock: 'request' }));
 blacklistConformance('redis cluster', () => open('b:', { rateClock: 'request' }));
 sessionsConformance('redis cluster', () => open('s:'));
 
-const request = (accountId: string): AdmitRequest => ({
-  account_id: accountId,
-  api: 'ip',
-  cost: 1,
-  rate_limit_per_second: 1000,
-  quota: { period: 'day', limit: 100, pooled: false },
-  consume: true,
-  now: new Date(),
-});
+const request = (accountId: string) => admitRequest(accountId);
+
+/** A key read by `b` (so that b holds it in its cache), rolled through `a`: `b` refuses the old secret at once. */
+async function expectRollSeen(a: RedisStore, b: RedisStore): Promise<void> {
+  const { key } = await a.accounts.createAccount({ plan: 'free' });
+  expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
+  const rolled = await a.accounts.rollKey(key.id);
+  expect(await b.accounts.authenticate(key.secret)).toBeNull();
+  expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+}
 
 /** An account whose slot `master` serves. */
 async function accountOn(store: RedisStore, prefix: string, master: number): Promise<string> {
@@ -102,12 +104,7 @@ describe('on a Redis Cluster', () => {
   });
 
   it('a key rolled through one instance is refused by the other at once: the change feed reaches every instance', async () => {
-    const { key } = await a.accounts.createAccount({ plan: 'free' });
-    expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
-    // b now holds the key in its cache; the roll through a must reach b's subscription, wherever it is
-    const rolled = await a.accounts.rollKey(key.id);
-    expect(await b.accounts.authenticate(key.secret)).toBeNull();
-    expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+    await expectRollSeen(a, b);
   });
 
   it("the node of an instance's subscription killed: the feed subscribes on another node, and changes reach the instance again", async () => {
@@ -119,11 +116,7 @@ describe('on a Redis Cluster', () => {
     // the node back as a replica (a killed master's slots came back with its replica's promotion)
     await cluster.restart(node);
     await cluster.untilHealthy();
-    const { key } = await a.accounts.createAccount({ plan: 'free' });
-    expect(await b.accounts.authenticate(key.secret)).not.toBeNull();
-    const rolled = await a.accounts.rollKey(key.id);
-    expect(await b.accounts.authenticate(key.secret)).toBeNull();
-    expect(await b.accounts.authenticate(rolled!.secret)).not.toBeNull();
+    await expectRollSeen(a, b);
   });
 
   it("a master killed: its replica, which never loaded the store's scripts, takes over; the store goes on and keeps every acknowledged report", async () => {
@@ -140,32 +133,8 @@ describe('on a Redis Cluster', () => {
     onReplica.disconnect();
 
     // reports on addresses of every master, one after another, until a while after the failover
-    const acknowledged: string[] = [];
-    const refused: number[] = [];
-    let reporting = true;
-    let n = 0;
-    const reporter = (async () => {
-      while (reporting) {
-        const ip = `198.51.100.${n++ % 250}`;
-        const at = performance.now();
-        try {
-          const input = {
-            ip,
-            reporter: id,
-            threat_type: 'scanner',
-            message: null,
-            source: 'test',
-            at: new Date(),
-            country_code: null,
-            isp: null,
-          } as const;
-          await a.blacklist.report(input, new Date());
-          acknowledged.push(ip);
-        } catch {
-          refused.push(at);
-        }
-      }
-    })();
+    const reports = reportUntilStopped(a, id, '198.51.100');
+    const { acknowledged, refused } = reports;
     await until('a few reports', () => acknowledged.length > 20, 10_000);
     const killedAt = performance.now();
     await cluster.crash(master);
@@ -182,8 +151,7 @@ describe('on a Redis Cluster', () => {
     );
     const backAt = performance.now();
     await until('reports on the new master', () => acknowledged.length > 0 && refused.every((t) => t < backAt), 5000);
-    reporting = false;
-    await reporter;
+    await reports.stop();
     console.log(
       `cluster failover: ${Math.round(backAt - killedAt)} ms from kill -9 to the slots answering; ${refused.length} reports refused (unavailable), ` +
         `the last ${refused.length ? Math.round(refused[refused.length - 1] - killedAt) : 0} ms after the kill`,
@@ -208,17 +176,7 @@ describe('on a Redis Cluster', () => {
     expect(decision.outcome).toBe('admitted');
     expect(waited).toBeLessThan(3000);
     await until('the store to say degraded', async () => a.degraded() && !(await a.healthy()), 10_000);
-    const input = {
-      ip: '192.0.2.9',
-      reporter: id,
-      threat_type: 'scanner',
-      message: null,
-      source: 'test',
-      at: new Date(),
-      country_code: null,
-      isp: null,
-    } as const;
-    await expect(a.blacklist.report(input, new Date())).rejects.toThrow(StoreUnavailableError);
+    await expect(a.blacklist.report(reportInput('192.0.2.9', id), new Date())).rejects.toThrow(StoreUnavailableError);
     // the nodes come back empty (no persistence): what Redis holds of today is what was counted meanwhile
     await Promise.all(ports.map((port) => cluster.restart(port)));
     await cluster.untilHealthy();

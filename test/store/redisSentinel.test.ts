@@ -11,8 +11,9 @@ import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
-import { confirmationCost, RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
-import { elapse, until } from '../until.js';
+import { RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
+import { confirmationCost, reportInput, reportUntilStopped } from './storeTraffic.js';
+import { until } from '../until.js';
 
 let sentinel: RedisSentinelSetup;
 
@@ -36,17 +37,7 @@ describe('on a Redis Sentinel set-up', () => {
   it('what confirming by a replica (WAIT) costs a report and an account change, and a write the replicas do not confirm is refused', async () => {
     const master = await sentinel.master();
     await confirmationCost('Sentinel', (waitReplicas) => open('w:', { waitReplicas, localCopies: false }));
-    const input = (reporter: string) =>
-      ({
-        ip: '192.0.2.77',
-        reporter,
-        threat_type: 'scanner',
-        message: null,
-        source: 'test',
-        at: new Date(),
-        country_code: null,
-        isp: null,
-      }) as const;
+    const input = (reporter: string) => reportInput('192.0.2.77', reporter);
     // three replicas asked of a master with two: confirmed by the two it has
     const three = await open('w:', { waitReplicas: 3 });
     try {
@@ -73,34 +64,8 @@ describe('on a Redis Sentinel set-up', () => {
     try {
       const { account, key } = await a.accounts.createAccount({ plan: 'free' });
       const master = await sentinel.master();
-      const acknowledged: string[] = [];
-      const refused: number[] = [];
-      let reporting = true;
-      let n = 0;
-      const reporter = (async () => {
-        while (reporting) {
-          const ip = `203.0.113.${n++ % 250}`;
-          const at = performance.now();
-          try {
-            const input = {
-              ip,
-              reporter: account.id,
-              threat_type: 'scanner',
-              message: null,
-              source: 'test',
-              at: new Date(),
-              country_code: null,
-              isp: null,
-            } as const;
-            await a.blacklist.report(input, new Date());
-            acknowledged.push(ip);
-          } catch {
-            refused.push(at);
-            // as a client told Retry-After would, sooner
-            await elapse(10);
-          }
-        }
-      })();
+      const reports = reportUntilStopped(a, account.id, '203.0.113');
+      const { acknowledged, refused } = reports;
       await until('a few reports', () => acknowledged.length > 20, 10_000);
       const killedAt = performance.now();
       await sentinel.crash(master);
@@ -110,8 +75,7 @@ describe('on a Redis Sentinel set-up', () => {
       const count = acknowledged.length;
       await until('reports on the new master', () => acknowledged.length > count + 5, 30_000);
       const backAt = performance.now();
-      reporting = false;
-      await reporter;
+      await reports.stop();
       console.log(
         `sentinel failover: ${Math.round(promotedAt - killedAt)} ms from kill -9 to the promotion, ${Math.round(backAt - killedAt)} ms to reports acknowledged again; ` +
           `${refused.length} reports refused (unavailable)`,

@@ -10,12 +10,13 @@ import { newId } from '../../src/store/apiKeySecret.js';
 import { dayKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPeriod.js';
 import { DAY_COUNTER_GRACE_MS } from '../../src/store/redis/redisMeter.js';
 import { RedisStore } from '../../src/store/redis/redisStore.js';
-import { StoreUnavailableError, USAGE_HISTORY_DAYS, type AdmitRequest } from '../../src/store/store.js';
+import { StoreUnavailableError, USAGE_HISTORY_DAYS } from '../../src/store/store.js';
 import { accountsConformance } from './accountsConformance.js';
 import { blacklistConformance } from './blacklistConformance.js';
 import { meterConformance } from './meterConformance.js';
 import { sessionsConformance } from './sessionsConformance.js';
 import { PrivateRedis, redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
+import { admitRequest } from './storeTraffic.js';
 import { elapse } from '../until.js';
 
 const accountsPrefix = redisTestPrefix('accounts');
@@ -46,18 +47,6 @@ sessionsConformance(
   () => removeKeys(sessionsPrefix),
 );
 
-/** A request admitted now by the default, within a day quota of 100. */
-const request = (accountId: string, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
-  account_id: accountId,
-  api: 'ip',
-  cost: 1,
-  rate_limit_per_second: 1000,
-  quota: { period: 'day', limit: 100, pooled: false },
-  consume: true,
-  now: new Date(),
-  ...over,
-});
-
 describe('redis store: shared between instances', () => {
   const prefix = redisTestPrefix('shared');
   let a: RedisStore;
@@ -77,7 +66,7 @@ describe('redis store: shared between instances', () => {
 
   it('two instances together admit exactly the quota', async () => {
     const { account } = await a.accounts.createAccount({ plan: 'free' });
-    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).meter.admit(request(account.id))));
+    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).meter.admit(admitRequest(account.id))));
     const outcomes = decisions.map((d) => d.outcome);
     expect(outcomes.filter((o) => o === 'admitted')).toHaveLength(100);
     expect(outcomes.filter((o) => o === 'quota_exceeded')).toHaveLength(200);
@@ -92,8 +81,8 @@ describe('redis store: shared between instances', () => {
     const decisions = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         i % 2
-          ? a.meter.admit(request(account.id, { rate_limit_per_second: 5 }))
-          : b.meter.admit(request(account.id, { rate_limit_per_second: 5, now: skewed() })),
+          ? a.meter.admit(admitRequest(account.id, { rate_limit_per_second: 5 }))
+          : b.meter.admit(admitRequest(account.id, { rate_limit_per_second: 5, now: skewed() })),
       ),
     );
     const elapsed = Date.now() - started;
@@ -115,9 +104,9 @@ describe('redis store: shared between instances', () => {
     try {
       const rule = { rate_limit_per_second: 6, quota: { period: 'day' as const, limit: 3, pooled: false } };
       const mine = Array.from({ length: 10 }, (_, i) =>
-        a.meter.admit(request(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })),
+        a.meter.admit(admitRequest(account.id, { ...rule, consume: i !== 1, api: i === 4 ? 'mac' : 'ip' })),
       );
-      const theirs = a.meter.admit(request(other.id, rule));
+      const theirs = a.meter.admit(admitRequest(other.id, rule));
       const outcomes = (await Promise.all(mine)).map((d) => `${d.outcome} ${d.quota.used}`);
       // rate: 6 take a place in the window (the refused one too); quota: 3 ip, and mac counts apart
       expect(outcomes).toEqual([
@@ -152,7 +141,7 @@ describe('redis store: shared between instances', () => {
     const writev = vi.spyOn(connection, '_writev');
     const write = vi.spyOn(connection, '_write');
     try {
-      const decisions = await Promise.all(accounts.map(({ account }) => a.meter.admit(request(account.id))));
+      const decisions = await Promise.all(accounts.map(({ account }) => a.meter.admit(admitRequest(account.id))));
       expect(decisions.map((d) => d.outcome)).toEqual(['admitted', 'admitted', 'admitted']);
       expect(write.mock.calls.length + writev.mock.calls.length).toBe(1);
       const written =
@@ -214,7 +203,7 @@ describe('redis store: shared between instances', () => {
   it('day and month counters carry TTLs past their period; nothing is kept without one', async () => {
     const { account } = await a.accounts.createAccount({ plan: 'free' });
     const now = new Date();
-    await a.meter.admit(request(account.id, { now }));
+    await a.meter.admit(admitRequest(account.id, { now }));
     await a.meter.countRejected(account.id, now);
     const counters = await a.redis.keys(`${prefix}{acct:${account.id}}:*`);
     const ttls = new Map<string, number>();
@@ -249,7 +238,7 @@ describe('redis meter: usage history', () => {
     const account = { id: newId('acc') };
     const now = new Date();
     const old = new Date(now.getTime() - (USAGE_HISTORY_DAYS - 1) * DAY_MS);
-    await store.meter.admit(request(account.id, { now: old, cost: 2 }));
+    await store.meter.admit(admitRequest(account.id, { now: old, cost: 2 }));
     await store.meter.countRejected(account.id, old);
     // The TTL follows the request's clock: counted at `old`, the key lives to its day's end + 90 days.
     const ttl = await store.redis.pttl(`${prefix}{acct:${account.id}}:day:${dayKey(old)}`);
@@ -267,8 +256,8 @@ describe('redis meter: usage history', () => {
     const account = { id: newId('acc') };
     const now = new Date('2031-05-20T10:00:00.000Z');
     const yesterday = new Date(now.getTime() - DAY_MS);
-    await store.meter.admit(request(account.id, { now: yesterday, api: 'mac' }));
-    await store.meter.admit(request(account.id, { now, cost: 2 }));
+    await store.meter.admit(admitRequest(account.id, { now: yesterday, api: 'mac' }));
+    await store.meter.admit(admitRequest(account.id, { now, cost: 2 }));
     // The counts of the outage stay owed until the test lets them be written back.
     const writeBack = vi.spyOn(store.meter, 'writeBack').mockResolvedValue();
     try {
@@ -277,8 +266,8 @@ describe('redis meter: usage history', () => {
       store.redis.disconnect(true);
       await new Promise((resolve) => store.redis.once('reconnecting', resolve));
       await Promise.all([
-        store.meter.admit(request(account.id, { now: yesterday, api: 'mac', cost: 3 })),
-        store.meter.admit(request(account.id, { now, api: 'blacklist' })),
+        store.meter.admit(admitRequest(account.id, { now: yesterday, api: 'mac', cost: 3 })),
+        store.meter.admit(admitRequest(account.id, { now, api: 'blacklist' })),
         store.meter.countRejected(account.id, now),
       ]);
       expect(store.meter.owesCounts).toBe(true);

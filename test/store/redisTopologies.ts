@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import type { RedisStore } from '../../src/store/redis/redisStore.js';
 import { until } from '../until.js';
 import { freePort } from './redisTestServer.js';
 
@@ -327,47 +326,4 @@ async function distinctPorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < n) ports.add(await freePort());
   return [...ports];
-}
-
-/**
- * What confirming by a replica (WAIT) costs a report and an account change: the mean of 300, one at
- * a time, on stores `open` gives without change feeds (a change's announcement, and its wait for
- * acknowledgements, is not measured), without and with `WAIT 1`; logged.
- */
-export async function confirmationCost(where: string, open: (waitReplicas: number) => Promise<RedisStore>): Promise<void> {
-  const stores = [await open(0), await open(1)];
-  try {
-    const { account } = await stores[0].accounts.createAccount({ plan: 'free' });
-    const mean = async (what: (store: RedisStore, i: number) => Promise<unknown>, store: RedisStore, n = 300) => {
-      const start = performance.now();
-      for (let i = 0; i < n; i++) await what(store, i);
-      return (performance.now() - start) / n;
-    };
-    const report = (store: RedisStore, i: number) =>
-      store.blacklist.report(
-        {
-          ip: `192.0.2.${i % 250}`,
-          reporter: `r${i}`,
-          threat_type: 'scanner',
-          message: null,
-          source: 'test',
-          at: new Date(),
-          country_code: null,
-          isp: null,
-        },
-        new Date(),
-      );
-    const change = (store: RedisStore, i: number) => store.accounts.updateAccount(account.id, { email: `ops${i}@example.com` });
-    const [report0, report1, change0, change1] = [
-      await mean(report, stores[0]),
-      await mean(report, stores[1]),
-      await mean(change, stores[0]),
-      await mean(change, stores[1]),
-    ];
-    console.log(
-      `${where}, WAIT 1: a report ${report0.toFixed(3)} → ${report1.toFixed(3)} ms, an account change ${change0.toFixed(3)} → ${change1.toFixed(3)} ms (mean of 300, one at a time)`,
-    );
-  } finally {
-    await Promise.all(stores.map((store) => store.close()));
-  }
 }
