@@ -1,6 +1,7 @@
 /**
  * Two `netlookup serve` instances on a real Redis Cluster (NETLOOKUP_REDIS_CLUSTER) and on a real
- * Sentinel set-up (NETLOOKUP_REDIS_SENTINELS): quotas exact across both, and a master killed
+ * Sentinel set-up (NETLOOKUP_REDIS_SENTINELS): quotas exact across both, the admin commands on the
+ * same store, and a master killed
  * (`kill -9`) under lookups and reports through both: lookups are answered throughout (the outage
  * fallback stands in while the slots have no master), reports are refused (`unavailable`, with
  * Retry-After) only within the failover's window, never a 5xx, and every report acknowledged (2xx)
@@ -14,10 +15,13 @@ import { client, RedisClusterSetup, RedisSentinelSetup, SENTINEL_NAME } from '..
 import { elapse, until } from '../until.js';
 import { ADMIN_TOKEN, expectError, request, TEST_PLANS, tempDir } from './harness.js';
 import { killChildren, serve, type Child } from './serveProcess.js';
+import { runCli } from '../cli/cliProcess.js';
 
 const PLANS = {
   ...TEST_PLANS,
   free: { ...TEST_PLANS.free, quota: { period: 'day', per_api: { ip: 100, blacklist: 100, mac: 100 } }, rate_limit_per_second: 1000 },
+  // the load of a failover test: above any per-second limit
+  pro: { ...TEST_PLANS.pro, rate_limit_per_second: 1_000_000 },
 };
 
 const dir = tempDir('netlookup-failover-');
@@ -56,6 +60,29 @@ async function quotaExactAcrossInstances(a: Child, b: Child): Promise<void> {
   expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
   for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 'quota_exceeded');
   expect((await request(b.url, '/v1/usage', { key: key.secret })).body.today).toMatchObject({ ip: 100, rejected: 200 });
+}
+
+/** `netlookup account create` and `netlookup key roll` on the instances' store: the instances see both at once. */
+async function adminCommandsWork(env: Record<string, string>, a: Child): Promise<void> {
+  const cliDir = path.join(dir, 'cli');
+  const run = async (args: string[]) => {
+    const done = await runCli([...args, '--json'], {
+      PATH: process.env.PATH,
+      NETLOOKUP_DATA_DIR: cliDir,
+      NETLOOKUP_PLANS: plansFile,
+      ...env,
+    });
+    expect(done.stderr, args.join(' ')).toBe('');
+    expect(done.code).toBe(0);
+    return JSON.parse(done.stdout);
+  };
+  const created = await run(['account', 'create', '--plan', 'pro']);
+  expect((await request(a.url, '/v1/ip/8.8.8.8', { key: created.key.secret })).status).toBe(200);
+  const rolled = await run(['key', 'roll', created.key.id]);
+  expectError(await request(a.url, '/v1/ip/8.8.8.8', { key: created.key.secret }), 'invalid_key');
+  expect((await request(a.url, '/v1/ip/8.8.8.8', { key: rolled.key.secret })).status).toBe(200);
+  // no embedded store was written
+  expect(fs.existsSync(cliDir)).toBe(false);
 }
 
 interface Answer {
@@ -170,12 +197,12 @@ async function expectFailoverHeld(what: string, [a, b]: [Child, Child], { answer
 describe('on a Redis Cluster', () => {
   let cluster: RedisClusterSetup;
   let both: [Child, Child];
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     cluster = await RedisClusterSetup.start();
-    both = await instances(() => RedisStore.open({ kind: 'cluster', nodes: cluster.seeds, auth: { tls: false } }), {
-      NETLOOKUP_REDIS_CLUSTER: cluster.seedList,
-    });
+    env = { NETLOOKUP_REDIS_CLUSTER: cluster.seedList };
+    both = await instances(() => RedisStore.open({ kind: 'cluster', nodes: cluster.seeds, auth: { tls: false } }), env);
   });
 
   afterAll(async () => {
@@ -187,16 +214,26 @@ describe('on a Redis Cluster', () => {
     await quotaExactAcrossInstances(...both);
   });
 
+  it('the admin commands change the store the instances use', async () => {
+    await adminCommandsWork(env, both[0]);
+  });
+
   it('a master killed under load: lookups answered throughout, reports refused only within the window, none acknowledged lost', async () => {
+    let master = 0;
     let replica = 0;
     const result = await underLoad(
       both,
       async () => {
-        const [master] = (await cluster.roles()).masters;
+        [master] = (await cluster.roles()).masters;
         replica = await replicaOf(cluster, master);
         await cluster.crash(master);
       },
-      async () => (await cluster.roles()).masters.includes(replica),
+      // promoted, then the killed node started again as its replica (until then the promoted master has none to confirm writes)
+      async () => {
+        if (!(await cluster.roles()).masters.includes(replica)) return false;
+        await cluster.restart(master);
+        return true;
+      },
     );
     await expectFailoverHeld('cluster failover over HTTP', both, result);
   });
@@ -205,12 +242,14 @@ describe('on a Redis Cluster', () => {
 describe('on a Redis Sentinel set-up', () => {
   let sentinel: RedisSentinelSetup;
   let both: [Child, Child];
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     sentinel = await RedisSentinelSetup.start();
+    env = { NETLOOKUP_REDIS_SENTINELS: sentinel.sentinelList, NETLOOKUP_REDIS_SENTINEL_NAME: SENTINEL_NAME };
     both = await instances(
       () => RedisStore.open({ kind: 'sentinel', sentinels: sentinel.sentinelNodes, name: SENTINEL_NAME, auth: { tls: false } }),
-      { NETLOOKUP_REDIS_SENTINELS: sentinel.sentinelList, NETLOOKUP_REDIS_SENTINEL_NAME: SENTINEL_NAME },
+      env,
     );
   });
 
@@ -221,6 +260,10 @@ describe('on a Redis Sentinel set-up', () => {
 
   it('hundreds of concurrent requests through two instances against a quota of 100: exactly 100 admitted', async () => {
     await quotaExactAcrossInstances(...both);
+  });
+
+  it('the admin commands change the store the instances use', async () => {
+    await adminCommandsWork(env, both[0]);
   });
 
   it('the master killed under load: lookups answered throughout, reports refused only within the window, none acknowledged lost', async () => {
