@@ -66,9 +66,9 @@ export class ChangeFeed {
     let subscriber: Redis;
     if (this.connection instanceof Cluster) {
       const nodes = this.connection.nodes('all');
-      // none known (every node gone): the options of the seed's first node, until the slots are read again
-      const node = nodes[Math.floor(Math.random() * nodes.length)] ?? this.connection.nodes('master')[0];
-      subscriber = new Redis({ ...node?.options, ...options, readOnly: false, enableOfflineQueue: true });
+      // none known (every node gone, the slots not read again yet): the last node tried, again
+      const node = nodes[Math.floor(Math.random() * nodes.length)]?.options ?? this.subscriber.options;
+      subscriber = new Redis({ ...node, ...options, readOnly: false, enableOfflineQueue: true });
     } else {
       subscriber = this.connection.duplicate(options);
     }
