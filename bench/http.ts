@@ -19,7 +19,8 @@
  * BENCH_HTTP_PAIRS and BENCH_HTTP_PAIR_SECONDS (the alternating runs' count and length: the Redis
  * pairs, default 3 pairs of 5 s; 0 pairs skips them), BENCH_HTTP_SOAK (seconds of the memory soak,
  * default 0: none) and BENCH_HTTP_SOAK_EVERY (its RSS sampling period, default 5 s), BENCH_HTTP_WORKERS
- * (N of the workers comparison, `workers` in BENCH_HTTP_ONLY: bench/httpWorkers.ts).
+ * and BENCH_HTTP_CLUSTER (N of the workers comparison, `workers` in BENCH_HTTP_ONLY, and 0 to leave
+ * its Redis Cluster out: bench/httpWorkers.ts).
  * Writes bench/results/http.json and bench/results/http.md. See bench/README.md.
  *
  * This file runs the cases in order; httpSettings.ts reads the environment, httpMachine.ts pins the
@@ -41,7 +42,8 @@ import { pinProcesses, waitForQuiet } from './httpMachine.js';
 import { findNginx } from './httpNginx.js';
 import { RequestStream, spaceSummary, verifyStream, type RandomKind } from './httpRandom.js';
 import { writeReport } from './httpReport.js';
-import { compareWorkers } from './httpWorkers.js';
+import { CLUSTER, compareWorkers } from './httpWorkers.js';
+import { RedisClusterSetup } from '../test/store/redisTopologies.js';
 import { ServerProcesses, serviceEnvironment, type Server, type ServerKind } from './httpServerProcesses.js';
 import {
   PAIR_SECONDS,
@@ -293,14 +295,17 @@ try {
       client.disconnect();
     }
   }
-  // 7. Workers, 1 against N, on the embedded store and on Redis (bench/httpWorkers.ts).
+  // 7. Workers, 1 against N, on the embedded store, on Redis and on a local Redis Cluster (bench/httpWorkers.ts).
   if (wanted('workers')) {
     const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
     const client = REDIS_URL === 'none' ? null : new Redis(REDIS_URL);
+    const cluster = client && CLUSTER ? await RedisClusterSetup.start() : null;
     try {
       const redisEnv = client ? { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix } : null;
-      run.workers = await compareWorkers(run, inputs, adminToken, serviceEnv, redisEnv);
+      const clusterEnv = cluster ? { ...serviceEnv, NETLOOKUP_REDIS_CLUSTER: cluster.seedList, NETLOOKUP_REDIS_PREFIX: prefix } : null;
+      run.workers = await compareWorkers(run, inputs, adminToken, serviceEnv, redisEnv, clusterEnv);
     } finally {
+      await cluster?.stop();
       if (client) {
         await removeKeys(client, prefix);
         client.disconnect();

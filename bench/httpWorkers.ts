@@ -7,7 +7,11 @@
  * server's quota is held under full load: a key whose plan allows QUOTA_PROBE lookups a month gets
  * exactly that many answers, and the usage says so.
  *
- * BENCH_HTTP_WORKERS: N (default 2, or the machine's core count when higher).
+ * With Redis, the same on a local Redis Cluster (three masters, a replica each, started here as the
+ * tests start theirs), for single Redis against Cluster.
+ *
+ * BENCH_HTTP_WORKERS: N (default 2, or the machine's core count when higher); BENCH_HTTP_CLUSTER=0
+ * leaves the Cluster out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,10 +23,12 @@ import { QUOTA_PROBE, type Server } from './httpServerProcesses.js';
 import { CONNECTIONS, DURATION, env, log, round, ROUNDS, TIMEOUT_S } from './httpSettings.js';
 
 export const WORKERS = Number(env.BENCH_HTTP_WORKERS ?? Math.max(2, cores));
+/** the Redis Cluster configurations too (they need redis-server and redis-cli 7 or later, as the tests do) */
+export const CLUSTER = env.BENCH_HTTP_CLUSTER !== '0';
 
 export interface WorkersConfig {
   id: string;
-  store: 'sqlite' | 'redis';
+  store: 'sqlite' | 'redis' | 'redis-cluster';
   workers: number;
 }
 
@@ -46,12 +52,11 @@ export interface WorkersComparison {
   quota: QuotaCheck[];
 }
 
-/** The configurations: the embedded store always, Redis when `redisEnv` is given. */
-export function workersConfigs(redis: boolean): WorkersConfig[] {
-  const stores: WorkersConfig['store'][] = redis ? ['sqlite', 'redis'] : ['sqlite'];
-  return stores.flatMap((store) =>
-    [1, WORKERS].map((workers) => ({ id: `${store === 'sqlite' ? 'embedded' : store}-w${workers}`, store, workers })),
-  );
+const CONFIG_NAMES: Record<WorkersConfig['store'], string> = { sqlite: 'embedded', redis: 'redis', 'redis-cluster': 'cluster' };
+
+/** The configurations: the embedded store always, each Redis set-up whose environment is given. */
+function workersConfigs(stores: WorkersConfig['store'][]): WorkersConfig[] {
+  return stores.flatMap((store) => [1, WORKERS].map((workers) => ({ id: `${CONFIG_NAMES[store]}-w${workers}`, store, workers })));
 }
 
 /**
@@ -64,8 +69,14 @@ export async function compareWorkers(
   adminToken: string,
   serviceEnv: Record<string, string>,
   redisEnv: Record<string, string> | null,
+  clusterEnv: Record<string, string> | null,
 ): Promise<WorkersComparison> {
-  const configs = workersConfigs(redisEnv !== null);
+  const envs: Record<WorkersConfig['store'], Record<string, string> | null> = {
+    sqlite: serviceEnv,
+    redis: redisEnv,
+    'redis-cluster': clusterEnv,
+  };
+  const configs = workersConfigs((['sqlite', 'redis', 'redis-cluster'] as const).filter((store) => envs[store] !== null));
   const servers = new Map<string, Server>();
   const result: WorkersComparison = {
     workers: WORKERS,
@@ -78,11 +89,11 @@ export async function compareWorkers(
   const nest = async (i: number): Promise<void> => {
     if (i < configs.length) {
       const c = configs[i];
-      const base = c.store === 'sqlite' ? serviceEnv : redisEnv!;
+      const base = envs[c.store]!;
       const dataDir = path.join(run.tmp, `workers-${c.id}`);
       fs.mkdirSync(dataDir, { recursive: true });
       const extraEnv: Record<string, string> = { ...base, NETLOOKUP_DATA_DIR: dataDir, BENCH_WORKERS: String(c.workers) };
-      if (c.store === 'redis') extraEnv.NETLOOKUP_REDIS_PREFIX = `${base.NETLOOKUP_REDIS_PREFIX}${c.id}:`;
+      if (c.store !== 'sqlite') extraEnv.NETLOOKUP_REDIS_PREFIX = `${base.NETLOOKUP_REDIS_PREFIX}${c.id}:`;
       await run.processes.with(
         'workers',
         async (s) => {
@@ -122,6 +133,13 @@ export async function compareWorkers(
       ratio(`Redis, ${WORKERS} workers / 1`, `redis-w${WORKERS}`, 'redis-w1');
       ratio(`${WORKERS} workers: embedded / Redis`, `embedded-w${WORKERS}`, `redis-w${WORKERS}`);
       ratio('1 worker: embedded / Redis', 'embedded-w1', 'redis-w1');
+    }
+    if (clusterEnv) {
+      ratio(`Redis Cluster, ${WORKERS} workers / 1`, `cluster-w${WORKERS}`, 'cluster-w1');
+      if (redisEnv) {
+        ratio('1 worker: Cluster / single Redis', 'cluster-w1', 'redis-w1');
+        ratio(`${WORKERS} workers: Cluster / single Redis`, `cluster-w${WORKERS}`, `redis-w${WORKERS}`);
+      }
     }
     for (const r of result.ratios) log(`  ${r.name}: ${r.ratios.map((x) => x.toFixed(2)).join(', ')} (median ${r.median.toFixed(2)})`);
     for (const [i, c] of configs.entries()) result.quota.push(await quotaHeld(run, c, defs[i], servers.get(c.id)!, adminToken));

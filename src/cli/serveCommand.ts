@@ -7,7 +7,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import path from 'node:path';
-import { configFromEnv, type ServiceConfig } from '../config/config.js';
+import { configFromEnv, sharedRedis, type ServiceConfig } from '../config/config.js';
 import { createFirstAccount, startService, type RunningService } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
 import { defaultTablesDir } from '../engine/node.js';
@@ -62,7 +62,7 @@ async function runSingle(config: ServiceConfig): Promise<void> {
 
 async function runWorker(config: ServiceConfig): Promise<void> {
   // On the embedded store the primary counts (src/store/workers/storeCalls.ts); on Redis, Redis does.
-  const primary = config.redisUrl ? undefined : new StoreCallChannel(process as StoreChannelEnd);
+  const primary = sharedRedis(config) ? undefined : new StoreCallChannel(process as StoreChannelEnd);
   process.once('disconnect', () => primary?.close('the primary process is gone'));
   const service = await startService(config, { firstStart: false, store: await openStore(config, { primary }) });
   onStopSignals((signal) => stopService(service, signal, false));
@@ -76,7 +76,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
   // One process creates the first account, before any worker can count an empty store. On the
   // embedded store the primary keeps the store open, holding the data directory's lock, and counts
   // for every worker; on Redis it lets go.
-  const store = await openStore(config, { writer: !config.redisUrl });
+  const store = await openStore(config, { writer: true });
   let firstKey: RunningService['firstKey'];
   try {
     firstKey = await createFirstAccount(store.accounts);
@@ -84,7 +84,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
     await store.close();
     throw error;
   }
-  const counting = config.redisUrl ? null : store;
+  const counting = store.kind === 'sqlite' ? store : null;
   if (counting === null) await store.close();
   let stopping = false;
   let listening = 0;
@@ -102,7 +102,7 @@ async function runPrimary(config: ServiceConfig, workers: number): Promise<void>
       // Announced once, when every worker listens (a restarted worker is not announced again).
       if (++listening !== workers) return;
       process.stdout.write(
-        `${workers} workers on the ${config.redisUrl ? 'shared store (redis)' : 'embedded store (sqlite), counted in the primary'}\n`,
+        `${workers} workers on the ${counting ? 'embedded store (sqlite), counted in the primary' : 'shared store (redis)'}\n`,
       );
       printStart(message.url, firstKey);
     });
