@@ -28,6 +28,23 @@ const END_TO_END = [
   'test/feeds/feedAnswers.test.ts',
 ];
 
+/**
+ * HTTP tests of what stores and processes do across processes and over time (Redis failover and
+ * instances, workers, a proxy in front, the day's counters at midnight, configuration and data
+ * directories): they answer the same whichever transport answers, and on either Node line, so they
+ * run once, in `e2e` on the primary line.
+ */
+const STORES_ACROSS_PROCESSES = [
+  'test/http/redisFailover.test.ts',
+  'test/http/redisInstances.test.ts',
+  'test/http/redisFault.test.ts',
+  'test/http/embeddedWorkers.test.ts',
+  'test/http/nginxDeployment.test.ts',
+  'test/http/midnight.test.ts',
+  'test/http/configProcess.test.ts',
+  'test/http/dataDir.test.ts',
+];
+
 export default defineConfig({
   test: {
     // The WASM module, compiled TypeScript, tables and web build are rebuilt first when older than their sources.
@@ -45,13 +62,13 @@ export default defineConfig({
       { extends: true, test: { name: 'data', include: DATA } },
       { extends: true, test: { name: 'e2e', include: END_TO_END } },
       // The HTTP contract again with the fast path off (NETLOOKUP_DIRECT_CONNECTIONS=off): node:http alone answers the same.
-      // Not again: what stores do across processes (failover, workers), whatever answers the requests.
+      // Not again: what the stores and the processes do (STORES_ACROSS_PROCESSES), whoever answers the requests.
       {
         extends: true,
         test: {
           name: 'e2e-node-http',
           include: ['test/http/**/*.test.ts'],
-          exclude: ['test/http/redisFailover.test.ts', 'test/http/embeddedWorkers.test.ts'],
+          exclude: STORES_ACROSS_PROCESSES,
           env: { NETLOOKUP_DNS_SERVERS: 'off', NETLOOKUP_DIRECT_CONNECTIONS: 'off' },
         },
       },
