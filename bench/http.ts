@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { findLoadGenerator } from './httpLoad.js';
+import { findLoadGenerator, which } from './httpLoad.js';
 import { NO_KEYS, benchKeys, get, peerCases, post, redisCases, serviceCases, soakCase, type BenchKeys, type CaseDef } from './httpCases.js';
 import { interleave, newRun, noRounds, prepareRound, profileCase, runCases, runRound, soak } from './httpDriver.js';
 import { loadInputs } from './httpInputs.js';
@@ -299,7 +299,9 @@ try {
   if (wanted('workers')) {
     const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
     const client = REDIS_URL === 'none' ? null : new Redis(REDIS_URL);
-    const cluster = client && CLUSTER ? await RedisClusterSetup.start() : null;
+    const canCluster = CLUSTER && which('redis-cli') !== null && which('redis-server') !== null;
+    if (client && CLUSTER && !canCluster) log('workers: no redis-server or redis-cli here; the Redis Cluster configurations are left out');
+    const cluster = client && canCluster ? await RedisClusterSetup.start() : null;
     try {
       const redisEnv = client ? { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix } : null;
       const clusterEnv = cluster ? { ...serviceEnv, NETLOOKUP_REDIS_CLUSTER: cluster.seedList, NETLOOKUP_REDIS_PREFIX: prefix } : null;
