@@ -44,6 +44,7 @@ import { RequestStream, spaceSummary, verifyStream, type RandomKind } from './ht
 import { writeReport } from './httpReport.js';
 import { CLUSTER, compareWorkers } from './httpWorkers.js';
 import { RedisClusterSetup } from '../test/store/redisTopologies.js';
+import { removeKeys } from '../test/store/redisTestServer.js';
 import { ServerProcesses, serviceEnvironment, type Server, type ServerKind } from './httpServerProcesses.js';
 import {
   PAIR_SECONDS,
@@ -291,27 +292,24 @@ try {
       }
     } finally {
       run.redisPid = null;
-      await removeKeys(client, prefix);
+      await removeKeys(prefix, REDIS_URL);
       client.disconnect();
     }
   }
   // 7. Workers, 1 against N, on the embedded store, on Redis and on a local Redis Cluster (bench/httpWorkers.ts).
   if (wanted('workers')) {
     const prefix = `nlbench:${crypto.randomBytes(4).toString('hex')}:`;
-    const client = REDIS_URL === 'none' ? null : new Redis(REDIS_URL);
+    const redis = REDIS_URL !== 'none';
     const canCluster = CLUSTER && which('redis-cli') !== null && which('redis-server') !== null;
-    if (client && CLUSTER && !canCluster) log('workers: no redis-server or redis-cli here; the Redis Cluster configurations are left out');
-    const cluster = client && canCluster ? await RedisClusterSetup.start() : null;
+    if (redis && CLUSTER && !canCluster) log('workers: no redis-server or redis-cli here; the Redis Cluster configurations are left out');
+    const cluster = redis && canCluster ? await RedisClusterSetup.start() : null;
     try {
-      const redisEnv = client ? { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix } : null;
+      const redisEnv = redis ? { ...serviceEnv, REDIS_URL, NETLOOKUP_REDIS_PREFIX: prefix } : null;
       const clusterEnv = cluster ? { ...serviceEnv, NETLOOKUP_REDIS_CLUSTER: cluster.seedList, NETLOOKUP_REDIS_PREFIX: prefix } : null;
       run.workers = await compareWorkers(run, inputs, adminToken, serviceEnv, redisEnv, clusterEnv);
     } finally {
       await cluster?.stop();
-      if (client) {
-        await removeKeys(client, prefix);
-        client.disconnect();
-      }
+      if (redis) await removeKeys(prefix, REDIS_URL);
     }
   }
   // The profiles of the other cases (the Redis ones are profiled above, while their keys exist).
@@ -340,13 +338,3 @@ try {
 }
 
 writeReport(run, inputs, { runStarted, loadAverageAtStart, quiet });
-
-/** Removes the bench's keys from Redis. */
-async function removeKeys(client: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await client.unlink(...found);
-  } while (cursor !== '0');
-}
