@@ -53,6 +53,9 @@ export default defineConfig({
     // no reverse DNS unless a test starts its own DNS server: the machines' resolvers are not the tests'
     env: { NETLOOKUP_DNS_SERVERS: 'off' },
     hookTimeout: 300_000,
+    // One test file per core, not vitest's one fewer: most files spend their time waiting on servers,
+    // child processes, Redis and browsers of their own, so the runner's process needs no core to itself.
+    maxWorkers: '100%',
     projects: [
       // Parsers, formats, records, scoring, small builds: in-process, seconds; reading the built tables throws (test/builtTablesGuard.ts).
       {
