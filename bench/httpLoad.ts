@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { luaRandomSource, luaString, type RandomRequests } from './httpRandom.js';
+import { installDebianPackages, which } from './systemPackages.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -65,23 +66,9 @@ export interface LoadGenerator {
   run(prepared: unknown, options: RunOptions): Promise<LoadResult>;
 }
 
-export function which(command: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const file = path.join(dir, command);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      if (fs.statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-/** wrk when present, else autocannon when installed, else null with the reason. */
+/** wrk (installed with apt-get when missing), else autocannon when installed, else null with the reason. */
 export function findLoadGenerator(): { generator: LoadGenerator } | { missing: string } {
-  const wrkPath = which('wrk');
+  const wrkPath = which('wrk') ?? (installDebianPackages(['wrk']) ? which('wrk') : null);
   if (wrkPath) return { generator: wrkGenerator(wrkPath) };
   const autocannon = resolveAutocannon();
   if (autocannon) {

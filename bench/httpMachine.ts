@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { which } from './httpLoad.js';
+import { which } from './systemPackages.js';
 import { PIN, env, log, round } from './httpSettings.js';
 
 export const cores = os.cpus().length;

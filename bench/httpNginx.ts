@@ -12,9 +12,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { which } from './httpLoad.js';
+import { installDebianPackages, which } from './systemPackages.js';
 import { MMDB_IPV4, MMDB_IPV6, STATIC_RECORD } from './httpServers.js';
-import { ROOT, log } from './httpSettings.js';
+import { ROOT } from './httpSettings.js';
 
 const GEOIP2_MODULE = '/usr/lib/nginx/modules/ngx_http_geoip2_module.so';
 const PACKAGES = ['nginx', 'libnginx-mod-http-geoip2'];
@@ -35,15 +35,7 @@ function present(): { nginx: string; module: string } | null {
 export function findNginx(): NginxBinary | { missing: string } {
   let found = present();
   let installed = false;
-  if (!found && which('apt-get')) {
-    const root = process.getuid?.() === 0;
-    const [command, args] = root
-      ? ['apt-get', ['install', '-y', '--no-install-recommends', ...PACKAGES]]
-      : ['sudo', ['-n', 'apt-get', 'install', '-y', '--no-install-recommends', ...PACKAGES]];
-    log(`nginx peer: ${command} ${args.join(' ')}`);
-    const r = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (r.status !== 0)
-      log(`  failed (exit ${r.status}): ${(r.stderr || r.stdout || String(r.error)).trim().split('\n').slice(-3).join(' ')}`);
+  if (!found && installDebianPackages(PACKAGES)) {
     found = present();
     installed = found !== null;
   }

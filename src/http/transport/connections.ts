@@ -114,8 +114,9 @@ const bodies = new WeakMap<Duplex, http.IncomingMessage>();
 export function lingerIfBodyUnread(req: http.IncomingMessage): void {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
   const socket = req.socket as Socket & { destroySoon?: () => void };
-  // node:http closes through net.Socket's undocumented destroySoon; on a Node without it the
-  // connection closes as before (reset when body bytes are still unread).
+  // node:http closes a connection through net.Socket's destroySoon (documented), which is its own
+  // choice, not a promise: a Node without the method, or one whose node:http closes another way,
+  // closes as node:http does (a reset when body bytes are still unread).
   if (typeof socket.destroySoon !== 'function') return;
   if (!bodies.has(socket)) {
     const destroySoon = socket.destroySoon.bind(socket) as () => void;
