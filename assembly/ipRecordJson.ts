@@ -34,6 +34,7 @@ import {
   unsigned,
   writeNull,
   OBJECT_PATH,
+  UTF8_RECORD,
 } from './jsonWriter';
 
 // src/tables/FORMAT.md, "ip4 and ip6" (src/tables/format/ipTableLayout.ts; test/tables/layout.test.ts
@@ -191,10 +192,11 @@ export function jsonHosting(): u32 {
 }
 
 /**
- * The record of a public IPv4 address at the field level (0 basic, 1 full) and instant `ms` (Unix
- * milliseconds, finite). `quiet`: 1 writes the security block without threat facts, 0 stops
- * before it (the host appends the block and the rest). Returns the length of the text written at
- * the output (jsonOutput), or NOT_FOUND (-1), NEED_ZONE (-2) or OBJECT_PATH (-3).
+ * The record of a public IPv4 address at the field level (0 basic, 1 full; plus UTF8_RECORD for
+ * its bytes) and instant `ms` (Unix milliseconds, finite). `quiet`: 1 writes the security block
+ * without threat facts, 0 stops before it (the host appends the block and the rest). Returns the
+ * length of the text written at the output (jsonOutput), or NOT_FOUND (-1), NEED_ZONE (-2) or
+ * OBJECT_PATH (-3).
  */
 export function ip4Json(address: u32, level: u32, ms: f64, quiet: u32): i32 {
   const d = family4;
@@ -209,7 +211,8 @@ export function ip6Json(w0: u32, w1: u32, w2: u32, w3: u32, level: u32, ms: f64,
   return record(family6, 6, hi, lo, v6Find(hi, lo), level, ms, quiet);
 }
 
-function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, level: u32, ms: f64, quiet: u32): i32 {
+function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, asked: u32, ms: f64, quiet: u32): i32 {
+  const level = asked & ~UTF8_RECORD;
   const locationRow = load<u32>(field(d, RANGE_LOCATIONS) + (<usize>range << 2));
   const networkRow = load<u32>(field(d, RANGE_NETWORKS) + (<usize>range << 2));
   if (locationRow == NONE && networkRow == NONE) return NOT_FOUND;
@@ -261,7 +264,7 @@ function record(d: usize, family: u32, hi: u64, lo: u64, range: i32, level: u32,
   touch(offsets, bytes, domain);
 
   const parts = field(d, level == 0 ? TEMPLATE_BASIC : TEMPLATE_FULL);
-  let at = begin();
+  let at = begin(asked);
   at = byte(fragment(at, parts + BEFORE_IP), 0x22);
   if (family == 4) at = ipv4(at, <u32>hi);
   else at = ipv6(at, hi, lo);

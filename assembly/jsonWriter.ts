@@ -26,6 +26,8 @@ let characters: u32 = 0;
 let firstWide: usize = 0;
 let utf16Output: usize = 0;
 let latin1Allowed = false;
+/** the record being written stays UTF-8 whatever its characters: its host sends the bytes */
+let keepUtf8 = false;
 
 /** A record the writer cannot give: the host takes the object path. */
 export const OBJECT_PATH: i32 = -3;
@@ -80,14 +82,24 @@ export function jsonOutput(at: usize, end: usize, utf16At: usize, latin1: bool):
   fillTables();
 }
 
-/** Starts a record: where its first byte goes. */
-export function begin(): usize {
+/**
+ * Added to a record's field level (0 basic, 1 full) by a host that sends the record's bytes rather
+ * than the text they encode: the record stays UTF-8 (form 0) whatever its characters.
+ */
+export const UTF8_RECORD: u32 = 2;
+
+/** Starts a record at `level` (see UTF8_RECORD): where its first byte goes. */
+export function begin(level: u32): usize {
   overflowed = false;
   characters = 0;
+  keepUtf8 = level >= UTF8_RECORD;
   return output;
 }
 
-/** Record forms: ASCII or Latin-1 bytes at the output, or UTF-16LE code units at the UTF-16 output. */
+/**
+ * Record forms: ASCII (any UTF-8 with UTF8_RECORD) or Latin-1 bytes at the output, or UTF-16LE
+ * code units at the UTF-16 output.
+ */
 const FORM_SHIFT = 20;
 const LATIN1_FORM: i32 = 1 << FORM_SHIFT;
 const UTF16_FORM: i32 = 2 << FORM_SHIFT;
@@ -98,7 +110,7 @@ const UTF16_FORM: i32 = 2 << FORM_SHIFT;
  */
 export function finish(end: usize): i32 {
   if (overflowed) return OBJECT_PATH;
-  if (characters == 0) return <i32>(end - output);
+  if (characters == 0 || keepUtf8) return <i32>(end - output);
   if (characters == 1 && latin1Allowed) return LATIN1_FORM | toLatin1(end);
   return UTF16_FORM | toUtf16(end);
 }

@@ -153,7 +153,7 @@ export function macJson(hi24: u32, lo24: u32, digits: u32, level: u32, text: usi
   const parts = field(block == 0 ? (level == 0 ? TEMPLATE_MISSING_BASIC : TEMPLATE_MISSING_FULL) : level == 0 ? TEMPLATE_FOUND_BASIC : TEMPLATE_FOUND_FULL);
   const mac = (<u64>hi24 << 24) | <u64>lo24;
 
-  let at = begin();
+  let at = begin(level);
   at = fragment(at, parts + BEFORE_MAC);
   at = quoted(at, text, length);
   at = fragment(at, parts + BEFORE_OUI);

@@ -32,10 +32,11 @@ import {
   NEED_ZONE,
   OBJECT_PATH_VALUE,
   VM_PREFIX,
+  UTF8_RECORD,
   ZONE_SLOT,
 } from './recordJsonLayout.js';
 import type { PlacedTables, WasmExports } from './wasmEngine.js';
-import { READS_LATIN1, recordReader, type RecordReader } from './recordText.js';
+import { READS_LATIN1, recordBytes, recordReader, type RecordReader } from './recordText.js';
 
 export type JsonLevel = 'basic' | 'full';
 
@@ -86,6 +87,8 @@ const MAC_INPUT_BYTES = 64;
 const COUNTRY_SLOTS = 1024;
 const ZONE_SLOTS = 2048;
 const ZONE_LIMIT = 1024;
+/** no record written: the object path answers */
+const NOT_WRITTEN = -1;
 const LEVEL = { basic: 0, full: 1 } as const;
 
 class OutOfArea extends Error {}
@@ -300,10 +303,12 @@ export class IpJsonWriter {
   private readonly families: Partial<Record<4 | 6, FamilyWriter>> = {};
   private readonly exports: WasmExports;
   private readonly text: RecordReader;
+  private readonly bytes: RecordReader | null;
 
   private constructor(area: JsonArea, placed: PlacedTables, shape: IpJsonShape) {
     this.exports = area.exports;
     this.text = recordReader(area);
+    this.bytes = recordBytes(area);
     if (placed.ip4) this.families[4] = new FamilyWriter(area, placed.ip4, shape);
     if (placed.ip6) this.families[6] = new FamilyWriter(area, placed.ip6, shape);
   }
@@ -333,19 +338,34 @@ export class IpJsonWriter {
    * at the full level. `ending` (ASCII) takes the place of a whole record's closing brace.
    */
   write(ip: ParsedIp, level: JsonLevel, ms: number, quiet: boolean, ending = ''): string | null {
+    const result = this.written(ip, LEVEL[level], ms, quiet);
+    return result < 0 ? null : this.text(result, ending);
+  }
+
+  /**
+   * The same whole record (`quiet`) as its UTF-8 bytes in a Latin-1 string (see recordBytes); null
+   * as for write(), and where there is no Node Buffer.
+   */
+  writeUtf8(ip: ParsedIp, level: JsonLevel, ms: number, ending = ''): string | null {
+    if (this.bytes === null) return null;
+    const result = this.written(ip, LEVEL[level] + UTF8_RECORD, ms, true);
+    return result < 0 ? null : this.bytes(result, ending);
+  }
+
+  /** finish()'s result for the record, or a negative code (the object path). */
+  private written(ip: ParsedIp, level: number, ms: number, quiet: boolean): number {
     const family = this.families[ip.v4 >= 0 ? 4 : 6];
-    if (family === undefined || !Number.isFinite(ms)) return null;
+    if (family === undefined || !Number.isFinite(ms)) return NOT_WRITTEN;
     const { exports } = this;
     for (let attempt = 0; attempt < 2; attempt++) {
       const result =
         ip.v4 >= 0
-          ? exports.ip4Json(ip.v4, LEVEL[level], ms, quiet ? 1 : 0)
-          : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], LEVEL[level], ms, quiet ? 1 : 0);
-      if (result >= 0) return this.text(result, ending);
-      if (result !== NEED_ZONE) return null;
-      if (!family.refreshZone(exports.jsonPendingZone(), ms)) return null;
+          ? exports.ip4Json(ip.v4, level, ms, quiet ? 1 : 0)
+          : exports.ip6Json(ip.words[0], ip.words[1], ip.words[2], ip.words[3], level, ms, quiet ? 1 : 0);
+      if (result !== NEED_ZONE) return result;
+      if (!family.refreshZone(exports.jsonPendingZone(), ms)) return NOT_WRITTEN;
     }
-    return null;
+    return NOT_WRITTEN;
   }
 }
 

@@ -76,6 +76,8 @@ export const ZONE_SLOT = { bytes: 256, minute: 0, constant: 8, headLength: 12, t
 export const OBJECT_PATH_VALUE = 1;
 /** ip4Json / ip6Json: the record's zone has no slot for this minute (jsonPendingZone()); the host refreshes it and asks again. */
 export const NEED_ZONE = -2;
+/** Added to the field level (0 basic, 1 full) asked of ip4Json / ip6Json: the record stays UTF-8 whatever its characters (assembly/jsonWriter.ts). */
+export const UTF8_RECORD = 2;
 
 const LOCATION_HOLES = [
   'continent',

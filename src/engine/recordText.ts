@@ -1,8 +1,8 @@
 /**
  * The records the WASM engine wrote (src/engine/recordJson.ts) as strings: read out of its memory
- * in the form it wrote them (ASCII or Latin-1 bytes, or UTF-16), with an ending (a metered
- * answer's meta) written over the record's closing brace first, so that the text comes out as one
- * flat string. Node's Buffer decodes; elsewhere TextDecoder.
+ * in the form it wrote them (ASCII or Latin-1 bytes, UTF-16, or UTF-8 kept as bytes), with an
+ * ending (a metered answer's meta) written over the record's closing brace first, so that the text
+ * comes out as one flat string. Node's Buffer decodes; elsewhere TextDecoder.
  */
 
 /** Where the engine writes its records: the output of assembly/jsonWriter.ts, in the form finish() reports. */
@@ -69,6 +69,20 @@ export function recordReader(area: RecordOutput): RecordReader {
     }
     return decoder.decode(bytes.subarray(start, end));
   };
+}
+
+/**
+ * Turns a record the engine kept as UTF-8 (written at a level plus UTF8_RECORD) into its bytes as a
+ * Latin-1 string, one character per byte, `ending` as in recordReader; null where there is no Node
+ * Buffer. V8 makes and copies such a string as fast as any, and a socket writes it as Latin-1 as
+ * it is: no conversion to Latin-1 or UTF-16 here, no UTF-8 encoding there, no measuring for
+ * Content-Length (its length is its byte length).
+ */
+export function recordBytes(area: RecordOutput): RecordReader | null {
+  const view = nodeView(area);
+  if (!view) return null;
+  const { output } = area;
+  return (result, ending) => latin1Record(view, output, output + (result & LENGTH_MASK), ending);
 }
 
 /** A Node Buffer over the area's WASM memory, or null where the runtime has no Buffer. */

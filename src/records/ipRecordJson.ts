@@ -153,6 +153,16 @@ export class IpRecordRenderer {
     }
     return withEnding(JSON.stringify(ipRecord(engine.answerOf(ip), level, now, feeds)), ending);
   }
+
+  /**
+   * The same record's UTF-8 bytes, one per character of a Latin-1 string, for a body made of such
+   * bytes (a batch's, src/http/request/respond.ts Utf8Body); null unless the engine writes the record whole
+   * (no threat or feed facts at the full level).
+   */
+  renderUtf8(engine: LookupEngine, ip: ParsedIp, level: FieldLevel, now: Date, feeds?: IpRecordFeeds, ending = ''): string | null {
+    if (!engineWrites(ip, feeds) || (level !== 'basic' && feeds !== undefined && hasFacts(feeds))) return null;
+    return engine.ipJsonWriter(SHAPE)?.writeUtf8(ip, level, now.getTime(), ending) ?? null;
+  }
 }
 
 /**
@@ -169,6 +179,10 @@ function securityJson(security: SecurityFacts, hosting: boolean | null, threat: 
 }
 
 const QUIET_SECURITY = new WeakMap<SecurityFacts, Map<boolean | null, string>>();
+
+function hasFacts(feeds: IpRecordFeeds): boolean {
+  return (feeds.threat ?? NO_THREAT_FACTS) !== NO_THREAT_FACTS || !!feeds.security || !!feeds.rpki || !!feeds.abuse || !!feeds.hostname;
+}
 
 /**
  * The network's hostname and (IPv4) RPKI state, which the engine writes as null: put in their places. A

@@ -32,6 +32,11 @@ describe('Utf8Body', () => {
     for (let i = 0; i < 1000; i++) body.append(part);
     expect(body.toBuffer().toString('utf8')).toBe(part.repeat(1000));
   });
+
+  it('takes UTF-8 bytes given as Latin-1 strings among the text', () => {
+    const body = new Utf8Body(16).append('São ').appendBytes(Buffer.from('Paulo ₽ ', 'utf8').toString('latin1')).append('¥');
+    expect(body.toBuffer().toString('utf8')).toBe('São Paulo ₽ ¥');
+  });
 });
 
 /** What sendOn uses of Koa's context: status, set, body and the response's events. */
@@ -46,7 +51,7 @@ const sameMemory = (a: Utf8Body, b: Utf8Body) => a.toBuffer().buffer === b.toBuf
 
 describe('Utf8Body buffers', () => {
   it('a sent body keeps its buffer until the answer is finished, then the next big body takes it', () => {
-    const first = new Utf8Body(BIG).append('x'.repeat(1000));
+    const first = new Utf8Body(BIG).appendBytes('x'.repeat(1000));
     const ctx = fakeContext();
     first.sendOn(ctx, 200);
     expect((ctx.body as Buffer).toString('latin1')).toBe('x'.repeat(1000));
@@ -62,7 +67,7 @@ describe('Utf8Body buffers', () => {
   });
 
   it('an answer that never finishes (the client went away) never gives its buffer to another body', () => {
-    const sent = new Utf8Body(BIG).append('y');
+    const sent = new Utf8Body(BIG).appendBytes('y');
     const ctx = fakeContext();
     sent.sendOn(ctx, 200);
     ctx.res.emit('close');
@@ -70,7 +75,7 @@ describe('Utf8Body buffers', () => {
   });
 
   it('small bodies are not kept', () => {
-    const small = new Utf8Body(1024).append('z');
+    const small = new Utf8Body(1024).appendBytes('z');
     const ctx = fakeContext();
     small.sendOn(ctx, 200);
     ctx.res.emit('finish');

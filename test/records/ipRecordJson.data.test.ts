@@ -40,6 +40,9 @@ const threat: IpRecordFeeds = {
   },
 };
 
+/** A text's UTF-8 bytes, one per character of a Latin-1 string: what renderUtf8 gives. */
+const utf8Bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+
 const META_ENDING = ',"meta":{"plan":"pro","fields":"full","quota":{"limit":100000,"used":7,"remaining":99993}}}';
 
 describe('IpRecordRenderer', () => {
@@ -86,9 +89,31 @@ describe('IpRecordRenderer', () => {
           expect(renderer.render(engine, ip, level, now, feeds)).toBe(json);
           // a metered answer's meta in place of the closing brace, whichever path wrote the record
           expect(renderer.render(engine, ip, level, now, feeds, META_ENDING)).toBe(withEnding(json, META_ENDING));
+          const bytes = renderer.renderUtf8(engine, ip, level, now, feeds, META_ENDING);
+          if (bytes !== null) expect(bytes).toBe(utf8Bytes(withEnding(json, META_ENDING)));
         },
       ),
       { numRuns: 6000 },
+    );
+  });
+
+  it('gives the UTF-8 bytes of every record the engine writes whole, and null for the others', () => {
+    const renderer = new IpRecordRenderer();
+    const now = new Date(Date.UTC(2026, 10, 24, 12));
+    // ASCII, Latin-1 (the yen sign) and beyond (the rouble sign) records, IPv4 and IPv6
+    for (const text of ['8.8.8.8', '133.11.0.1', '77.88.8.8', '2a00:1450:4001::1', '2a02:6b8::1'])
+      for (const level of levels) {
+        const json = JSON.stringify(ipRecord(engine.lookupIp(text), level, now));
+        expect(renderer.renderUtf8(engine, parseIp(text)!, level, now), text).toBe(utf8Bytes(json));
+        expect(renderer.renderUtf8(engine, parseIp(text)!, level, now, undefined, META_ENDING), text).toBe(
+          utf8Bytes(withEnding(json, META_ENDING)),
+        );
+      }
+    // the object path's records: reserved, threat facts at the full level
+    expect(renderer.renderUtf8(engine, parseIp('10.0.0.1')!, 'full', now)).toBeNull();
+    expect(renderer.renderUtf8(engine, parseIp('8.8.8.8')!, 'full', now, threat)).toBeNull();
+    expect(renderer.renderUtf8(engine, parseIp('8.8.8.8')!, 'basic', now, threat)).toBe(
+      utf8Bytes(JSON.stringify(ipRecord(engine.lookupIp('8.8.8.8'), 'basic', now, threat))),
     );
   });
 

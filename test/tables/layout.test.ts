@@ -16,6 +16,7 @@ import {
   macHoles,
   NEED_ZONE,
   OBJECT_PATH_VALUE,
+  UTF8_RECORD,
   VM_PREFIX,
   ZONE_SLOT,
 } from '../../src/engine/recordJsonLayout.js';
@@ -37,7 +38,7 @@ import {
 /** The `const NAME: type = number;` declarations of an assembly source file. */
 function assemblyConstants(file: string): Map<string, bigint> {
   const source = fs.readFileSync(new URL(`../../assembly/${file}`, import.meta.url), 'utf8');
-  return new Map([...source.matchAll(/^const (\w+): \w+ = (-?0x[0-9a-f]+|-?\d+);/gim)].map((m) => [m[1], BigInt(m[2])]));
+  return new Map([...source.matchAll(/^(?:export )?const (\w+): \w+ = (-?0x[0-9a-f]+|-?\d+);/gim)].map((m) => [m[1], BigInt(m[2])]));
 }
 
 /** The assembly's constants of `names` (a name it lacks shows as missing), as numbers. */
@@ -259,6 +260,12 @@ describe('record writer layout', () => {
       NEED_ZONE,
     };
     expect(named(ip, Object.keys(expected))).toEqual(expected);
+  });
+
+  it("the WASM writer keeps a record UTF-8 when asked at a level plus recordJsonLayout.ts's UTF8_RECORD", () => {
+    expect(named(assemblyConstants('jsonWriter.ts'), ['UTF8_RECORD'])).toEqual({ UTF8_RECORD });
+    // above both levels, so that the level is what remains without it
+    expect(UTF8_RECORD).toBeGreaterThan(1);
   });
 
   it('the WASM IP writer fills the template holes in the order of ipHoles', () => {

@@ -54,6 +54,13 @@ export class Utf8Body {
     return this;
   }
 
+  /** Appends UTF-8 bytes given one per character of a Latin-1 string (the engine's records, IpRecordRenderer.renderUtf8). */
+  appendBytes(bytes: string): this {
+    this.reserve(bytes.length);
+    this.length += this.bytes.write(bytes, this.length, 'latin1');
+    return this;
+  }
+
   /** Room for `most` more bytes. */
   private reserve(most: number): void {
     if (this.length + most <= this.bytes.length) return;

@@ -67,15 +67,35 @@ function distinctItems(entries: unknown[], limit: number): BatchItem[] {
 /** Every record starts so (success first): a batch result puts its `input` right after it. */
 const RECORD_START = '{"success":true,';
 
-/** A record's JSON with the entry it answers put right after its start: the record's own members follow. */
+/** A record's start with the entry it answers: the record's own members follow. */
+function inputStart(input: string): string {
+  return `${RECORD_START}"input":${JSON.stringify(input)},`;
+}
+
 function withInputJson(input: string, recordJson: string): string {
-  return `${RECORD_START}"input":${JSON.stringify(input)},${recordJson.slice(RECORD_START.length)}`;
+  return inputStart(input) + recordJson.slice(RECORD_START.length);
+}
+
+/**
+ * A batch result in the engine's UTF-8 bytes: its start with the input as text, then the rest of
+ * the record as the engine wrote it (one byte per character of a Latin-1 string, as
+ * IpRecordRenderer.renderUtf8 gives it), appended apart so that neither is copied into a joined string.
+ */
+class ResultBytes {
+  readonly head: string;
+  readonly rest: string;
+
+  constructor(input: string, recordBytes: string) {
+    this.head = inputStart(input);
+    this.rest = recordBytes.slice(RECORD_START.length);
+  }
 }
 
 /** Room for a batch answer with these results: each with its comma (text at its UTF-8 worst case), and 1 KB for the envelope and meta. */
-function batchBytes(results: readonly string[]): number {
+function batchBytes(results: readonly (string | ResultBytes)[]): number {
   let bytes = 1024;
-  for (const result of results) bytes += 3 * result.length + 1;
+  for (const result of results)
+    bytes += typeof result === 'string' ? 3 * result.length + 1 : 3 * result.head.length + result.rest.length + 1;
   return bytes;
 }
 
@@ -130,15 +150,18 @@ export function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: Servic
         const facts = await queryTimeFacts(deps, ips, wants, caller.now, caller.account.id);
         ips.forEach((ip, i) => found.set(ip.text, facts[i]));
       }
-      // IP records as the engine writes them unless fields or pretty need objects (docs/performance.md, HTTP, "Batches").
+      // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
         const { engine } = deps.engine;
-        const results = await batchResults(
+        const results = await batchResults<string | ResultBytes>(
           items,
           ({ input, ip }) =>
             whenReady(threatFactsOf(deps, ip, level, caller.now), (threat) => {
               const feeds = ipRecordFeeds(deps, ip, level, caller.now, threat, found.get(ip.text) ?? null);
-              return withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds));
+              const bytes = ipRenderer.renderUtf8(engine, ip, level, caller.now, feeds);
+              return bytes === null
+                ? withInputJson(input, ipRenderer.render(engine, ip, level, caller.now, feeds))
+                : new ResultBytes(input, bytes);
             }),
           JSON.stringify,
         );
@@ -146,7 +169,9 @@ export function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: Servic
         const body = new Utf8Body(batchBytes(results)).append(`{"success":true,"count":${results.length},"results":[`);
         for (let i = 0; i < results.length; i++) {
           if (i > 0) body.append(',');
-          body.append(results[i]);
+          const result = results[i];
+          if (typeof result === 'string') body.append(result);
+          else body.append(result.head).appendBytes(result.rest);
         }
         body.append(`],"meta":${metaJson(code, level, quota)}}`).sendOn(ctx, 200);
         return;
