@@ -11,11 +11,8 @@ import type { RedisTarget } from '../../src/config/redisSettings.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
-import { accountsConformance } from './accountsConformance.js';
-import { blacklistConformance } from './blacklistConformance.js';
-import { meterConformance } from './meterConformance.js';
-import { sessionsConformance } from './sessionsConformance.js';
 import { client, RedisClusterSetup } from './redisTopologies.js';
+import { storeConformance } from './storeConformance.js';
 import { admitRequest, confirmationCost, reportInput, reportUntilStopped } from './storeTraffic.js';
 import { until } from '../until.js';
 
@@ -34,10 +31,9 @@ const target = (): RedisTarget => ({ kind: 'cluster', nodes: cluster.seeds, auth
 const SLOW_MACHINE = { timeoutMs: 4000 };
 const open = (prefix: string, options: RedisStoreOptions = {}) => RedisStore.open(target(), { prefix, waitReplicas: 1, ...options });
 
-accountsConformance('redis cluster', () => open('a:', { rateClock: 'request', ...SLOW_MACHINE }));
-meterConformance('redis cluster', () => open('m:', { rateClock: 'request', ...SLOW_MACHINE }));
-blacklistConformance('redis cluster', () => open('b:', { rateClock: 'request', ...SLOW_MACHINE }));
-sessionsConformance('redis cluster', () => open('s:', SLOW_MACHINE));
+storeConformance('redis cluster', (part) =>
+  open(`${part}:`, part === 'sessions' ? SLOW_MACHINE : { rateClock: 'request', ...SLOW_MACHINE }),
+);
 
 const request = (accountId: string) => admitRequest(accountId);
 

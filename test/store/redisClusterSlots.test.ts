@@ -12,10 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { RedisStore } from '../../src/store/redis/redisStore.js';
-import { accountsConformance } from './accountsConformance.js';
-import { blacklistConformance } from './blacklistConformance.js';
-import { meterConformance } from './meterConformance.js';
-import { sessionsConformance } from './sessionsConformance.js';
+import { storeConformance } from './storeConformance.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 import { until } from '../until.js';
 
@@ -37,28 +34,10 @@ beforeAll(async () => {
   });
 });
 
-accountsConformance(
+storeConformance(
   'redis (under MONITOR)',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}a:`, rateClock: 'request' }),
-  () => removeKeys(`${prefix}a:`),
-);
-
-meterConformance(
-  'redis (under MONITOR)',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}m:`, rateClock: 'request' }),
-  () => removeKeys(`${prefix}m:`),
-);
-
-blacklistConformance(
-  'redis (under MONITOR)',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}b:`, rateClock: 'request' }),
-  () => removeKeys(`${prefix}b:`),
-);
-
-sessionsConformance(
-  'redis (under MONITOR)',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}s:` }),
-  () => removeKeys(`${prefix}s:`),
+  (part) => RedisStore.open(REDIS_TEST_URL, { prefix: `${prefix}${part}:`, ...(part === 'sessions' ? {} : { rateClock: 'request' }) }),
+  (part) => removeKeys(`${prefix}${part}:`),
 );
 
 describe('two instances (under MONITOR)', () => {

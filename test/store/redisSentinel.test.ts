@@ -7,11 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import type { RedisTarget } from '../../src/config/redisSettings.js';
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis/redisStore.js';
-import { accountsConformance } from './accountsConformance.js';
-import { blacklistConformance } from './blacklistConformance.js';
-import { meterConformance } from './meterConformance.js';
-import { sessionsConformance } from './sessionsConformance.js';
 import { RedisSentinelSetup, SENTINEL_NAME } from './redisTopologies.js';
+import { storeConformance } from './storeConformance.js';
 import { confirmationCost, reportInput, reportUntilStopped } from './storeTraffic.js';
 import { until } from '../until.js';
 
@@ -30,10 +27,9 @@ const target = (): RedisTarget => ({ kind: 'sentinel', sentinels: sentinel.senti
 const SLOW_MACHINE = { timeoutMs: 4000 };
 const open = (prefix: string, options: RedisStoreOptions = {}) => RedisStore.open(target(), { prefix, waitReplicas: 1, ...options });
 
-accountsConformance('redis sentinel', () => open('a:', { rateClock: 'request', ...SLOW_MACHINE }));
-meterConformance('redis sentinel', () => open('m:', { rateClock: 'request', ...SLOW_MACHINE }));
-blacklistConformance('redis sentinel', () => open('b:', { rateClock: 'request', ...SLOW_MACHINE }));
-sessionsConformance('redis sentinel', () => open('s:', SLOW_MACHINE));
+storeConformance('redis sentinel', (part) =>
+  open(`${part}:`, part === 'sessions' ? SLOW_MACHINE : { rateClock: 'request', ...SLOW_MACHINE }),
+);
 
 describe('on a Redis Sentinel set-up', () => {
   it('what confirming by a replica (WAIT) costs a report and an account change, and a write the replicas do not confirm is refused', async () => {

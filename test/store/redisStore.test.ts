@@ -11,40 +11,17 @@ import { dayKey, nextDayReset, nextMonthReset } from '../../src/store/quotaPerio
 import { DAY_COUNTER_GRACE_MS } from '../../src/store/redis/redisMeter.js';
 import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { StoreUnavailableError, USAGE_HISTORY_DAYS } from '../../src/store/store.js';
-import { accountsConformance } from './accountsConformance.js';
-import { blacklistConformance } from './blacklistConformance.js';
-import { meterConformance } from './meterConformance.js';
-import { sessionsConformance } from './sessionsConformance.js';
+import { perPart, storeConformance } from './storeConformance.js';
 import { PrivateRedis, redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 import { admitRequest } from './storeTraffic.js';
 import { elapse } from '../until.js';
 
-const accountsPrefix = redisTestPrefix('accounts');
-accountsConformance(
+const conformancePrefixes = perPart(redisTestPrefix);
+storeConformance(
   'redis',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: accountsPrefix, rateClock: 'request' }),
-  () => removeKeys(accountsPrefix),
-);
-
-const meterPrefix = redisTestPrefix('meter');
-meterConformance(
-  'redis',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: meterPrefix, rateClock: 'request' }),
-  () => removeKeys(meterPrefix),
-);
-
-const blacklistPrefix = redisTestPrefix('blacklist');
-blacklistConformance(
-  'redis',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: blacklistPrefix, rateClock: 'request' }),
-  () => removeKeys(blacklistPrefix),
-);
-
-const sessionsPrefix = redisTestPrefix('sessions');
-sessionsConformance(
-  'redis',
-  async () => RedisStore.open(REDIS_TEST_URL, { prefix: sessionsPrefix }),
-  () => removeKeys(sessionsPrefix),
+  (part) =>
+    RedisStore.open(REDIS_TEST_URL, { prefix: conformancePrefixes[part], ...(part === 'sessions' ? {} : { rateClock: 'request' }) }),
+  (part) => removeKeys(conformancePrefixes[part]),
 );
 
 describe('redis store: shared between instances', () => {

@@ -14,10 +14,7 @@ import { SlidingRateWindow } from '../../src/store/rateWindow.js';
 import { latestVersion, migrate, migrations, schemaVersion, type Migration } from '../../src/store/sqlite/sqliteMigrations.js';
 import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { StoreUnavailableError, type AdmitRequest } from '../../src/store/store.js';
-import { accountsConformance } from './accountsConformance.js';
-import { blacklistConformance } from './blacklistConformance.js';
-import { meterConformance } from './meterConformance.js';
-import { sessionsConformance } from './sessionsConformance.js';
+import { perPart, storeConformance } from './storeConformance.js';
 import { parseBlacklistAddress } from '../../src/blacklist/address.js';
 import { elapse, until, untilValue } from '../until.js';
 
@@ -38,32 +35,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const accountsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-accounts-'));
-accountsConformance(
+const conformanceDirs = perPart((part) => fs.mkdtempSync(path.join(os.tmpdir(), `netlookup-${part}-`)));
+storeConformance(
   'sqlite',
-  async () => SqliteStore.open(path.join(accountsDir, 'data')),
-  async () => fs.rmSync(accountsDir, { recursive: true, force: true }),
-);
-
-const meterDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-meter-'));
-meterConformance(
-  'sqlite',
-  async () => SqliteStore.open(path.join(meterDir, 'data')),
-  async () => fs.rmSync(meterDir, { recursive: true, force: true }),
-);
-
-const blacklistDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-blacklist-'));
-blacklistConformance(
-  'sqlite',
-  async () => SqliteStore.open(path.join(blacklistDir, 'data')),
-  async () => fs.rmSync(blacklistDir, { recursive: true, force: true }),
-);
-
-const sessionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlookup-sessions-'));
-sessionsConformance(
-  'sqlite',
-  async () => SqliteStore.open(path.join(sessionsDir, 'data')),
-  async () => fs.rmSync(sessionsDir, { recursive: true, force: true }),
+  async (part) => SqliteStore.open(path.join(conformanceDirs[part], 'data')),
+  async (part) => fs.rmSync(conformanceDirs[part], { recursive: true, force: true }),
 );
 
 const request = (accountId: string, now: Date, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
