@@ -5,7 +5,8 @@
  *   node --import tsx bench/internals.ts [NAME=ROOT[,VAR=VALUE…] …]
  *
  * Each variant is `serve` from ROOT/dist (ROOT holds dist/, build/, data/tables and node_modules,
- * or links to them) with the variables given; by default this checkout with the shared socket
+ * or links to them) with the variables given, run by this bench's Node or by the one a `NODE=path`
+ * among them names (node_modules then built for it); by default this checkout with the shared socket
  * reads against the same with NETLOOKUP_SOCKET_READS=events. Every round starts each variant
  * afresh (two processes of one build differ by several percent on a small VM), warms it up and
  * runs wrk against it, the order reversed every other round; the ratios to the first variant are
@@ -14,7 +15,8 @@
  * the machine moves less).
  *
  * Environment: BENCH_INTERNALS_CASE (ip-paid, the default: random IPv4, business key; ip-free;
- * ipv6-paid; mac-paid), BENCH_INTERNALS_ROUNDS (default 6), BENCH_INTERNALS_SECONDS (per run,
+ * ipv6-paid; mac-paid; batch-1000-c1: batches of 1,000 random IPv4 addresses on one connection,
+ * business key), BENCH_INTERNALS_ROUNDS (default 6), BENCH_INTERNALS_SECONDS (per run,
  * default 5), BENCH_HTTP_CONNECTIONS (default 50), BENCH_HTTP_PIN=0 (no taskset). Needs wrk.
  * Writes bench/results/internals.json.
  */
@@ -36,11 +38,20 @@ interface Variant {
   env: Record<string, string>;
 }
 
-const CASES: Record<string, { kind: RandomKind; path: string; plan: 'free' | 'business' }> = {
+interface Workload {
+  kind: RandomKind;
+  path: string;
+  plan: 'free' | 'business';
+  /** addresses per POSTed batch, on one connection */
+  batch?: number;
+}
+
+const CASES: Record<string, Workload> = {
   'ip-paid': { kind: 'ipv4', path: '/v1/ip/', plan: 'business' },
   'ip-free': { kind: 'ipv4', path: '/v1/ip/', plan: 'free' },
   'ipv6-paid': { kind: 'ipv6', path: '/v1/ip/', plan: 'business' },
   'mac-paid': { kind: 'mac', path: '/v1/mac/', plan: 'business' },
+  'batch-1000-c1': { kind: 'ipv4', path: '/v1/ip/batch', plan: 'business', batch: 1000 },
 };
 
 const caseId = process.env.BENCH_INTERNALS_CASE ?? 'ip-paid';
@@ -49,6 +60,8 @@ if (workload === undefined) throw new Error(`BENCH_INTERNALS_CASE: no case ${cas
 const ROUNDS = Number(process.env.BENCH_INTERNALS_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_INTERNALS_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
+/** A batch is timed on one connection: the time to answer one, not a queue of them. */
+const connections = workload.batch === undefined ? CONNECTIONS : 1;
 
 function variantOf(arg: string): Variant {
   const [head, ...vars] = arg.split(',');
@@ -76,9 +89,10 @@ async function start(variant: Variant, dataDir: string): Promise<{ child: ChildP
   const env = { ...process.env, NODE_ENV: 'production', ...serviceEnvironment(dataDir, adminToken), ...variant.env };
   Object.assign(env, { NETLOOKUP_DATA_DIR: path.join(dataDir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
   const main = path.join(variant.root, 'dist', 'cli', 'main.js');
+  const node = variant.env.NODE ?? process.execPath;
   const nodeArgs = ['--max-old-space-size=1024', main, 'serve'];
   const cpu = pinning.server_cpu;
-  const [command, argv] = cpu === null ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(cpu), process.execPath, ...nodeArgs]];
+  const [command, argv] = cpu === null ? [node, nodeArgs] : ['taskset', ['-c', String(cpu), node, ...nodeArgs]];
   const child = spawn(command, argv, { cwd: variant.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d).slice(-4000)));
@@ -121,15 +135,16 @@ async function runOnce(variant: Variant, seed: number): Promise<Run> {
     const account = await post(port, '/admin/accounts', { plan: workload.plan }, { authorization: `Bearer ${adminToken}` });
     if (account.status !== 201) throw new Error(`admin API: ${account.status}`);
     const key = (account.body.key as { secret: string }).secret;
+    const batch = workload.batch === undefined ? null : { path: workload.path, size: workload.batch };
     const spec: LoadSpec = {
       port,
-      headers: { 'X-API-Key': key },
+      headers: batch === null ? { 'X-API-Key': key } : { 'X-API-Key': key, 'Content-Type': 'application/json' },
       requests: [],
-      random: { spaces, kinds: [workload.kind], paths: { [workload.kind]: workload.path }, suffixes: [], batch: null },
+      random: { spaces, kinds: [workload.kind], paths: { [workload.kind]: workload.path }, suffixes: [], batch },
     };
     const prepared = generator.prepare(spec, dataDir, caseId);
     const cpu = pinning.generator_cpu === null ? null : String(pinning.generator_cpu);
-    const options = { connections: CONNECTIONS, timeoutSeconds: 10, cpu };
+    const options = { connections, timeoutSeconds: 10, cpu };
     await generator.run(prepared, { ...options, seconds: WARMUP_SECONDS, seed: seed + 1 });
     const ticksBefore = processTicks(child.pid!);
     const r = await generator.run(prepared, { ...options, seconds: SECONDS, seed });
@@ -149,7 +164,7 @@ const median = (values: number[]) => {
 
 const loadAtStart = os.loadavg().map((l) => round(l, 2));
 log(
-  `${caseId}: ${variants.map((v) => v.name).join(' / ')}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections; load ${loadAtStart}`,
+  `${caseId}: ${variants.map((v) => v.name).join(' / ')}, ${ROUNDS} rounds of ${SECONDS} s, ${connections} connections; load ${loadAtStart}`,
 );
 const runs: Record<string, Run[]> = Object.fromEntries(variants.map((v) => [v.name, []]));
 for (let r = 0; r < ROUNDS; r++) {
@@ -175,7 +190,7 @@ function ratiosOf(of: (run: Run) => number) {
 const ratios = { req_per_s: ratiosOf((run) => run.req_per_s), cpu_us_per_request: ratiosOf((run) => run.cpu_us) };
 const summary = {
   case: caseId,
-  connections: CONNECTIONS,
+  connections,
   rounds: ROUNDS,
   seconds: SECONDS,
   node: process.version,
