@@ -150,7 +150,8 @@ export function batchHandler(api: Extract<Api, 'ip' | 'blacklist'>, deps: Servic
         const facts = await queryTimeFacts(deps, ips, wants, caller.now, caller.account.id);
         ips.forEach((ip, i) => found.set(ip.text, facts[i]));
       }
-      // IP records as the engine writes them (as single lookups: its UTF-8 bytes, else text) unless fields or pretty need objects.
+      // IP records as the engine writes them, its UTF-8 bytes where it can (docs/performance.md, HTTP, "Batches"), else
+      // their text, unless fields or pretty need objects.
       if (api === 'ip' && filter === null && (ctx.querystring === '' || !wantsPretty(ctx.query))) {
         const { engine } = deps.engine;
         const results = await batchResults<string | ResultBytes>(
