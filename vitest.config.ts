@@ -29,10 +29,11 @@ const END_TO_END = [
 ];
 
 /**
- * HTTP tests of what stores and processes do across processes and over time (Redis failover and
- * instances, workers, a proxy in front, the day's counters at midnight, configuration and data
- * directories): they answer the same whichever transport answers, and on either Node line, so they
- * run once, in `e2e` on the primary line.
+ * What stores and processes do across processes and over time (Redis failover and instances, Redis
+ * Cluster and Sentinel set-ups, workers, a proxy in front, the day's counters at midnight,
+ * configuration and data directories): they answer the same whichever transport answers, and on
+ * either Node line, so they run once, on the primary line. They time failovers and restarts of
+ * servers of their own, so they run one file at a time, after the rest (`npm test`).
  */
 const STORES_ACROSS_PROCESSES = [
   'test/http/redisFailover.test.ts',
@@ -43,6 +44,8 @@ const STORES_ACROSS_PROCESSES = [
   'test/http/midnight.test.ts',
   'test/http/configProcess.test.ts',
   'test/http/dataDir.test.ts',
+  'test/store/redisCluster.test.ts',
+  'test/store/redisSentinel.test.ts',
 ];
 
 export default defineConfig({
@@ -63,9 +66,9 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...DATA, ...END_TO_END], setupFiles: ['test/unit.setup.ts'] },
       },
       { extends: true, test: { name: 'data', include: DATA } },
-      { extends: true, test: { name: 'e2e', include: END_TO_END } },
+      { extends: true, test: { name: 'e2e', include: END_TO_END, exclude: STORES_ACROSS_PROCESSES } },
+      { extends: true, test: { name: 'e2e-stores', include: STORES_ACROSS_PROCESSES } },
       // The HTTP contract again with the fast path off (NETLOOKUP_DIRECT_CONNECTIONS=off): node:http alone answers the same.
-      // Not again: what the stores and the processes do (STORES_ACROSS_PROCESSES), whoever answers the requests.
       {
         extends: true,
         test: {
