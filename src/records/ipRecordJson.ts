@@ -141,7 +141,7 @@ export class IpRecordRenderer {
       const writer = engine.ipJsonWriter(SHAPE);
       const threat = feeds?.threat ?? NO_THREAT_FACTS;
       // the security block and what follows are written here when a fact of theirs is not the quiet default
-      const quiet = threat === NO_THREAT_FACTS && !feeds?.security && !feeds?.abuse;
+      const quiet = quietSecurity(feeds);
       const whole = quiet || level === 'basic';
       let json = writer?.write(ip, level, now.getTime(), quiet, whole ? ending : '') ?? null;
       if (json !== null) {
@@ -180,8 +180,14 @@ function securityJson(security: SecurityFacts, hosting: boolean | null, threat: 
 
 const QUIET_SECURITY = new WeakMap<SecurityFacts, Map<boolean | null, string>>();
 
+/** No threat facts, security verdict or abuse contact: the engine writes the security block and what follows. */
+function quietSecurity(feeds: IpRecordFeeds | undefined): boolean {
+  return (feeds?.threat ?? NO_THREAT_FACTS) === NO_THREAT_FACTS && !feeds?.security && !feeds?.abuse;
+}
+
+/** A fact the engine writes as null or quiet, which the host puts in its place. */
 function hasFacts(feeds: IpRecordFeeds): boolean {
-  return (feeds.threat ?? NO_THREAT_FACTS) !== NO_THREAT_FACTS || !!feeds.security || !!feeds.rpki || !!feeds.abuse || !!feeds.hostname;
+  return !quietSecurity(feeds) || !!feeds.rpki || !!feeds.hostname;
 }
 
 /**
