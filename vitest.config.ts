@@ -48,6 +48,21 @@ const STORES_ACROSS_PROCESSES = [
   'test/store/redisSentinel.test.ts',
 ];
 
+/**
+ * Files that bound how late a server's own deadline may answer (headers, body and keep-alive timeouts, a
+ * hung Redis): their upper bounds allow timer lateness, not a core taken by another test file's server, so
+ * they run one file at a time after the rest, in each transport mode, as the failover files do.
+ */
+const WALL_CLOCK_BOUNDS = [
+  'test/http/directConnections.test.ts',
+  'test/http/hostileClients.test.ts',
+  'test/http/slowClients.test.ts',
+  'test/store/redisHang.test.ts',
+];
+const ONE_AT_A_TIME = [...STORES_ACROSS_PROCESSES, ...WALL_CLOCK_BOUNDS];
+/** The HTTP contract again with the fast path off (NETLOOKUP_DIRECT_CONNECTIONS=off): node:http alone answers the same. */
+const NODE_HTTP_ONLY = { NETLOOKUP_DNS_SERVERS: 'off', NETLOOKUP_DIRECT_CONNECTIONS: 'off' };
+
 export default defineConfig({
   test: {
     // The WASM module, compiled TypeScript, tables and web build are rebuilt first when older than their sources.
@@ -66,17 +81,14 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...DATA, ...END_TO_END], setupFiles: ['test/unit.setup.ts'] },
       },
       { extends: true, test: { name: 'data', include: DATA } },
-      { extends: true, test: { name: 'e2e', include: END_TO_END, exclude: STORES_ACROSS_PROCESSES } },
+      { extends: true, test: { name: 'e2e', include: END_TO_END, exclude: ONE_AT_A_TIME } },
+      { extends: true, test: { name: 'e2e-node-http', include: ['test/http/**/*.test.ts'], exclude: ONE_AT_A_TIME, env: NODE_HTTP_ONLY } },
+      // the projects below run with --maxWorkers=1 (npm test)
       { extends: true, test: { name: 'e2e-stores', include: STORES_ACROSS_PROCESSES } },
-      // The HTTP contract again with the fast path off (NETLOOKUP_DIRECT_CONNECTIONS=off): node:http alone answers the same.
+      { extends: true, test: { name: 'e2e-timed', include: WALL_CLOCK_BOUNDS } },
       {
         extends: true,
-        test: {
-          name: 'e2e-node-http',
-          include: ['test/http/**/*.test.ts'],
-          exclude: STORES_ACROSS_PROCESSES,
-          env: { NETLOOKUP_DNS_SERVERS: 'off', NETLOOKUP_DIRECT_CONNECTIONS: 'off' },
-        },
+        test: { name: 'e2e-timed-node-http', include: WALL_CLOCK_BOUNDS.filter((f) => f.startsWith('test/http/')), env: NODE_HTTP_ONLY },
       },
     ],
   },

@@ -166,7 +166,12 @@ async function underLoad(
 }
 
 /** Checks the answers of `underLoad` and says what the failover cost. */
-async function expectFailoverHeld(what: string, [a, b]: [Child, Child], { answers, killedAt, key }: Awaited<ReturnType<typeof underLoad>>) {
+async function expectFailoverHeld(
+  what: string,
+  [a, b]: [Child, Child],
+  { answers, killedAt, key }: Awaited<ReturnType<typeof underLoad>>,
+  nodesLog: () => string,
+) {
   const lookups = answers.filter((x) => x.kind === 'lookup');
   const reports = answers.filter((x) => x.kind === 'report');
   const refused = reports.filter((x) => x.status >= 300);
@@ -181,7 +186,8 @@ async function expectFailoverHeld(what: string, [a, b]: [Child, Child], { answer
   // reports: acknowledged, or refused as unavailable (SPEC 7: 400) with Retry-After within the failover's window; never a 5xx
   for (const x of refused) {
     expect(x, JSON.stringify(x)).toMatchObject({ status: 400, retryAfter: '1', body: { error: { code: 'unavailable' } } });
-    expect(x.at - killedAt).toBeLessThan(10_000);
+    // past the window: what the nodes logged says where the failover lingered
+    if (x.at - killedAt >= 10_000) expect.fail(`refused ${Math.round(x.at - killedAt)} ms after the kill; the nodes' logs:\n${nodesLog()}`);
   }
   // every acknowledged report is listed, read through the other instance
   const acknowledged = reports.filter((x) => x.status < 300);
@@ -235,7 +241,7 @@ describe('on a Redis Cluster', () => {
         return true;
       },
     );
-    await expectFailoverHeld('cluster failover over HTTP', both, result);
+    await expectFailoverHeld('cluster failover over HTTP', both, result, () => cluster.log());
   });
 });
 
@@ -276,7 +282,7 @@ describe('on a Redis Sentinel set-up', () => {
       },
       async () => (await sentinel.master()) !== master,
     );
-    await expectFailoverHeld('sentinel failover over HTTP', both, result);
+    await expectFailoverHeld('sentinel failover over HTTP', both, result, () => sentinel.log());
   });
 });
 

@@ -16,6 +16,27 @@ import { freePort } from './redisTestServer.js';
 /** How long a node may be silent before the others take it for failed (the Cluster's, the sentinels'). */
 const NODE_TIMEOUT_MS = 1000;
 
+/** Each node's log, in its folder: a failure message quotes what the nodes saw. */
+const LOG_FILE = 'redis.log';
+
+/** The last `lines` lines of each node's log under `dir`, headed by its port. */
+function logsUnder(dir: string, lines = 30): string {
+  return fs
+    .readdirSync(dir)
+    .filter((port) => fs.existsSync(path.join(dir, port, LOG_FILE)))
+    .map(
+      (port) =>
+        `--- ${port}\n` +
+        fs
+          .readFileSync(path.join(dir, port, LOG_FILE), 'utf8')
+          .trimEnd()
+          .split('\n')
+          .slice(-lines)
+          .join('\n'),
+    )
+    .join('\n');
+}
+
 interface Node {
   port: number;
   child: ChildProcess;
@@ -25,7 +46,16 @@ interface Node {
 async function startServer(dir: string, port: number, lines: string[], sentinel = false): Promise<Node> {
   fs.mkdirSync(dir, { recursive: true });
   const config = path.join(dir, sentinel ? 'sentinel.conf' : 'redis.conf');
-  const base = [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'daemonize no', 'save ""', 'appendonly no', 'protected-mode no'];
+  const base = [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    `dir ${dir}`,
+    `logfile ${path.join(dir, LOG_FILE)}`,
+    'daemonize no',
+    'save ""',
+    'appendonly no',
+    'protected-mode no',
+  ];
   fs.writeFileSync(config, [...base, ...lines].join('\n') + '\n');
   const child = spawn('redis-server', sentinel ? [config, '--sentinel'] : [config], { stdio: 'ignore' });
   await until(`redis on port ${port} to answer`, () => answers(port), 10_000, 50);
@@ -195,6 +225,11 @@ export class RedisClusterSetup {
     await until(`redis on port ${port} to answer`, () => answers(port), 10_000, 50);
   }
 
+  /** What every node logged last (for a failure message). */
+  log(): string {
+    return logsUnder(this.dir);
+  }
+
   async stop(): Promise<void> {
     await stopAll(this.nodes.values());
     fs.rmSync(this.dir, { recursive: true, force: true });
@@ -313,6 +348,11 @@ export class RedisSentinelSetup {
 
   resume(port: number): void {
     this.servers.get(port)!.child.kill('SIGCONT');
+  }
+
+  /** What every server and sentinel logged last (for a failure message). */
+  log(): string {
+    return logsUnder(this.dir);
   }
 
   async stop(): Promise<void> {
