@@ -28,14 +28,21 @@ export type ServerKind = 'node' | 'bare' | 'maxmind' | 'nginx' | 'service' | 'se
 /** Kinds that get our service's environment (data directory, plans, admin token) and `npm start`'s node flags. */
 const serviceKind = (kind: ServerKind) => kind === 'service' || kind === 'serve' || kind === 'workers';
 
-/** `npm start` (package.json): the node flags before the entry point, which every run of our service takes too. */
-const START_SCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+/** `npm start` of the build at `root` (its package.json). */
+const startScript = (root: string) =>
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 const START_ENTRY = 'dist/cli/main.js';
-const START_FLAGS = ((words) => {
+
+/** `npm start`'s node flags, before the entry point, for the build at `root`: every run of our service takes them too. */
+export function startFlags(root: string): string[] {
+  const script = startScript(root);
+  const words = script.trim().split(/\s+/);
   if (words[0] !== 'node' || !words.includes(START_ENTRY))
-    throw new Error(`npm start is not "node [flags] ${START_ENTRY} serve": ${START_SCRIPT}`);
+    throw new Error(`npm start is not "node [flags] ${START_ENTRY} serve": ${script}`);
   return words.slice(1, words.indexOf(START_ENTRY));
-})(START_SCRIPT.trim().split(/\s+/));
+}
+const START_SCRIPT = startScript(ROOT);
+const START_FLAGS = startFlags(ROOT);
 
 /** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
 export const pinnedKind = (kind: ServerKind) => kind !== 'workers';

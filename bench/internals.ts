@@ -4,8 +4,9 @@
  *
  *   node --import tsx bench/internals.ts [NAME=ROOT[,VAR=VALUE…] …]
  *
- * Each variant is `serve` from ROOT/dist (ROOT holds dist/, build/, data/tables and node_modules,
- * or links to them) with the variables given, run by this bench's Node or by the one a `NODE=path`
+ * Each variant is `serve` from ROOT/dist with the node flags of ROOT's `npm start` (ROOT holds
+ * package.json, dist/, build/, data/tables and node_modules, or links to them) with the variables
+ * given, run by this bench's Node or by the one a `NODE=path`
  * among them names (node_modules then built for it); by default this checkout with the shared socket
  * reads against the same with NETLOOKUP_SOCKET_READS=events. Every round starts each variant
  * afresh (two processes of one build differ by several percent on a small VM), warms it up and
@@ -29,7 +30,7 @@ import { post } from './httpCases.js';
 import { findLoadGenerator, type LoadSpec } from './httpLoad.js';
 import { CLOCK_TICKS, pinProcesses, processTicks } from './httpMachine.js';
 import { writeSpaces, type RandomKind } from './httpRandom.js';
-import { freePort, serviceEnvironment } from './httpServerProcesses.js';
+import { freePort, serviceEnvironment, startFlags } from './httpServerProcesses.js';
 import { CONNECTIONS, RESULTS, ROOT, SEED, log, round } from './httpSettings.js';
 
 interface Variant {
@@ -90,7 +91,7 @@ async function start(variant: Variant, dataDir: string): Promise<{ child: ChildP
   Object.assign(env, { NETLOOKUP_DATA_DIR: path.join(dataDir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
   const main = path.join(variant.root, 'dist', 'cli', 'main.js');
   const node = variant.env.NODE ?? process.execPath;
-  const nodeArgs = ['--max-old-space-size=1024', main, 'serve'];
+  const nodeArgs = [...startFlags(variant.root), main, 'serve'];
   const cpu = pinning.server_cpu;
   const [command, argv] = cpu === null ? [node, nodeArgs] : ['taskset', ['-c', String(cpu), node, ...nodeArgs]];
   const child = spawn(command, argv, { cwd: variant.root, env, stdio: ['ignore', 'ignore', 'pipe'] });
