@@ -92,9 +92,10 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
   ]);
   const config = configFromEnv(process.env);
   const tablesDir = path.resolve(config.tablesDir ?? defaultTablesDir());
-  // the compact sets beside the default tables, or where NETLOOKUP_COMPACT_TABLES says: they get the feeds' security table
+  // the compact sets beside the package's own tables, or where NETLOOKUP_COMPACT_TABLES says: they get the feeds'
+  // security table; tables kept elsewhere (NETLOOKUP_TABLES) leave the package's compact folder alone
   const compactDir =
-    process.env.NETLOOKUP_COMPACT_TABLES !== undefined || tablesDir === path.resolve(defaultTablesDir())
+    process.env.NETLOOKUP_COMPACT_TABLES !== undefined || tablesDir === path.resolve(packageRoot, 'data', 'tables')
       ? path.resolve(defaultCompactDir())
       : null;
   try {
