@@ -15,22 +15,17 @@ import { RedisStore } from '../../src/store/redis/redisStore.js';
 import { storeConformance } from './storeConformance.js';
 import { redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 import { until } from '../until.js';
-
-interface Seen {
-  args: string[];
-  source: string;
-}
+import { startMonitor, type Monitor, type MonitoredCommand } from './redisMonitor.js';
 
 const prefix = redisTestPrefix('slots');
-const seen: Seen[] = [];
-let monitor: Redis;
+const seen: MonitoredCommand[] = [];
+let monitor: Monitor;
 
 beforeAll(async () => {
-  monitor = await new Redis(REDIS_TEST_URL).monitor();
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    const verb = args[0]?.toLowerCase();
+  monitor = await startMonitor(REDIS_TEST_URL, (command) => {
+    const verb = command.args[0]?.toLowerCase();
     // other test files share the server: keep this file's commands, and every transaction's bounds
-    if (verb === 'multi' || verb === 'exec' || verb === 'discard' || args.some((a) => a.includes(prefix))) seen.push({ args, source });
+    if (verb === 'multi' || verb === 'exec' || verb === 'discard' || command.args.some((a) => a.includes(prefix))) seen.push(command);
   });
 });
 
@@ -87,17 +82,17 @@ describe('two instances (under MONITOR)', () => {
 });
 
 describe('Redis Cluster slots', () => {
-  afterAll(() => monitor?.disconnect());
+  afterAll(() => monitor?.stop());
 
   it('every command, transaction and script of the store keeps its keys in one slot', async () => {
     // MONITOR's stream may trail the replies: a marker sent after the last command shows when every
     // one is in; then it stops (the checks' own commands are not checked)
     const redis = new Redis(REDIS_TEST_URL);
     const marker = `${prefix}end`;
-    const isMarker = (command: Seen) => command.args[0]?.toLowerCase() === 'echo' && command.args[1] === marker;
+    const isMarker = (command: MonitoredCommand) => command.args[0]?.toLowerCase() === 'echo' && command.args[1] === marker;
     await redis.echo(marker);
     await until('the marker on the MONITOR stream', () => seen.some(isMarker));
-    monitor.disconnect();
+    monitor.stop();
     seen.splice(seen.findIndex(isMarker), 1);
     try {
       const keysOf = await keyLists(redis, seen);
@@ -150,7 +145,7 @@ describe('Redis Cluster slots', () => {
 });
 
 /** The keys of each command as Redis names them (none for commands without keys). */
-async function keyLists(redis: Redis, commands: Seen[]): Promise<string[][]> {
+async function keyLists(redis: Redis, commands: MonitoredCommand[]): Promise<string[][]> {
   const lists: string[][] = [];
   for (let from = 0; from < commands.length; from += 1000) {
     const pipeline = redis.pipeline();

@@ -15,6 +15,7 @@ import { perPart, storeConformance } from './storeConformance.js';
 import { PrivateRedis, redisTestPrefix, REDIS_TEST_URL, removeKeys } from './redisTestServer.js';
 import { admitRequest } from './storeTraffic.js';
 import { elapse } from '../until.js';
+import { startMonitor } from './redisMonitor.js';
 
 const conformancePrefixes = perPart(redisTestPrefix);
 storeConformance(
@@ -73,9 +74,8 @@ describe('redis store: shared between instances', () => {
     const other = (await a.accounts.createAccount({ plan: 'free' })).account;
     // What Redis runs, as MONITOR shows it: the admit script's runs on these accounts' keys (the
     // first on a connection by EVAL, the next by EVALSHA).
-    const monitor = await new Redis(REDIS_TEST_URL).monitor();
     const runs: number[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    const monitor = await startMonitor(REDIS_TEST_URL, ({ args }) => {
       if (/^eval(sha)?$/i.test(args[0]) && (args[3].includes(account.id) || args[3].includes(other.id))) runs.push((args.length - 17) / 3);
     });
     try {
@@ -104,7 +104,7 @@ describe('redis store: shared between instances', () => {
       // the first 8 go as soon as they wait (ADMISSION_CHUNK), the other 2 and the other account's at the end of the turn
       await vi.waitFor(() => expect(runs.sort((x, y) => x - y)).toEqual([1, 2, 8]));
     } finally {
-      monitor.disconnect();
+      monitor.stop();
     }
   });
 
