@@ -33,16 +33,18 @@ const startScript = (root: string) =>
   (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 const START_ENTRY = 'dist/cli/main.js';
 
-/** `npm start`'s node flags, before the entry point, for the build at `root`: every run of our service takes them too. */
-export function startFlags(root: string): string[] {
-  const script = startScript(root);
+/** The node flags of an `npm start` script, before the entry point. */
+function flagsOf(script: string): string[] {
   const words = script.trim().split(/\s+/);
   if (words[0] !== 'node' || !words.includes(START_ENTRY))
     throw new Error(`npm start is not "node [flags] ${START_ENTRY} serve": ${script}`);
   return words.slice(1, words.indexOf(START_ENTRY));
 }
+
+/** `npm start`'s node flags for the build at `root`: every run of our service takes them too. */
+export const startFlags = (root: string) => flagsOf(startScript(root));
 const START_SCRIPT = startScript(ROOT);
-const START_FLAGS = startFlags(ROOT);
+const START_FLAGS = flagsOf(START_SCRIPT);
 
 /** Cluster workers are not pinned: they are there to use both CPUs (the load generator then floats too). */
 export const pinnedKind = (kind: ServerKind) => kind !== 'workers';

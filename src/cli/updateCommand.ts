@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { configFromEnv } from '../config/config.js';
-import { defaultCompactDir, defaultTablesDir, packageRoot } from '../engine/node.js';
+import { defaultCompactDir, defaultTablesDir, PACKAGE_TABLES_DIR, packageRoot } from '../engine/node.js';
 import { UpdateLockedError } from '../update/updateLock.js';
 import { wholeNumber } from './optionValues.js';
 import { ProgressDisplay } from './progressDisplay.js';
@@ -95,7 +95,7 @@ async function runUpdateCommand(flags: UpdateFlags): Promise<void> {
   // the compact sets beside the package's own tables, or where NETLOOKUP_COMPACT_TABLES says: they get the feeds'
   // security table; tables kept elsewhere (NETLOOKUP_TABLES) leave the package's compact folder alone
   const compactDir =
-    process.env.NETLOOKUP_COMPACT_TABLES !== undefined || tablesDir === path.resolve(packageRoot, 'data', 'tables')
+    process.env.NETLOOKUP_COMPACT_TABLES !== undefined || tablesDir === path.resolve(PACKAGE_TABLES_DIR)
       ? path.resolve(defaultCompactDir())
       : null;
   try {

@@ -16,8 +16,11 @@ export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 /** Read size per call: big enough to be cheap, small enough to spread over libuv's threads. */
 const READ_CHUNK = 16 << 20;
 
+/** The tables `npm install` builds, inside the package. */
+export const PACKAGE_TABLES_DIR = path.join(packageRoot, 'data', 'tables');
+
 export function defaultTablesDir(): string {
-  return process.env.NETLOOKUP_TABLES ?? path.join(packageRoot, 'data', 'tables');
+  return process.env.NETLOOKUP_TABLES ?? PACKAGE_TABLES_DIR;
 }
 
 /** The compact sets (browsers, edge): $NETLOOKUP_COMPACT_TABLES or data/compact. */

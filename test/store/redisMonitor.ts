@@ -51,7 +51,10 @@ export function startMonitor(url: string, onCommand: (command: MonitoredCommand)
         const line = pending.slice(0, end);
         pending = pending.slice(end + 2);
         if (!confirmed) {
-          if (line !== '+OK') return reject(new Error(`MONITOR refused: ${line}`));
+          if (line !== '+OK') {
+            socket.destroy();
+            return reject(new Error(`MONITOR refused: ${line}`));
+          }
           confirmed = true;
           socket.off('error', reject);
           socket.on('error', () => {});
